@@ -1,0 +1,98 @@
+// Writes a capture. One writer thread owns the sink; producers (CUPTI
+// callbacks, NVTX hooks, the recorder's own threads) hand it work through a
+// bounded lock-free queue and never wait for the disk. When the queue is full,
+// or the writer stopped after a disk error or at the size cap, a submission is
+// dropped and counted instead.
+#ifndef GPUCAP_FORMAT_CAPTURE_WRITER_H_
+#define GPUCAP_FORMAT_CAPTURE_WRITER_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "gpucap/format/model.h"
+#include "gpucap/format/sink.h"
+#include "gpucap/status.h"
+
+namespace gpucap::format {
+
+struct WriterOptions {
+  size_t queue_capacity = 1024;        // items between producers and the writer thread
+  size_t batch_bytes = 256 << 10;      // a small-message batch is written at this size...
+  uint32_t batch_max_age_ms = 1000;    // ...or at this age, so a crash loses little
+  uint64_t max_file_bytes = 0;         // 0: no cap; at the cap the writer stops cleanly
+  int lz4_acceleration = 1;
+  int64_t created_realtime_ns = 0;     // 0: now
+};
+
+// One CUPTI activity buffer handed to the writer. `release` runs exactly
+// once, on the writer thread or in Submit, once the bytes are written or
+// dropped; it typically returns the buffer to its pool.
+struct ActivityBuffer {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  ChunkInfo info;
+  std::function<void()> release;
+};
+
+struct WriterCounters {
+  uint64_t frames_written = 0;
+  uint64_t bytes_written = 0;
+  uint64_t chunks_written = 0;
+  uint64_t chunk_raw_bytes = 0;       // CUPTI bytes in written chunks
+  uint64_t chunk_stored_bytes = 0;    // the same after compression
+  uint64_t buffers_dropped_queue_full = 0;
+  uint64_t buffers_dropped_stopped = 0;
+  uint64_t bytes_dropped = 0;         // CUPTI bytes in dropped buffers
+  uint64_t messages_dropped = 0;
+  uint64_t queue_high_water = 0;
+};
+
+class CaptureWriter {
+ public:
+  // Writes the file header and starts the writer thread.
+  static Result<std::unique_ptr<CaptureWriter>> Start(std::unique_ptr<Sink> sink,
+                                                      const WriterOptions& options);
+  // Closes without a clean-shutdown mark if Close was not called.
+  ~CaptureWriter();
+
+  CaptureWriter(const CaptureWriter&) = delete;
+  CaptureWriter& operator=(const CaptureWriter&) = delete;
+
+  // Producer side: thread-safe, wait-free but for allocation. False means the
+  // submission was dropped and counted.
+  bool SubmitActivity(ActivityBuffer buffer);
+  bool Submit(SmallMessage message);
+  bool Submit(std::vector<SmallMessage> batch);
+
+  // Waits up to `timeout` until everything submitted before the call,
+  // pending batches included, has reached the sink. False on timeout or when
+  // the writer has stopped.
+  bool Flush(std::chrono::milliseconds timeout);
+
+  // Drains the queue, writes the trailer (the caller's fields plus totals and
+  // the frame index the writer kept) and the footer, and closes the sink.
+  // Waits at most `timeout`; past it the writer thread is left to finish on
+  // its own and Close reports the timeout.
+  Status Close(Trailer trailer, std::chrono::milliseconds timeout);
+
+  WriterCounters counters() const;
+  // The error that stopped the writer (disk full, I/O error), or ok.
+  Status error() const;
+  // True once the writer no longer accepts work: after an error, at the size
+  // cap, or after Close.
+  bool stopped() const;
+
+  class Impl;
+
+ private:
+  explicit CaptureWriter(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace gpucap::format
+
+#endif  // GPUCAP_FORMAT_CAPTURE_WRITER_H_

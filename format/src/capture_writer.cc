@@ -1,0 +1,611 @@
+#include "gpucap/format/capture_writer.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <lz4.h>
+#include <time.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "bounded_queue.h"
+#include "capture.capnp.h"
+#include "crc32c.h"
+#include "frame_codec.h"
+#include "message_codec.h"
+
+namespace gpucap::format {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t RealtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// Small batches below this size are not worth compressing.
+constexpr size_t kCompressMinBytes = 2048;
+// Room kept under the size cap for the trailer and footer.
+constexpr uint64_t kTrailerReserveBase = 64 << 10;
+constexpr uint64_t kTrailerReservePerFrame = 48;
+
+std::optional<uint64_t> TimestampOf(const SmallMessage& m) {
+  if (auto* r = std::get_if<RangeEvent>(&m)) return r->timestamp_ns;
+  if (auto* g = std::get_if<GraphEvent>(&m)) return g->timestamp_ns;
+  if (auto* w = std::get_if<WindowMark>(&m)) return w->timestamp_ns;
+  if (auto* c = std::get_if<ClockSample>(&m)) return c->cupti_ns;
+  if (auto* s = std::get_if<CounterSample>(&m)) return s->timestamp_ns;
+  if (auto* b = std::get_if<MetadataBlob>(&m)) return b->timestamp_ns ? b->timestamp_ns : std::optional<uint64_t>();
+  return std::nullopt;
+}
+
+struct Work {
+  enum class Kind { kActivity, kMessages };
+  Kind kind = Kind::kMessages;
+  ActivityBuffer buffer;
+  std::vector<SmallMessage> messages;
+};
+
+// Pending small messages of one frame type.
+struct Batch {
+  std::vector<SmallMessage> messages;
+  size_t bytes = 0;
+  Clock::time_point first;
+};
+
+// Strings first: chunks written after a flush must find their names defined.
+constexpr std::array<FrameType, 11> kBatchOrder = {
+    FrameType::kSession, FrameType::kDevices, FrameType::kThreads, FrameType::kStrings,
+    FrameType::kClocks,  FrameType::kGraphs,  FrameType::kRanges,  FrameType::kWindows,
+    FrameType::kMetadata, FrameType::kCounters, FrameType::kStats};
+
+}  // namespace
+
+class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::Impl> {
+ public:
+  Impl(std::unique_ptr<Sink> sink, const WriterOptions& options)
+      : options_(options), queue_(options.queue_capacity), sink_(std::move(sink)) {}
+
+  ~Impl() {
+    if (thread_.joinable()) {
+      // The last reference can be the writer thread's own, after a close
+      // that timed out and left it to finish.
+      if (thread_.get_id() == std::this_thread::get_id()) {
+        thread_.detach();
+      } else {
+        thread_.join();
+      }
+    }
+    ReleaseQueued();
+  }
+
+  Status Begin() {
+    int64_t created = options_.created_realtime_ns ? options_.created_realtime_ns : RealtimeNs();
+    FileHeader header = MakeFileHeader(created);
+    ByteSpan piece(reinterpret_cast<const uint8_t*>(&header), sizeof(header));
+    Status s = sink_->Append({&piece, 1});
+    if (!s.ok()) return s;
+    offset_ = sizeof(header);
+    counters_.bytes_written.store(offset_);
+    thread_ = std::thread([self = shared_from_this()] { self->Run(); });
+    return Status::Ok();
+  }
+
+  bool SubmitActivity(ActivityBuffer buffer) {
+    if (stopped_.load(std::memory_order_acquire)) {
+      DropBuffer(buffer, &counters_.buffers_dropped_stopped);
+      return false;
+    }
+    auto* w = new Work;
+    w->kind = Work::Kind::kActivity;
+    w->buffer = std::move(buffer);
+    if (!Push(w)) {
+      DropBuffer(w->buffer, &counters_.buffers_dropped_queue_full);
+      delete w;
+      return false;
+    }
+    return true;
+  }
+
+  bool SubmitMessages(std::vector<SmallMessage> messages) {
+    if (messages.empty()) return true;
+    if (stopped_.load(std::memory_order_acquire)) {
+      counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
+      return false;
+    }
+    auto* w = new Work;
+    w->messages = std::move(messages);
+    if (!Push(w)) {
+      counters_.messages_dropped.fetch_add(w->messages.size(), std::memory_order_relaxed);
+      delete w;
+      return false;
+    }
+    return true;
+  }
+
+  bool Flush(std::chrono::milliseconds timeout) {
+    if (stopped_.load()) return false;
+    uint64_t ticket = flush_requested_.fetch_add(1) + 1;
+    wake_cv_.notify_one();
+    std::unique_lock<std::mutex> lock(done_mu_);
+    done_cv_.wait_for(lock, timeout, [&] { return flush_done_ >= ticket || finished_; });
+    return flush_done_ >= ticket;
+  }
+
+  Status Close(Trailer trailer, std::chrono::milliseconds timeout) {
+    {
+      std::lock_guard<std::mutex> lock(done_mu_);
+      if (close_requested_) return Status::InvalidArgument(sink_->name() + ": closed twice");
+      close_trailer_ = std::move(trailer);
+      close_requested_ = true;
+    }
+    wake_cv_.notify_one();
+    std::unique_lock<std::mutex> lock(done_mu_);
+    bool done = done_cv_.wait_for(lock, timeout, [&] { return finished_; });
+    if (!done) {
+      // The thread may be stuck in a write to a hung disk; leave it to finish
+      // on its own rather than block the process.
+      thread_.detach();
+      return Status::IoError(sink_->name() + ": close timed out after " +
+                             std::to_string(timeout.count()) + " ms; the file has no trailer");
+    }
+    lock.unlock();
+    thread_.join();
+    return close_status_;
+  }
+
+  bool closed() const { return close_requested_; }
+
+  WriterCounters counters() const {
+    WriterCounters c;
+    c.frames_written = counters_.frames_written.load();
+    c.bytes_written = counters_.bytes_written.load();
+    c.chunks_written = counters_.chunks_written.load();
+    c.chunk_raw_bytes = counters_.chunk_raw_bytes.load();
+    c.chunk_stored_bytes = counters_.chunk_stored_bytes.load();
+    c.buffers_dropped_queue_full = counters_.buffers_dropped_queue_full.load();
+    c.buffers_dropped_stopped = counters_.buffers_dropped_stopped.load();
+    c.bytes_dropped = counters_.bytes_dropped.load();
+    c.messages_dropped = counters_.messages_dropped.load();
+    c.queue_high_water = counters_.queue_high_water.load();
+    return c;
+  }
+
+  Status error() const {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    return error_;
+  }
+
+  bool stopped() const { return stopped_.load(); }
+
+ private:
+  struct AtomicCounters {
+    std::atomic<uint64_t> frames_written{0}, bytes_written{0}, chunks_written{0},
+        chunk_raw_bytes{0}, chunk_stored_bytes{0}, buffers_dropped_queue_full{0},
+        buffers_dropped_stopped{0}, bytes_dropped{0}, messages_dropped{0}, queue_high_water{0};
+  };
+
+  bool Push(Work* w) {
+    if (!queue_.Push(w)) return false;
+    uint64_t depth = queue_.SizeApprox();
+    uint64_t high = counters_.queue_high_water.load(std::memory_order_relaxed);
+    while (depth > high &&
+           !counters_.queue_high_water.compare_exchange_weak(high, depth, std::memory_order_relaxed)) {
+    }
+    wake_cv_.notify_one();
+    return true;
+  }
+
+  void DropBuffer(ActivityBuffer& b, std::atomic<uint64_t>* reason) {
+    reason->fetch_add(1, std::memory_order_relaxed);
+    counters_.bytes_dropped.fetch_add(b.size, std::memory_order_relaxed);
+    if (b.release) {
+      b.release();
+      b.release = nullptr;
+    }
+  }
+
+  void ReleaseQueued() {
+    Work* w;
+    while (queue_.Pop(&w)) {
+      if (w->kind == Work::Kind::kActivity) {
+        DropBuffer(w->buffer, &counters_.buffers_dropped_stopped);
+      } else {
+        counters_.messages_dropped.fetch_add(w->messages.size());
+      }
+      delete w;
+    }
+  }
+
+  // --- writer thread ---
+
+  void Run() {
+    for (;;) {
+      bool worked = Drain();
+      bool close;
+      uint64_t flush_ticket;
+      {
+        std::lock_guard<std::mutex> lock(done_mu_);
+        close = close_requested_;
+      }
+      flush_ticket = flush_requested_.load();
+      if (close) {
+        Drain();
+        FinishFile();
+        return;
+      }
+      if (flush_ticket > flush_done_seen_) {
+        Drain();
+        WritePending();
+        flush_done_seen_ = flush_ticket;
+        {
+          std::lock_guard<std::mutex> lock(done_mu_);
+          flush_done_ = flush_ticket;
+        }
+        done_cv_.notify_all();
+      }
+      WriteAgedBatches();
+      if (!worked) {
+        std::unique_lock<std::mutex> lock(wake_mu_);
+        // Producers notify without the lock; a missed notification costs at
+        // most this wait.
+        wake_cv_.wait_for(lock, std::chrono::milliseconds(20));
+      }
+    }
+  }
+
+  bool Drain() {
+    bool any = false;
+    Work* w;
+    while (queue_.Pop(&w)) {
+      any = true;
+      if (w->kind == Work::Kind::kActivity) {
+        WriteChunk(w->buffer);
+      } else {
+        AddMessages(w->messages);
+      }
+      delete w;
+    }
+    return any;
+  }
+
+  bool writing() const { return !failed_ && !capped_; }
+
+  void AddMessages(std::vector<SmallMessage>& messages) {
+    if (!writing()) {
+      counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
+      return;
+    }
+    for (SmallMessage& m : messages) {
+      FrameType type = FrameTypeOf(m);
+      if (type == FrameType::kSession) {
+        std::get<SessionInfo>(m).format_major = kFormatMajor;
+        std::get<SessionInfo>(m).format_minor = kFormatMinor;
+        WritePending();  // keep whatever came before the session before it
+        std::vector<SmallMessage> one;
+        one.push_back(std::move(m));
+        WriteBatch(type, one);
+        continue;
+      }
+      Batch& b = pending_[type];
+      if (b.messages.empty()) b.first = Clock::now();
+      b.bytes += ApproxEncodedSize(m);
+      b.messages.push_back(std::move(m));
+      if (b.bytes >= options_.batch_bytes) {
+        WriteBatch(type, b.messages);
+        b = Batch{};
+      }
+    }
+  }
+
+  void WritePending() {
+    for (FrameType type : kBatchOrder) {
+      auto it = pending_.find(type);
+      if (it == pending_.end() || it->second.messages.empty()) continue;
+      WriteBatch(type, it->second.messages);
+      it->second = Batch{};
+    }
+  }
+
+  void WriteAgedBatches() {
+    auto now = Clock::now();
+    auto max_age = std::chrono::milliseconds(options_.batch_max_age_ms);
+    for (auto& [type, b] : pending_) {
+      if (!b.messages.empty() && now - b.first >= max_age) {
+        // Age out everything at once so strings stay ahead of later chunks.
+        WritePending();
+        return;
+      }
+    }
+  }
+
+  void WriteBatch(FrameType type, const std::vector<SmallMessage>& messages) {
+    if (!writing()) {
+      counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
+      return;
+    }
+    capnp::MallocMessageBuilder builder;
+    EncodeBatch(type, messages, &builder);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const SmallMessage& m : messages) {
+      if (auto ts = TimestampOf(m)) {
+        lo = std::min(lo, *ts);
+        hi = std::max(hi, *ts);
+      }
+    }
+    if (lo == UINT64_MAX) lo = 0;
+    FlatMessage flat(builder);
+    if (flat.bytes() >= kCompressMinBytes) {
+      // Concatenate, compress, and keep the compressed form if it is smaller.
+      flat_scratch_.resize(flat.bytes());
+      size_t at = 0;
+      for (ByteSpan p : flat.pieces()) {
+        std::memcpy(flat_scratch_.data() + at, p.data(), p.size());
+        at += p.size();
+      }
+      int bound = LZ4_compressBound(static_cast<int>(at));
+      compressed_scratch_.resize(8 + static_cast<size_t>(bound) + 8);
+      int n = LZ4_compress_fast(reinterpret_cast<const char*>(flat_scratch_.data()),
+                                reinterpret_cast<char*>(compressed_scratch_.data() + 8),
+                                static_cast<int>(at), bound, options_.lz4_acceleration);
+      if (n > 0 && static_cast<size_t>(n) + 8 < at) {
+        uint32_t raw = static_cast<uint32_t>(at), stored = static_cast<uint32_t>(n);
+        std::memcpy(compressed_scratch_.data(), &raw, 4);
+        std::memcpy(compressed_scratch_.data() + 4, &stored, 4);
+        size_t len = (8 + static_cast<size_t>(n) + 7) & ~size_t{7};
+        std::memset(compressed_scratch_.data() + 8 + n, 0, len - 8 - n);
+        ByteSpan piece(compressed_scratch_.data(), len);
+        WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi);
+        return;
+      }
+    }
+    WriteFrame(type, 0, flat.pieces(), lo, hi);
+  }
+
+  void WriteChunk(ActivityBuffer& buffer) {
+    if (!writing()) {
+      DropBuffer(buffer, &counters_.buffers_dropped_stopped);
+      return;
+    }
+    WritePending();
+    const uint8_t* raw = buffer.data;
+    size_t size = buffer.size;
+    int bound = LZ4_compressBound(static_cast<int>(size));
+    if (chunk_scratch_.size() < static_cast<size_t>(bound)) chunk_scratch_.resize(bound);
+    int n = LZ4_compress_fast(reinterpret_cast<const char*>(raw),
+                              reinterpret_cast<char*>(chunk_scratch_.data()),
+                              static_cast<int>(size), bound, options_.lz4_acceleration);
+    bool compressed = n > 0 && static_cast<size_t>(n) < size;
+    const uint8_t* stored = compressed ? chunk_scratch_.data() : raw;
+    size_t stored_size = compressed ? static_cast<size_t>(n) : size;
+
+    capnp::MallocMessageBuilder builder(static_cast<unsigned>(stored_size / 8 + 256));
+    auto chunk = builder.initRoot<schema::ActivityChunk>();
+    chunk.setCodec(compressed ? schema::Codec::LZ4_BLOCK : schema::Codec::NONE);
+    chunk.setRawSize(static_cast<uint32_t>(size));
+    chunk.setRawChecksum(Crc32c(0, raw, size));
+    chunk.setPayload(capnp::Data::Reader(stored, stored_size));
+    const ChunkInfo& info = buffer.info;
+    chunk.setRecordCount(info.record_count);
+    auto kinds = chunk.initKindCounts(info.kind_counts.size());
+    for (size_t i = 0; i < info.kind_counts.size(); ++i) {
+      kinds[i].setKind(info.kind_counts[i].kind);
+      kinds[i].setCount(info.kind_counts[i].count);
+    }
+    chunk.setMinStartNs(info.min_start_ns);
+    chunk.setMaxStartNs(info.max_start_ns);
+    chunk.setMaxEndNs(info.max_end_ns);
+    chunk.setContextId(info.context_id);
+    chunk.setStreamId(info.stream_id);
+
+    FlatMessage flat(builder);
+    if (WriteFrame(FrameType::kActivityChunk, 0, flat.pieces(), info.min_start_ns,
+                   std::max(info.max_start_ns, info.max_end_ns))) {
+      counters_.chunks_written.fetch_add(1, std::memory_order_relaxed);
+      counters_.chunk_raw_bytes.fetch_add(size, std::memory_order_relaxed);
+      counters_.chunk_stored_bytes.fetch_add(stored_size, std::memory_order_relaxed);
+      activity_records_ += info.record_count;
+      for (const KindCount& kc : info.kind_counts) records_per_kind_[kc.kind] += kc.count;
+      if (buffer.release) buffer.release();
+    } else {
+      DropBuffer(buffer, &counters_.buffers_dropped_stopped);
+    }
+    buffer.release = nullptr;
+  }
+
+  // The one place bytes go to the sink. False when nothing was written.
+  bool WriteFrame(FrameType type, uint16_t flags, std::span<const ByteSpan> pieces,
+                  uint64_t min_ts, uint64_t max_ts, bool is_trailer = false) {
+    if (failed_) return false;
+    FrameHeader header =
+        MakeFrameHeader(static_cast<uint16_t>(type), flags, sequence_, pieces);
+    uint64_t frame_bytes = sizeof(header) + header.length;
+    if (!is_trailer && options_.max_file_bytes != 0) {
+      uint64_t reserve = kTrailerReserveBase + kTrailerReservePerFrame * (index_.size() + 1);
+      if (offset_ + frame_bytes + reserve > options_.max_file_bytes) {
+        capped_ = true;
+        stop_reason_ = "size cap of " + std::to_string(options_.max_file_bytes) + " bytes reached";
+        stopped_.store(true, std::memory_order_release);
+        return false;
+      }
+    }
+    std::vector<ByteSpan> all;
+    all.reserve(pieces.size() + 1);
+    all.emplace_back(reinterpret_cast<const uint8_t*>(&header), sizeof(header));
+    all.insert(all.end(), pieces.begin(), pieces.end());
+    Status s = sink_->Append(all);
+    if (!s.ok()) {
+      Fail(std::move(s));
+      return false;
+    }
+    if (!is_trailer) {
+      index_.push_back(IndexEntry{offset_, static_cast<uint16_t>(type), header.length, min_ts, max_ts});
+    }
+    offset_ += frame_bytes;
+    ++sequence_;
+    counters_.frames_written.fetch_add(1, std::memory_order_relaxed);
+    counters_.bytes_written.store(offset_, std::memory_order_relaxed);
+    return true;
+  }
+
+  void Fail(Status s) {
+    failed_ = true;
+    stopped_.store(true, std::memory_order_release);
+    stop_reason_ = "writer stopped: " + s.message();
+    // Cut a partially written frame so the file ends at a frame boundary.
+    (void)sink_->Truncate(offset_);
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (error_.ok()) error_ = std::move(s);
+  }
+
+  void FinishFile() {
+    stopped_.store(true, std::memory_order_release);
+    WritePending();
+    Trailer trailer;
+    {
+      std::lock_guard<std::mutex> lock(done_mu_);
+      trailer = std::move(close_trailer_);
+    }
+    Status status;
+    if (!failed_) {
+      trailer.frames = sequence_;
+      trailer.activity_records = activity_records_;
+      trailer.records_per_kind.clear();
+      for (auto [kind, count] : records_per_kind_) trailer.records_per_kind.push_back({kind, count});
+      if (!stop_reason_.empty()) {
+        trailer.stop_reason = trailer.stop_reason.empty()
+                                  ? stop_reason_
+                                  : trailer.stop_reason + "; " + stop_reason_;
+      }
+      WriterCounters c = counters();
+      RecorderStats& st = trailer.stats;
+      st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
+      st.bytes_dropped += c.bytes_dropped;
+      st.messages_dropped += c.messages_dropped;
+      st.queue_high_water = c.queue_high_water;
+      st.frames_written = c.frames_written;
+      st.bytes_written = c.bytes_written;
+      st.extra.emplace_back("buffers_dropped_writer_stopped", c.buffers_dropped_stopped);
+      trailer.index = std::move(index_);
+
+      capnp::MallocMessageBuilder builder;
+      EncodeTrailer(trailer, builder.initRoot<schema::Trailer>());
+      FlatMessage flat(builder);
+      uint64_t trailer_offset = offset_;
+      if (WriteFrame(FrameType::kTrailer, 0, flat.pieces(), 0, 0, /*is_trailer=*/true)) {
+        Footer footer = MakeFooter(trailer_offset);
+        ByteSpan piece(reinterpret_cast<const uint8_t*>(&footer), sizeof(footer));
+        Status s = sink_->Append({&piece, 1});
+        if (!s.ok()) {
+          Fail(s);
+        } else {
+          offset_ += sizeof(footer);
+          counters_.bytes_written.store(offset_);
+        }
+      }
+    }
+    Status closed = sink_->Close();
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      status = error_.ok() ? closed : error_;
+    }
+    ReleaseQueued();
+    {
+      std::lock_guard<std::mutex> lock(done_mu_);
+      close_status_ = status;
+      finished_ = true;
+    }
+    done_cv_.notify_all();
+  }
+
+  const WriterOptions options_;
+  BoundedQueue<Work*> queue_;
+  std::unique_ptr<Sink> sink_;
+  std::thread thread_;
+  AtomicCounters counters_;
+  std::atomic<bool> stopped_{false};
+  std::atomic<uint64_t> flush_requested_{0};
+
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+
+  std::mutex done_mu_;  // guards the fields below up to finished_
+  std::condition_variable done_cv_;
+  bool close_requested_ = false;
+  Trailer close_trailer_;
+  uint64_t flush_done_ = 0;
+  Status close_status_;
+  bool finished_ = false;
+
+  mutable std::mutex error_mu_;
+  Status error_;
+
+  // Writer thread only.
+  uint64_t offset_ = 0;
+  uint32_t sequence_ = 0;
+  uint64_t flush_done_seen_ = 0;
+  bool failed_ = false;
+  bool capped_ = false;
+  std::string stop_reason_;
+  std::map<FrameType, Batch> pending_;
+  std::vector<IndexEntry> index_;
+  uint64_t activity_records_ = 0;
+  std::map<uint32_t, uint64_t> records_per_kind_;
+  std::vector<uint8_t> chunk_scratch_;
+  std::vector<uint8_t> flat_scratch_;
+  std::vector<uint8_t> compressed_scratch_;
+};
+
+Result<std::unique_ptr<CaptureWriter>> CaptureWriter::Start(std::unique_ptr<Sink> sink,
+                                                            const WriterOptions& options) {
+  if (!sink) return Status::InvalidArgument("capture writer needs a sink");
+  auto impl = std::make_shared<Impl>(std::move(sink), options);
+  Status s = impl->Begin();
+  if (!s.ok()) return s;
+  return std::unique_ptr<CaptureWriter>(new CaptureWriter(std::move(impl)));
+}
+
+CaptureWriter::CaptureWriter(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CaptureWriter::~CaptureWriter() {
+  if (impl_ && !impl_->closed()) {
+    Trailer t;
+    t.clean_shutdown = false;
+    t.stop_reason = "writer destroyed without Close";
+    (void)impl_->Close(std::move(t), std::chrono::seconds(5));
+  }
+}
+
+bool CaptureWriter::SubmitActivity(ActivityBuffer buffer) {
+  return impl_->SubmitActivity(std::move(buffer));
+}
+
+bool CaptureWriter::Submit(SmallMessage message) {
+  std::vector<SmallMessage> one;
+  one.push_back(std::move(message));
+  return impl_->SubmitMessages(std::move(one));
+}
+
+bool CaptureWriter::Submit(std::vector<SmallMessage> batch) {
+  return impl_->SubmitMessages(std::move(batch));
+}
+
+bool CaptureWriter::Flush(std::chrono::milliseconds timeout) { return impl_->Flush(timeout); }
+
+Status CaptureWriter::Close(Trailer trailer, std::chrono::milliseconds timeout) {
+  return impl_->Close(std::move(trailer), timeout);
+}
+
+WriterCounters CaptureWriter::counters() const { return impl_->counters(); }
+Status CaptureWriter::error() const { return impl_->error(); }
+bool CaptureWriter::stopped() const { return impl_->stopped(); }
+
+}  // namespace gpucap::format
