@@ -1,0 +1,38 @@
+#include "command.h"
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace gpucap::tools {
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> commands = {
+      {"info", "summarise a capture: process, devices, frames, records, damage", RunInfo},
+  };
+  return commands;
+}
+
+bool ParseArgs(const std::vector<std::string>& args, const char* usage,
+               const po::options_description& options,
+               const po::positional_options_description& positional, po::variables_map* vm,
+               int* exit_code) {
+  po::options_description all(options);
+  all.add_options()("help,h", "show this help");
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), *vm);
+    if (vm->count("help")) {
+      std::cout << usage << "\n\n" << all << "\n";
+      *exit_code = 0;
+      return false;
+    }
+    po::notify(*vm);
+  } catch (const po::error& e) {
+    std::cerr << "gpucap: " << e.what() << "\n" << usage << "\n(--help for options)\n";
+    *exit_code = 2;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gpucap::tools
