@@ -113,6 +113,7 @@ struct ActivityChunk {
   maxEndNs @8 :UInt64;
   contextId @9 :UInt32;
   streamId @10 :UInt32;
+  recordSizes @11 :List(KindSize);  # bytes from one record of a kind to the next, as walked
 }
 
 struct StringDef {

@@ -389,6 +389,7 @@ Result<ChunkView> DecodeChunk(const CaptureFile& file, const FrameRef& frame) {
     v.info.max_end_ns = r.getMaxEndNs();
     v.info.context_id = r.getContextId();
     v.info.stream_id = r.getStreamId();
+    for (auto ks : r.getRecordSizes()) v.info.record_sizes.push_back({ks.getKind(), ks.getSize()});
     // The payload bytes live in the mapping; check they do.
     auto bytes = file.bytes();
     if (v.stored.data() < bytes.data() || v.stored.data() + v.stored.size() > bytes.data() + bytes.size()) {

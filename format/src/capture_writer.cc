@@ -405,6 +405,11 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     chunk.setMaxEndNs(info.max_end_ns);
     chunk.setContextId(info.context_id);
     chunk.setStreamId(info.stream_id);
+    auto sizes = chunk.initRecordSizes(info.record_sizes.size());
+    for (size_t i = 0; i < info.record_sizes.size(); ++i) {
+      sizes[i].setKind(info.record_sizes[i].kind);
+      sizes[i].setSize(info.record_sizes[i].size);
+    }
 
     FlatMessage flat(builder);
     if (WriteFrame(FrameType::kActivityChunk, 0, flat.pieces(), info.min_start_ns,

@@ -58,6 +58,7 @@ SampleContents MakeSampleContents(int chunks, size_t chunk_bytes, int ranges_per
     ch.info.raw_size = static_cast<uint32_t>(ch.bytes.size());
     ch.info.record_count = static_cast<uint32_t>(ch.bytes.size() / 64);
     ch.info.kind_counts = {{10, ch.info.record_count}};
+    ch.info.record_sizes = {{10, 64}};
     ch.info.min_start_ns = 1'000'000'000ull + i * 1'000'000ull;
     ch.info.max_start_ns = ch.info.min_start_ns + 500'000;
     ch.info.max_end_ns = ch.info.max_start_ns + 20'000;

@@ -97,6 +97,9 @@ struct ChunkInfo {
   uint64_t max_end_ns = 0;
   uint32_t context_id = 0;
   uint32_t stream_id = 0;
+  // Record size per kind as the recorder walked this buffer: the builder steps
+  // through raw records with these, whatever CUPTI version wrote them.
+  std::vector<KindSize> record_sizes;
   bool operator==(const ChunkInfo&) const = default;
 };
 
