@@ -8,6 +8,7 @@ namespace gpucap::tools {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
+      {"record", "run a program with the recorder injected: gpucap record -- CMD ARGS", RunRecord},
       {"info", "summarise a capture: process, devices, frames, records, damage", RunInfo},
   };
   return commands;

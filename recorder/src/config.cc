@@ -1,0 +1,148 @@
+#include "config.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "gpucap/format/activity_kind.h"
+
+extern char** environ;
+
+namespace gpucap::recorder {
+namespace {
+
+using format::ActivityKind;
+
+const char* Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+double EnvDouble(const char* name, double fallback) {
+  const char* v = Env(name);
+  return v ? std::strtod(v, nullptr) : fallback;
+}
+
+bool EnvBool(const char* name, bool fallback) {
+  const char* v = Env(name);
+  if (!v) return fallback;
+  return !(std::strcmp(v, "0") == 0 || std::strcmp(v, "false") == 0 || std::strcmp(v, "off") == 0);
+}
+
+struct KindName {
+  const char* name;
+  ActivityKind kind;
+};
+constexpr KindName kKindNames[] = {
+    {"kernel", ActivityKind::kConcurrentKernel},
+    {"memcpy", ActivityKind::kMemcpy},
+    {"memcpy2", ActivityKind::kMemcpy2},
+    {"memset", ActivityKind::kMemset},
+    {"runtime", ActivityKind::kRuntime},
+    {"driver", ActivityKind::kDriver},
+    {"external_correlation", ActivityKind::kExternalCorrelation},
+    {"overhead", ActivityKind::kOverhead},
+    {"synchronization", ActivityKind::kSynchronization},
+    {"cuda_event", ActivityKind::kCudaEvent},
+    {"memory2", ActivityKind::kMemory2},
+    {"memory_pool", ActivityKind::kMemoryPool},
+    {"marker", ActivityKind::kMarker},
+    {"environment", ActivityKind::kEnvironment},
+};
+
+}  // namespace
+
+std::vector<uint32_t> DefaultKinds() {
+  std::vector<uint32_t> kinds;
+  for (ActivityKind k : {ActivityKind::kConcurrentKernel, ActivityKind::kMemcpy,
+                         ActivityKind::kMemcpy2, ActivityKind::kMemset, ActivityKind::kRuntime,
+                         ActivityKind::kDriver, ActivityKind::kExternalCorrelation,
+                         ActivityKind::kOverhead}) {
+    kinds.push_back(static_cast<uint32_t>(k));
+  }
+  return kinds;
+}
+
+std::vector<uint32_t> ParseKinds(const std::string& text, std::string* bad) {
+  std::vector<uint32_t> kinds;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    if (item == "default") {
+      for (uint32_t k : DefaultKinds()) kinds.push_back(k);
+      continue;
+    }
+    bool found = false;
+    for (const KindName& kn : kKindNames) {
+      if (item == kn.name) {
+        kinds.push_back(static_cast<uint32_t>(kn.kind));
+        found = true;
+      }
+    }
+    if (!found && bad) *bad += (bad->empty() ? "" : ",") + item;
+  }
+  return kinds;
+}
+
+Config Config::FromEnvironment() {
+  Config c;
+  if (const char* v = Env("GPUCAP_OUTPUT")) c.output = v;
+  if (const char* v = Env("GPUCAP_KINDS")) {
+    std::string bad;
+    c.kinds = ParseKinds(v, &bad);
+    if (!bad.empty()) c.raw.emplace_back("unknown_kinds", bad);
+  }
+  if (c.kinds.empty()) c.kinds = DefaultKinds();
+  if (const char* v = Env("GPUCAP_API")) {
+    if (std::strcmp(v, "all") == 0) c.api = ApiSelection::kAll;
+    if (std::strcmp(v, "none") == 0) c.api = ApiSelection::kNone;
+  }
+  c.buffer_bytes = static_cast<size_t>(EnvDouble("GPUCAP_BUFFER_KB", 4096)) << 10;
+  if (c.buffer_bytes < (64u << 10)) c.buffer_bytes = 64u << 10;
+  size_t pool_bytes = static_cast<size_t>(EnvDouble("GPUCAP_POOL_MB", 32)) << 20;
+  c.pool_buffers = pool_bytes / c.buffer_bytes;
+  if (c.pool_buffers < 2) c.pool_buffers = 2;
+  c.device_buffer_bytes = static_cast<uint32_t>(EnvDouble("GPUCAP_DEVICE_BUFFER_KB", 0)) << 10;
+  c.flush_period_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_FLUSH_MS", 1000));
+  c.start_delay_s = EnvDouble("GPUCAP_DELAY_S", 0);
+  c.duration_s = EnvDouble("GPUCAP_DURATION_S", 0);
+  c.max_file_bytes = static_cast<uint64_t>(EnvDouble("GPUCAP_MAX_MB", 0) * (1 << 20));
+  c.start_paused = EnvBool("GPUCAP_START_PAUSED", false);
+  c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
+  c.graphs = EnvBool("GPUCAP_GRAPHS", true);
+  c.nvtx = EnvBool("GPUCAP_NVTX", true);
+  if (const char* v = Env("GPUCAP_WINDOW_NVTX")) c.window_nvtx = v;
+  c.quiet = EnvBool("GPUCAP_QUIET", false);
+  c.subscribe = EnvBool("GPUCAP_SUBSCRIBE", true);
+  c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;
+    const char* eq = std::strchr(*e, '=');
+    if (eq) c.raw.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+  }
+  return c;
+}
+
+std::string ExpandOutputPath(const std::string& pattern, int pid, const std::string& host, int rank,
+                             int64_t start_s) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    char c = pattern[++i];
+    switch (c) {
+      case 'p': out += std::to_string(pid); break;
+      case 'r': out += std::to_string(rank < 0 ? 0 : rank); break;
+      case 'h': out += host; break;
+      case 't': out += std::to_string(start_s); break;
+      case '%': out += '%'; break;
+      default: out += '%'; out += c; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpucap::recorder

@@ -1,0 +1,55 @@
+// What the recorder is told to do. It reads everything from the environment,
+// because it is loaded into a process that was not written for it; `gpucap
+// record` translates its options into these variables.
+#ifndef GPUCAP_RECORDER_CONFIG_H_
+#define GPUCAP_RECORDER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpucap::recorder {
+
+enum class ApiSelection { kLean, kAll, kNone };
+
+struct Config {
+  std::string output = "gpucap-%h-%p.gpucap";  // GPUCAP_OUTPUT, %p %r %h %t expanded
+  std::vector<uint32_t> kinds;                // GPUCAP_KINDS: names, comma separated; empty = defaults
+  ApiSelection api = ApiSelection::kLean;     // GPUCAP_API=lean|all|none
+  size_t buffer_bytes = 4u << 20;             // GPUCAP_BUFFER_KB
+  size_t pool_buffers = 8;                    // GPUCAP_POOL_MB / buffer size
+  uint32_t device_buffer_bytes = 0;           // GPUCAP_DEVICE_BUFFER_KB (0: CUPTI default)
+  uint32_t flush_period_ms = 1000;            // GPUCAP_FLUSH_MS: CUPTI's own periodic flush
+  double start_delay_s = 0;                   // GPUCAP_DELAY_S
+  double duration_s = 0;                      // GPUCAP_DURATION_S (0: until exit)
+  uint64_t max_file_bytes = 0;                // GPUCAP_MAX_MB
+  bool start_paused = false;                  // GPUCAP_START_PAUSED: wait for SIGUSR2
+  bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
+  bool graphs = true;                         // GPUCAP_GRAPHS=0
+  bool nvtx = true;                           // GPUCAP_NVTX=0
+  std::string window_nvtx;                    // GPUCAP_WINDOW_NVTX: regex of range names that mark windows
+  bool quiet = false;                         // GPUCAP_QUIET=1: nothing on stderr but errors
+  bool subscribe = true;                      // GPUCAP_SUBSCRIBE=0: no resource callbacks (no graphs, devices)
+  bool system_thread_ids = true;              // GPUCAP_SYSTEM_TIDS=0: CUPTI's default thread ids
+  std::vector<std::pair<std::string, std::string>> raw;  // every GPUCAP_* seen, for the session
+
+  static Config FromEnvironment();
+};
+
+// Default activity kinds: cheap enough to leave on in production.
+// SYNCHRONIZATION and CUDA_EVENT are not among them: on the PyTorch eager
+// step they cost about a third more per iteration (bench/README.md); ask for
+// them with --kinds default,synchronization,cuda_event.
+std::vector<uint32_t> DefaultKinds();
+// Parses "kernel,memcpy,..." into kind numbers; unknown names are reported in *bad.
+std::vector<uint32_t> ParseKinds(const std::string& text, std::string* bad);
+
+// Expands %p (pid), %r (rank from RANK, else LOCAL_RANK, else 0), %h (host),
+// %t (start time, seconds) and %% in an output template.
+std::string ExpandOutputPath(const std::string& pattern, int pid, const std::string& host,
+                             int rank, int64_t start_s);
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_CONFIG_H_

@@ -1,0 +1,102 @@
+#include "event_log.h"
+
+#include <algorithm>
+
+namespace gpucap::recorder {
+
+struct EventLog::ThreadBuffer {
+  std::mutex mu;
+  std::vector<format::SmallMessage> events;
+  bool retired = false;  // its thread exited; collected once more, then dropped
+};
+
+namespace {
+
+// Ties a thread to its buffer; at thread exit the buffer is retired so the
+// registry does not grow with every thread a job ever started.
+struct ThreadSlot {
+  EventLog* owner = nullptr;
+  std::shared_ptr<void> buffer;
+  std::function<void()> on_exit;
+  ~ThreadSlot() {
+    if (on_exit) on_exit();
+  }
+};
+thread_local ThreadSlot t_slot;
+
+}  // namespace
+
+EventLog::EventLog(Submit submit, size_t batch_events)
+    : submit_(std::move(submit)), batch_events_(batch_events) {}
+
+EventLog::~EventLog() = default;
+
+EventLog::ThreadBuffer* EventLog::Mine() {
+  if (t_slot.owner == this) return static_cast<ThreadBuffer*>(t_slot.buffer.get());
+  auto buffer = std::make_shared<ThreadBuffer>();
+  {
+    std::lock_guard<std::mutex> lock(registry_mu_);
+    buffers_.push_back(buffer);
+  }
+  t_slot.owner = this;
+  t_slot.buffer = buffer;
+  std::weak_ptr<ThreadBuffer> weak = buffer;
+  t_slot.on_exit = [weak] {
+    if (auto b = weak.lock()) {
+      std::lock_guard<std::mutex> lock(b->mu);
+      b->retired = true;
+    }
+  };
+  return buffer.get();
+}
+
+void EventLog::Hand(std::vector<format::SmallMessage>* events) {
+  size_t n = events->size();
+  if (!submit_(std::move(*events))) dropped_.fetch_add(n, std::memory_order_relaxed);
+  events->clear();
+}
+
+void EventLog::Add(format::SmallMessage event) {
+  ThreadBuffer* b = Mine();
+  std::vector<format::SmallMessage> full;
+  {
+    std::lock_guard<std::mutex> lock(b->mu);
+    b->events.push_back(std::move(event));
+    if (b->events.size() < batch_events_) return;
+    full.swap(b->events);
+  }
+  Hand(&full);
+}
+
+void EventLog::Collect() {
+  std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+  {
+    std::lock_guard<std::mutex> lock(registry_mu_);
+    buffers = buffers_;
+  }
+  std::vector<format::SmallMessage> batch;
+  bool any_retired = false;
+  for (auto& b : buffers) {
+    std::vector<format::SmallMessage> taken;
+    {
+      std::lock_guard<std::mutex> lock(b->mu);
+      taken.swap(b->events);
+      any_retired |= b->retired;
+    }
+    for (auto& e : taken) batch.push_back(std::move(e));
+  }
+  if (!batch.empty()) Hand(&batch);
+  if (any_retired) {
+    std::lock_guard<std::mutex> lock(registry_mu_);
+    buffers_.erase(std::remove_if(buffers_.begin(), buffers_.end(),
+                                  [](const std::shared_ptr<ThreadBuffer>& b) {
+                                    std::lock_guard<std::mutex> l(b->mu);
+                                    return b->retired && b->events.empty();
+                                  }),
+                   buffers_.end());
+  }
+}
+
+uint64_t EventLog::dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+}  // namespace gpucap::recorder

@@ -1,0 +1,193 @@
+// The entry points the CUDA driver and NVTX call, and the process hooks
+// (exit, fork, signals). This file holds gpucap's one global: the recorder of
+// this process, created by whichever entry point runs first.
+#include <dlfcn.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "gpucap/gpucap_recorder_api.h"
+#include "nvtx_hooks.h"
+#include "recorder.h"
+
+namespace gpucap::recorder {
+namespace {
+
+std::atomic<Recorder*> g_recorder{nullptr};
+std::once_flag g_once;
+
+void AtExit() {
+  if (Recorder* r = g_recorder.load()) r->Stop("exit");
+}
+
+void BeforeExec() {
+  if (Recorder* r = g_recorder.load()) r->Stop("exec");
+}
+
+void AfterForkInChild() {
+  if (Recorder* r = g_recorder.exchange(nullptr)) r->AbandonAfterFork();
+}
+
+void OnStopSignal(int sig) {
+  if (Recorder* r = g_recorder.load()) r->RequestStop(sig);
+}
+
+void OnToggleSignal(int) {
+  if (Recorder* r = g_recorder.load()) r->RequestToggle();
+}
+
+// Takes a signal only where the program left it at its default action: a
+// handler the program installed is the program's business.
+void HandleIfDefault(int sig, void (*handler)(int)) {
+  struct sigaction old {};
+  if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
+      (old.sa_flags & SA_SIGINFO)) {
+    return;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(sig, &sa, nullptr);
+}
+
+Recorder* EnsureRecorder() {
+  std::call_once(g_once, [] {
+    Config config = Config::FromEnvironment();
+    Recorder* r = Recorder::Create(config);
+    if (!r) return;
+    g_recorder.store(r);
+    atexit(AtExit);
+    pthread_atfork(nullptr, nullptr, AfterForkInChild);
+    HandleIfDefault(SIGTERM, OnStopSignal);
+    HandleIfDefault(SIGINT, OnStopSignal);
+    if (config.toggle_signal) HandleIfDefault(SIGUSR2, OnToggleSignal);
+    // The exec shim, when `gpucap record` preloaded it, closes the capture
+    // before this process execs.
+    using Register = void (*)(void (*)(), pid_t);
+    if (auto reg = reinterpret_cast<Register>(dlsym(RTLD_DEFAULT, "gpucap_exec_shim_register"))) {
+      reg(BeforeExec, getpid());
+    }
+    if (!config.quiet) fprintf(stderr, "gpucap: recording to %s\n", r->output_path().c_str());
+  });
+  return g_recorder.load();
+}
+
+// --- the gpucap C API, reached through gpucap_recorder_api_v1() ---
+
+int ApiRangePush(const char* name) {
+  Recorder* r = g_recorder.load();
+  if (!r || !r->accepting()) return -1;
+  format::RangeEvent e;
+  e.kind = format::RangeKind::kPush;
+  e.source = format::RangeSource::kApi;
+  e.timestamp_ns = r->Now();
+  e.os_tid = static_cast<uint32_t>(gettid());
+  e.name = name ? name : "";
+  r->AddRange(std::move(e));
+  return 0;
+}
+
+int ApiRangePop() {
+  Recorder* r = g_recorder.load();
+  if (!r || !r->accepting()) return -1;
+  format::RangeEvent e;
+  e.kind = format::RangeKind::kPop;
+  e.source = format::RangeSource::kApi;
+  e.timestamp_ns = r->Now();
+  e.os_tid = static_cast<uint32_t>(gettid());
+  r->AddRange(std::move(e));
+  return 0;
+}
+
+void ApiMark(const char* name) {
+  Recorder* r = g_recorder.load();
+  if (!r || !r->accepting()) return;
+  format::RangeEvent e;
+  e.kind = format::RangeKind::kMark;
+  e.source = format::RangeSource::kApi;
+  e.timestamp_ns = r->Now();
+  e.os_tid = static_cast<uint32_t>(gettid());
+  e.name = name ? name : "";
+  r->AddRange(std::move(e));
+}
+
+std::atomic<uint64_t> g_next_window{1};
+
+uint64_t ApiWindowBegin(const char* label) {
+  Recorder* r = g_recorder.load();
+  if (!r) return 0;
+  format::WindowMark m;
+  m.kind = format::WindowMarkKind::kOpen;
+  m.timestamp_ns = r->Now();
+  m.os_tid = static_cast<uint32_t>(gettid());
+  m.id = g_next_window.fetch_add(1);
+  m.label = label ? label : "";
+  uint64_t id = m.id;
+  r->AddEvent(std::move(m));
+  return id;
+}
+
+void ApiWindowEnd(uint64_t id) {
+  Recorder* r = g_recorder.load();
+  if (!r || id == 0) return;
+  format::WindowMark m;
+  m.kind = format::WindowMarkKind::kClose;
+  m.timestamp_ns = r->Now();
+  m.os_tid = static_cast<uint32_t>(gettid());
+  m.id = id;
+  r->AddEvent(std::move(m));
+}
+
+int ApiMetadata(const char* name, const char* content_type, const void* data, size_t size) {
+  Recorder* r = g_recorder.load();
+  if (!r || !r->accepting()) return -1;
+  format::MetadataBlob b;
+  b.key_kind = format::MetadataKey::kRange;  // the innermost range open on this thread now
+  b.name = name ? name : "";
+  b.content_type = content_type ? content_type : "";
+  if (data && size) b.data.assign(static_cast<const char*>(data), size);
+  b.timestamp_ns = r->Now();
+  b.os_tid = static_cast<uint32_t>(gettid());
+  r->AddEvent(std::move(b));
+  return 0;
+}
+
+int ApiIsRecording() {
+  Recorder* r = g_recorder.load();
+  return r && r->accepting() ? 1 : 0;
+}
+
+const GpucapRecorderApiV1 kApi = {
+    sizeof(GpucapRecorderApiV1), ApiRangePush, ApiRangePop,  ApiMark,
+    ApiWindowBegin,              ApiWindowEnd, ApiMetadata, ApiIsRecording,
+};
+
+}  // namespace
+}  // namespace gpucap::recorder
+
+using gpucap::recorder::EnsureRecorder;
+
+// Called by the CUDA driver at cuInit when CUDA_INJECTION64_PATH names this
+// library. Returning 1 keeps CUDA going whatever happens here.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  if (auto* r = EnsureRecorder()) r->StartCupti();
+  return 1;
+}
+
+// Called by each NVTX copy when NVTX_INJECTION64_PATH names this library.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    const void* (*get_export_table)(uint32_t)) {
+  auto* r = EnsureRecorder();
+  if (!r || !r->config().nvtx) return 0;
+  return gpucap::recorder::InstallNvtxHooks(get_export_table, r) ? 1 : 0;
+}
+
+extern "C" __attribute__((visibility("default"))) const GpucapRecorderApiV1* gpucap_recorder_api_v1(void) {
+  return &gpucap::recorder::kApi;
+}

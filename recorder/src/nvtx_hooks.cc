@@ -1,0 +1,265 @@
+#include "nvtx_hooks.h"
+
+#define NVTX_NO_IMPL
+#include <nvtx3/nvToolsExt.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cwchar>
+#include <string>
+#include <vector>
+
+#include "recorder.h"
+
+// NVTX's opaque handle types are pointers to structs it never defines; a tool
+// defines them as it likes.
+struct nvtxDomainRegistration_st {
+  uint64_t id;
+};
+struct nvtxStringRegistration_st {
+  std::string text;
+};
+
+namespace gpucap::recorder {
+namespace {
+
+using format::RangeEvent;
+using format::RangeKind;
+
+// The recorder NVTX events go to. Set once, at the first table we fill.
+std::atomic<Recorder*> g_recorder{nullptr};
+std::atomic<uint64_t> g_next_domain{1};
+std::atomic<uint64_t> g_next_range{1};
+
+uint32_t Tid() {
+  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return tid;
+}
+
+std::string Utf8(const wchar_t* w) {
+  std::string out;
+  if (!w) return out;
+  std::mbstate_t state{};
+  char buf[MB_LEN_MAX];
+  for (; *w; ++w) {
+    size_t n = std::wcrtomb(buf, *w, &state);
+    if (n == static_cast<size_t>(-1)) {
+      out += '?';
+      state = {};
+    } else {
+      out.append(buf, n);
+    }
+  }
+  return out;
+}
+
+std::string MessageOf(const nvtxEventAttributes_t* a) {
+  if (!a) return {};
+  switch (a->messageType) {
+    case NVTX_MESSAGE_TYPE_ASCII: return a->message.ascii ? a->message.ascii : "";
+    case NVTX_MESSAGE_TYPE_UNICODE: return Utf8(a->message.unicode);
+    case NVTX_MESSAGE_TYPE_REGISTERED:
+      return a->message.registered ? a->message.registered->text : "";
+    default: return {};
+  }
+}
+
+uint64_t DomainId(nvtxDomainHandle_t d) { return d ? d->id : 0; }
+
+RangeEvent Event(RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a,
+                 Recorder* r) {
+  RangeEvent e;
+  e.kind = kind;
+  e.source = format::RangeSource::kNvtx;
+  e.timestamp_ns = r->Now();
+  e.os_tid = Tid();
+  e.domain = DomainId(domain);
+  if (a) {
+    e.name = MessageOf(a);
+    e.category = a->category;
+    if (a->colorType == NVTX_COLOR_ARGB) e.color = a->color;
+    switch (a->payloadType) {
+      case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: e.payload = a->payload.ullValue; break;
+      case NVTX_PAYLOAD_TYPE_INT64: e.payload = a->payload.llValue; break;
+      case NVTX_PAYLOAD_TYPE_DOUBLE: e.payload = a->payload.dValue; break;
+      case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: e.payload = uint64_t{a->payload.uiValue}; break;
+      case NVTX_PAYLOAD_TYPE_INT32: e.payload = int64_t{a->payload.iValue}; break;
+      case NVTX_PAYLOAD_TYPE_FLOAT: e.payload = double{a->payload.fValue}; break;
+      default: break;
+    }
+  }
+  return e;
+}
+
+// Push depth per thread, returned by push and pop as NVTX specifies.
+thread_local int t_depth = 0;
+
+Recorder* Live() {
+  Recorder* r = g_recorder.load(std::memory_order_acquire);
+  return r && r->accepting() ? r : nullptr;
+}
+
+int Push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii) {
+  int depth = t_depth++;
+  if (Recorder* r = Live()) {
+    RangeEvent e = Event(RangeKind::kPush, domain, a, r);
+    if (ascii) e.name = ascii;
+    r->AddRange(std::move(e));
+  }
+  return depth;
+}
+
+int Pop(nvtxDomainHandle_t domain) {
+  if (t_depth == 0) return -1;
+  int depth = --t_depth;
+  if (Recorder* r = Live()) r->AddRange(Event(RangeKind::kPop, domain, nullptr, r));
+  return depth;
+}
+
+nvtxRangeId_t Start(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii) {
+  uint64_t id = g_next_range.fetch_add(1, std::memory_order_relaxed);
+  if (Recorder* r = Live()) {
+    RangeEvent e = Event(RangeKind::kStart, domain, a, r);
+    if (ascii) e.name = ascii;
+    e.id = id;
+    r->AddRange(std::move(e));
+  }
+  return id;
+}
+
+void End(nvtxDomainHandle_t domain, nvtxRangeId_t id) {
+  if (Recorder* r = Live()) {
+    RangeEvent e = Event(RangeKind::kEnd, domain, nullptr, r);
+    e.id = id;
+    r->AddRange(std::move(e));
+  }
+}
+
+void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii) {
+  if (Recorder* r = Live()) {
+    RangeEvent e = Event(RangeKind::kMark, domain, a, r);
+    if (ascii) e.name = ascii;
+    r->AddRange(std::move(e));
+  }
+}
+
+void Name(RangeKind kind, nvtxDomainHandle_t domain, uint64_t id, std::string name) {
+  Recorder* r = g_recorder.load(std::memory_order_acquire);
+  if (!r) return;
+  RangeEvent e;
+  e.kind = kind;
+  e.source = format::RangeSource::kNvtx;
+  e.timestamp_ns = r->Now();
+  e.os_tid = Tid();
+  e.domain = DomainId(domain);
+  e.id = id;
+  e.name = std::move(name);
+  // Names are rare and must not be lost to a pause: they bypass accepting().
+  r->AddEvent(std::move(e));
+}
+
+// --- the handlers NVTX calls ---
+
+void NVTX_API MarkEx(const nvtxEventAttributes_t* a) { Mark(nullptr, a, nullptr); }
+void NVTX_API MarkA(const char* m) { Mark(nullptr, nullptr, m); }
+void NVTX_API MarkW(const wchar_t* m) { Mark(nullptr, nullptr, Utf8(m).c_str()); }
+nvtxRangeId_t NVTX_API RangeStartEx(const nvtxEventAttributes_t* a) { return Start(nullptr, a, nullptr); }
+nvtxRangeId_t NVTX_API RangeStartA(const char* m) { return Start(nullptr, nullptr, m); }
+nvtxRangeId_t NVTX_API RangeStartW(const wchar_t* m) { return Start(nullptr, nullptr, Utf8(m).c_str()); }
+void NVTX_API RangeEnd(nvtxRangeId_t id) { End(nullptr, id); }
+int NVTX_API RangePushEx(const nvtxEventAttributes_t* a) { return Push(nullptr, a, nullptr); }
+int NVTX_API RangePushA(const char* m) { return Push(nullptr, nullptr, m); }
+int NVTX_API RangePushW(const wchar_t* m) { return Push(nullptr, nullptr, Utf8(m).c_str()); }
+int NVTX_API RangePop() { return Pop(nullptr); }
+void NVTX_API NameCategoryA(uint32_t c, const char* n) { Name(RangeKind::kNameCategory, nullptr, c, n ? n : ""); }
+void NVTX_API NameCategoryW(uint32_t c, const wchar_t* n) { Name(RangeKind::kNameCategory, nullptr, c, Utf8(n)); }
+void NVTX_API NameOsThreadA(uint32_t tid, const char* n) { Name(RangeKind::kNameThread, nullptr, tid, n ? n : ""); }
+void NVTX_API NameOsThreadW(uint32_t tid, const wchar_t* n) { Name(RangeKind::kNameThread, nullptr, tid, Utf8(n)); }
+
+void NVTX_API DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { Mark(d, a, nullptr); }
+nvtxRangeId_t NVTX_API DomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { return Start(d, a, nullptr); }
+void NVTX_API DomainRangeEnd(nvtxDomainHandle_t d, nvtxRangeId_t id) { End(d, id); }
+int NVTX_API DomainRangePushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { return Push(d, a, nullptr); }
+int NVTX_API DomainRangePop(nvtxDomainHandle_t d) { return Pop(d); }
+void NVTX_API DomainNameCategoryA(nvtxDomainHandle_t d, uint32_t c, const char* n) { Name(RangeKind::kNameCategory, d, c, n ? n : ""); }
+void NVTX_API DomainNameCategoryW(nvtxDomainHandle_t d, uint32_t c, const wchar_t* n) { Name(RangeKind::kNameCategory, d, c, Utf8(n)); }
+
+// Registered strings and domains live as long as the process: NVTX hands the
+// handles back on every event and never says when they die.
+nvtxStringHandle_t NVTX_API DomainRegisterStringA(nvtxDomainHandle_t, const char* s) {
+  return new nvtxStringRegistration_st{s ? s : ""};
+}
+nvtxStringHandle_t NVTX_API DomainRegisterStringW(nvtxDomainHandle_t, const wchar_t* s) {
+  return new nvtxStringRegistration_st{Utf8(s)};
+}
+nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) {
+  auto* d = new nvtxDomainRegistration_st{g_next_domain.fetch_add(1)};
+  Name(RangeKind::kNameDomain, d, d->id, name ? name : "");
+  return d;
+}
+nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) {
+  auto* d = new nvtxDomainRegistration_st{g_next_domain.fetch_add(1)};
+  Name(RangeKind::kNameDomain, d, d->id, Utf8(name));
+  return d;
+}
+void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}
+void NVTX_API Initialize(const void*) {}
+
+template <typename F>
+void Set(NvtxFunctionTable table, unsigned size, unsigned cbid, F fn) {
+  if (cbid < size && table[cbid]) *table[cbid] = reinterpret_cast<NvtxFunctionPointer>(fn);
+}
+
+}  // namespace
+
+bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t), Recorder* recorder) {
+  if (!get_export_table) return false;
+  auto* callbacks =
+      static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
+  if (!callbacks || callbacks->struct_size < sizeof(NvtxExportTableCallbacks) ||
+      !callbacks->GetModuleFunctionTable) {
+    return false;
+  }
+  g_recorder.store(recorder, std::memory_order_release);
+
+  NvtxFunctionTable core = nullptr;
+  unsigned core_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size) && core) {
+    Set(core, core_size, NVTX_CBID_CORE_MarkEx, MarkEx);
+    Set(core, core_size, NVTX_CBID_CORE_MarkA, MarkA);
+    Set(core, core_size, NVTX_CBID_CORE_MarkW, MarkW);
+    Set(core, core_size, NVTX_CBID_CORE_RangeStartEx, RangeStartEx);
+    Set(core, core_size, NVTX_CBID_CORE_RangeStartA, RangeStartA);
+    Set(core, core_size, NVTX_CBID_CORE_RangeStartW, RangeStartW);
+    Set(core, core_size, NVTX_CBID_CORE_RangeEnd, RangeEnd);
+    Set(core, core_size, NVTX_CBID_CORE_RangePushEx, RangePushEx);
+    Set(core, core_size, NVTX_CBID_CORE_RangePushA, RangePushA);
+    Set(core, core_size, NVTX_CBID_CORE_RangePushW, RangePushW);
+    Set(core, core_size, NVTX_CBID_CORE_RangePop, RangePop);
+    Set(core, core_size, NVTX_CBID_CORE_NameCategoryA, NameCategoryA);
+    Set(core, core_size, NVTX_CBID_CORE_NameCategoryW, NameCategoryW);
+    Set(core, core_size, NVTX_CBID_CORE_NameOsThreadA, NameOsThreadA);
+    Set(core, core_size, NVTX_CBID_CORE_NameOsThreadW, NameOsThreadW);
+  }
+  NvtxFunctionTable core2 = nullptr;
+  unsigned core2_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_size) && core2) {
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainMarkEx, DomainMarkEx);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangeStartEx, DomainRangeStartEx);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangeEnd, DomainRangeEnd);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangePushEx, DomainRangePushEx);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangePop, DomainRangePop);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainNameCategoryA, DomainNameCategoryA);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainNameCategoryW, DomainNameCategoryW);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringA, DomainRegisterStringA);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringW, DomainRegisterStringW);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainCreateA, DomainCreateA);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainCreateW, DomainCreateW);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainDestroy, DomainDestroy);
+    Set(core2, core2_size, NVTX_CBID_CORE2_Initialize, Initialize);
+  }
+  return core != nullptr || core2 != nullptr;
+}
+
+}  // namespace gpucap::recorder

@@ -1,0 +1,20 @@
+// gpucap as an NVTX tool. NVTX v3 is header-only: every shared object that
+// uses it (libtorch, cuBLAS, the application) initialises its own copy and
+// asks the library named by NVTX_INJECTION64_PATH to fill that copy's
+// callback tables. Each call fills one table with gpucap's handlers.
+#ifndef GPUCAP_RECORDER_NVTX_HOOKS_H_
+#define GPUCAP_RECORDER_NVTX_HOOKS_H_
+
+#include <cstdint>
+
+namespace gpucap::recorder {
+
+class Recorder;
+
+// `get_export_table` is NVTX's NvtxGetExportTableFunc_t. Returns false when
+// the NVTX copy offers no callback table.
+bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t), Recorder* recorder);
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_NVTX_HOOKS_H_

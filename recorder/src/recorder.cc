@@ -1,0 +1,710 @@
+#include "recorder.h"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "api_selection.h"
+#include "buffer_walk.h"
+#include "device_facts.h"
+#include "graph_events.h"
+#include "gpucap/format/activity_kind.h"
+#include "gpucap/format/frame.h"
+
+#ifndef GPUCAP_VERSION
+#define GPUCAP_VERSION "0.0.0"
+#endif
+
+namespace gpucap::recorder {
+
+// CUPTI's callbacks are plain functions; they find the recorder here. Set
+// once by Create and only cleared never: the recorder lives as long as the
+// process.
+namespace {
+
+std::atomic<Recorder*> g_active{nullptr};
+
+int64_t ClockNs(clockid_t id) {
+  timespec ts;
+  clock_gettime(id, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+uint32_t Tid() {
+  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return tid;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+int EnvInt(const char* name, int fallback) {
+  const char* v = getenv(name);
+  return v && *v ? atoi(v) : fallback;
+}
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  if (Recorder* r = g_active.load(std::memory_order_acquire)) {
+    r->OnBufferRequested(buffer, size, max_records);
+  } else {
+    *buffer = nullptr;
+    *size = 0;
+    *max_records = 0;
+  }
+}
+
+void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size,
+                              size_t valid) {
+  Recorder* r = g_active.load(std::memory_order_acquire);
+  if (!r) return;  // never handed out by us
+  // Read the drop count here, outside any lock of ours, as CUPTI asks.
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  uint32_t context_id = 0;
+  if (ctx) cuptiGetContextId(ctx, &context_id);
+  r->OnBufferCompleted(context_id, stream, buffer, size, valid, dropped);
+}
+
+void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* data) {
+  auto* r = static_cast<Recorder*>(userdata);
+  if (r && domain == CUPTI_CB_DOMAIN_RESOURCE) r->OnResource(cbid, data);
+}
+
+// The longest literal the window pattern starts with: names without it
+// cannot match, and checking for it is far cheaper than running the regex
+// on every range push.
+std::string LiteralPrefix(const std::string& pattern) {
+  std::string out;
+  for (char c : pattern) {
+    if (std::strchr("\\^$.|?*+()[]{}", c)) break;
+    out += c;
+  }
+  return out;
+}
+
+std::string g_window_literal;  // written once in Create, before any reader
+
+}  // namespace
+
+Recorder::Recorder(const Config& config) : config_(config) {}
+
+Recorder* Recorder::Create(const Config& config) {
+  auto* r = new Recorder(config);
+  if (!r->Open()) {
+    delete r;
+    return nullptr;
+  }
+  g_active.store(r, std::memory_order_release);
+  return r;
+}
+
+uint64_t Recorder::Now() const {
+  uint64_t ts = 0;
+  cuptiGetTimestamp(&ts);
+  return ts;
+}
+
+bool Recorder::Open() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  int pid = getpid();
+  int rank = EnvInt("RANK", EnvInt("LOCAL_RANK", -1));
+  output_path_ = ExpandOutputPath(config_.output, pid, host, rank, ClockNs(CLOCK_REALTIME) / 1000000000);
+
+  // Processes of one job that share an output name (no %p) must not clobber
+  // each other: the first takes the name, later ones add their pid. A file
+  // left by an earlier run (older than this recording session) is replaced.
+  int fd = open(output_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    int64_t session_start = 0;
+    if (const char* s = getenv("GPUCAP_SESSION_START_NS")) session_start = atoll(s);
+    format::FileHeader existing{};
+    int rfd = open(output_path_.c_str(), O_RDONLY | O_CLOEXEC);
+    bool stale = true;
+    if (rfd >= 0) {
+      if (read(rfd, &existing, sizeof(existing)) == static_cast<ssize_t>(sizeof(existing)) &&
+          std::memcmp(existing.magic, format::kFileMagic, sizeof(existing.magic)) == 0 &&
+          session_start > 0 && existing.created_realtime_ns >= session_start) {
+        stale = false;
+      }
+      close(rfd);
+    }
+    if (stale) {
+      fd = open(output_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    } else {
+      size_t dot = output_path_.rfind('.');
+      size_t slash = output_path_.rfind('/');
+      std::string suffix = "." + std::to_string(pid);
+      if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        output_path_ += suffix;
+      } else {
+        output_path_.insert(dot, suffix);
+      }
+      fd = open(output_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
+  }
+  if (fd < 0) {
+    fprintf(stderr, "gpucap: cannot create %s: %s; not recording\n", output_path_.c_str(),
+            std::strerror(errno));
+    return false;
+  }
+  format::WriterOptions options;
+  options.max_file_bytes = config_.max_file_bytes;
+  options.queue_capacity = 4096;
+  auto writer = format::CaptureWriter::Start(format::FileSinkFromFd(fd, output_path_), options);
+  if (!writer.ok()) {
+    fprintf(stderr, "gpucap: %s; not recording\n", writer.status().message().c_str());
+    return false;
+  }
+  writer_ = std::move(writer).value();
+  pool_ = std::make_unique<BufferPool>(config_.pool_buffers, config_.buffer_bytes);
+  events_ = std::make_unique<EventLog>(
+      [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
+      512);
+  if (!config_.window_nvtx.empty()) {
+    try {
+      window_regex_ = std::make_unique<std::regex>(config_.window_nvtx, std::regex::optimize);
+      g_window_literal = LiteralPrefix(config_.window_nvtx);
+    } catch (const std::regex_error& e) {
+      fprintf(stderr, "gpucap: GPUCAP_WINDOW_NVTX '%s' is not a valid regex (%s); ignored\n",
+              config_.window_nvtx.c_str(), e.what());
+    }
+  }
+
+  format::SessionInfo s;
+  s.tool_version = "gpucap " GPUCAP_VERSION;
+  s.host = host;
+  s.pid = static_cast<uint32_t>(pid);
+  s.ppid = static_cast<uint32_t>(getppid());
+  s.process_name = Trim(ReadText("/proc/self/comm"));
+  std::string cmdline = ReadText("/proc/self/cmdline");
+  for (size_t at = 0; at < cmdline.size();) {
+    size_t end = cmdline.find('\0', at);
+    if (end == std::string::npos) end = cmdline.size();
+    s.command_line.push_back(cmdline.substr(at, end - at));
+    at = end + 1;
+  }
+  s.start_realtime_ns = ClockNs(CLOCK_REALTIME);
+  s.start_monotonic_ns = ClockNs(CLOCK_MONOTONIC);
+  s.start_cupti_ns = Now();
+  start_ns_ = s.start_cupti_ns;
+  cuptiGetVersion(&s.cupti_runtime_version);
+  s.cupti_header_version = CUPTI_API_VERSION;
+  s.cuda_driver_version = DriverVersion();
+  s.cuda_runtime_version = RuntimeVersion();
+  s.enabled_kinds = config_.kinds;
+  using K = format::ActivityKind;
+  s.record_sizes = {
+      {static_cast<uint32_t>(K::kConcurrentKernel), sizeof(CUpti_ActivityKernel10)},
+      {static_cast<uint32_t>(K::kMemcpy), sizeof(CUpti_ActivityMemcpy6)},
+      {static_cast<uint32_t>(K::kMemcpy2), sizeof(CUpti_ActivityMemcpyPtoP4)},
+      {static_cast<uint32_t>(K::kMemset), sizeof(CUpti_ActivityMemset4)},
+      {static_cast<uint32_t>(K::kRuntime), sizeof(CUpti_ActivityAPI)},
+      {static_cast<uint32_t>(K::kDriver), sizeof(CUpti_ActivityAPI)},
+      {static_cast<uint32_t>(K::kExternalCorrelation), sizeof(CUpti_ActivityExternalCorrelation)},
+      {static_cast<uint32_t>(K::kOverhead), sizeof(CUpti_ActivityOverhead3)},
+      {static_cast<uint32_t>(K::kSynchronization), sizeof(CUpti_ActivitySynchronization2)},
+      {static_cast<uint32_t>(K::kCudaEvent), sizeof(CUpti_ActivityCudaEvent2)},
+      {static_cast<uint32_t>(K::kMarker), sizeof(CUpti_ActivityMarker2)},
+  };
+  s.rank = EnvInt("RANK", -1);
+  s.local_rank = EnvInt("LOCAL_RANK", -1);
+  s.world_size = EnvInt("WORLD_SIZE", -1);
+  s.options = config_.raw;
+  writer_->Submit(format::SmallMessage(std::move(s)));
+  SampleClock(format::ClockKind::kStart);
+  {
+    std::lock_guard<std::mutex> lock(seen_mu_);
+    threads_seen_.insert(static_cast<uint32_t>(pid));
+    new_threads_.push_back(static_cast<uint32_t>(pid));
+  }
+  // NVTX events may arrive before CUDA starts: accept them from now on,
+  // unless asked to start later.
+  if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
+  control_ = std::thread([this] { ControlLoop(); });
+  return true;
+}
+
+void Recorder::StartCupti() {
+  if (cupti_started_.exchange(true)) return;
+  auto check = [&](CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    LogOnce(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
+    return false;
+  };
+  if (config_.system_thread_ids) {
+    check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
+  }
+  if (config_.device_buffer_bytes) {
+    size_t v = config_.device_buffer_bytes, sz = sizeof(v);
+    check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
+          "device buffer size");
+  }
+  if (!check(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted),
+             "cuptiActivityRegisterCallbacks")) {
+    return;
+  }
+  CUpti_SubscriberHandle subscriber;
+  if (config_.subscribe && check(cuptiSubscribe(&subscriber, OnCallback, this),
+                                 "cuptiSubscribe (another CUPTI tool in this process?)")) {
+    check(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
+  }
+  if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
+  if (state_.load() == kRecording) SetActivityEnabled(true);
+}
+
+void Recorder::SetActivityEnabled(bool enabled) {
+  if (!cupti_started_.load() || activity_enabled_.load() == enabled) return;
+  activity_enabled_.store(enabled);
+  using K = format::ActivityKind;
+  enabled_kinds_.clear();
+  for (uint32_t kind : config_.kinds) {
+    if (kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver)) {
+      continue;  // by callback id, below
+    }
+    auto k = static_cast<CUpti_ActivityKind>(kind);
+    CUptiResult r = enabled ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+    if (r == CUPTI_SUCCESS) {
+      enabled_kinds_.push_back(kind);
+    } else if (enabled) {
+      const char* msg = nullptr;
+      cuptiGetResultString(r, &msg);
+      LogOnce("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
+              (msg ? msg : "error"));
+    }
+  }
+  bool want_api = false;
+  for (uint32_t kind : config_.kinds) {
+    want_api |= kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver);
+  }
+  if (!want_api) return;
+  if (config_.api == ApiSelection::kAll) {
+    if (enabled) {
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    } else {
+      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+    }
+  } else if (config_.api == ApiSelection::kLean) {
+    for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
+          IsLeanApi(name)) {
+        cuptiActivityEnableRuntimeApi(cbid, enabled ? 1 : 0);
+      }
+    }
+    for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
+          IsLeanApi(name)) {
+        cuptiActivityEnableDriverApi(cbid, enabled ? 1 : 0);
+      }
+    }
+  }
+}
+
+void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  uint8_t* b = state_.load(std::memory_order_acquire) == kStopped ? nullptr : pool_->Take();
+  if (!b) {
+    pool_empty_.fetch_add(1, std::memory_order_relaxed);
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  *buffer = b;
+  *size = pool_->buffer_bytes();
+}
+
+void Recorder::OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer,
+                                 size_t size, size_t valid, size_t dropped) {
+  (void)size;
+  in_completion_.fetch_add(1, std::memory_order_acq_rel);
+  if (dropped) cupti_dropped_.fetch_add(dropped, std::memory_order_relaxed);
+  if (!buffer) {
+    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+    return;
+  }
+  if (valid == 0 || state_.load(std::memory_order_acquire) == kStopped) {
+    pool_->Give(buffer);
+    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+    completions_.fetch_add(1, std::memory_order_release);
+    return;
+  }
+  WalkResult walk = WalkBuffer(buffer, valid, &strings_);
+  walk.info.context_id = context_id;
+  walk.info.stream_id = stream_id;
+  if (!walk.threads.empty()) {
+    std::lock_guard<std::mutex> lock(seen_mu_);
+    for (uint32_t tid : walk.threads) {
+      if (threads_seen_.insert(tid).second) new_threads_.push_back(tid);
+    }
+  }
+  if (!walk.strings.empty()) {
+    std::vector<format::SmallMessage> defs = walk.strings;
+    if (!writer_->Submit(std::move(defs))) {
+      strings_.Forget(walk.strings);
+      strings_dropped_.fetch_add(walk.strings.size(), std::memory_order_relaxed);
+    }
+  }
+  format::ActivityBuffer ab;
+  ab.data = buffer;
+  ab.size = valid;
+  ab.info = std::move(walk.info);
+  BufferPool* pool = pool_.get();
+  ab.release = [pool, buffer] { pool->Give(buffer); };
+  writer_->SubmitActivity(std::move(ab));
+  buffers_completed_.fetch_add(1, std::memory_order_relaxed);
+  in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+  completions_.fetch_add(1, std::memory_order_release);
+}
+
+void Recorder::OnResource(uint32_t cbid, const void* data) {
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
+      const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+      uint32_t device = 0;
+      if (rd && rd->context && cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS) {
+        std::lock_guard<std::mutex> lock(seen_mu_);
+        if (devices_seen_.insert(device).second) new_devices_.push_back(device);
+      }
+      return;
+    }
+    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+      // Name memory of an unloaded module may be reused for other names.
+      strings_.Clear();
+      return;
+    default:
+      break;
+  }
+  if (!config_.graphs || state_.load(std::memory_order_acquire) == kStopped) return;
+  // Topology is kept while paused: a graph built now may be replayed later.
+  if (auto e = GraphEventFor(cbid, data, Now(), Tid())) AddEvent(std::move(*e));
+}
+
+void Recorder::AddEvent(format::SmallMessage event) {
+  if (state_.load(std::memory_order_acquire) == kStopped) return;
+  events_->Add(std::move(event));
+}
+
+bool Recorder::WindowName(const std::string& name) const {
+  if (!window_regex_) return false;
+  if (!g_window_literal.empty() && name.find(g_window_literal) == std::string::npos) return false;
+  return std::regex_search(name, *window_regex_);
+}
+
+void Recorder::AddRange(format::RangeEvent e) {
+  if (!accepting()) return;
+  thread_local bool announced = false;
+  if (!announced) {
+    // Name the thread now, from itself: short-lived threads are gone by the
+    // time the control thread could read /proc.
+    announced = true;
+    bool first;
+    {
+      std::lock_guard<std::mutex> lock(seen_mu_);
+      first = threads_seen_.insert(e.os_tid).second;
+    }
+    if (first) {
+      char name[64] = {};
+      pthread_getname_np(pthread_self(), name, sizeof(name));
+      format::ThreadInfo t{static_cast<uint32_t>(getpid()), e.os_tid, e.os_tid, name};
+      events_->Add(std::move(t));
+    }
+  }
+  if (window_regex_) {
+    // Window marks from ranges whose names match --window-nvtx: the push's
+    // mark id is kept per thread until its pop.
+    thread_local std::vector<uint64_t> open_windows;
+    static std::atomic<uint64_t> next_window{1};
+    auto mark = [&](format::WindowMarkKind kind, uint64_t id, const std::string& label) {
+      format::WindowMark m;
+      m.kind = kind;
+      m.timestamp_ns = e.timestamp_ns;
+      m.os_tid = e.os_tid;
+      m.id = id;
+      m.label = label;
+      events_->Add(std::move(m));
+    };
+    switch (e.kind) {
+      case format::RangeKind::kPush: {
+        uint64_t id = WindowName(e.name) ? next_window.fetch_add(1) : 0;
+        open_windows.push_back(id);
+        if (id) mark(format::WindowMarkKind::kOpen, id, e.name);
+        break;
+      }
+      case format::RangeKind::kPop:
+        if (!open_windows.empty()) {
+          uint64_t id = open_windows.back();
+          open_windows.pop_back();
+          if (id) mark(format::WindowMarkKind::kClose, id, "");
+        }
+        break;
+      case format::RangeKind::kStart:
+        if (WindowName(e.name)) mark(format::WindowMarkKind::kOpen, e.id | (1ull << 63), e.name);
+        break;
+      case format::RangeKind::kEnd:
+        // Closing a start/end range that opened no window is harmless: the
+        // builder pairs marks by id.
+        break;
+      default:
+        break;
+    }
+  }
+  events_->Add(std::move(e));
+}
+
+bool Recorder::Submit(std::vector<format::SmallMessage> messages) {
+  if (state_.load(std::memory_order_acquire) == kStopped) return false;
+  return writer_->Submit(std::move(messages));
+}
+
+void Recorder::SampleClock(format::ClockKind kind) {
+  // Best of three: the reading with the tightest monotonic bracket.
+  format::ClockSample best;
+  int64_t best_width = INT64_MAX;
+  for (int i = 0; i < 3; ++i) {
+    int64_t m0 = ClockNs(CLOCK_MONOTONIC);
+    uint64_t c = Now();
+    int64_t r = ClockNs(CLOCK_REALTIME);
+    int64_t m1 = ClockNs(CLOCK_MONOTONIC);
+    if (m1 - m0 < best_width) {
+      best_width = m1 - m0;
+      best = format::ClockSample{kind, c, m0 + (m1 - m0) / 2, r};
+    }
+  }
+  writer_->Submit(format::SmallMessage(best));
+}
+
+void Recorder::ReportDevices() {
+  std::vector<uint32_t> devices;
+  {
+    std::lock_guard<std::mutex> lock(seen_mu_);
+    devices.swap(new_devices_);
+  }
+  std::vector<format::SmallMessage> out;
+  for (uint32_t d : devices) {
+    if (auto info = ReadDevice(d)) out.emplace_back(std::move(*info));
+  }
+  if (!out.empty()) writer_->Submit(std::move(out));
+}
+
+void Recorder::ReportThreads() {
+  std::vector<uint32_t> tids;
+  {
+    std::lock_guard<std::mutex> lock(seen_mu_);
+    tids.swap(new_threads_);
+  }
+  std::vector<format::SmallMessage> out;
+  uint32_t pid = static_cast<uint32_t>(getpid());
+  for (uint32_t tid : tids) {
+    format::ThreadInfo t;
+    t.pid = pid;
+    t.cupti_thread_id = tid;
+    t.os_tid = tid;
+    t.name = Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm"));
+    out.emplace_back(std::move(t));
+  }
+  if (!out.empty()) writer_->Submit(std::move(out));
+}
+
+format::RecorderStats Recorder::Stats() {
+  format::RecorderStats s;
+  s.timestamp_ns = Now();
+  format::WriterCounters c = writer_->counters();
+  s.cupti_dropped_records = cupti_dropped_.load();
+  s.buffers_dropped_pool_empty = pool_empty_.load();
+  s.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
+  s.bytes_dropped = c.bytes_dropped;
+  s.messages_dropped = c.messages_dropped + events_->dropped();
+  s.queue_high_water = c.queue_high_water;
+  s.frames_written = c.frames_written;
+  s.bytes_written = c.bytes_written;
+  Status err = writer_->error();
+  if (!err.ok()) s.writer_error = err.message();
+  s.extra = {{"buffers_completed", buffers_completed_.load()},
+             {"buffers_dropped_writer_stopped", c.buffers_dropped_stopped},
+             {"chunk_raw_bytes", c.chunk_raw_bytes},
+             {"chunk_stored_bytes", c.chunk_stored_bytes},
+             {"string_defs_dropped", strings_dropped_.load()},
+             {"strings_interned", strings_.size()}};
+  return s;
+}
+
+void Recorder::Tick(bool final_tick) {
+  SampleClock(final_tick ? format::ClockKind::kEnd : format::ClockKind::kPeriodic);
+  ReportDevices();
+  ReportThreads();
+  events_->Collect();
+  writer_->Submit(format::SmallMessage(Stats()));
+}
+
+void Recorder::LogOnce(const std::string& line) {
+  static std::mutex mu;
+  static std::unordered_set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.insert(line).second) fprintf(stderr, "%s\n", line.c_str());
+}
+
+void Recorder::RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
+void Recorder::RequestStop(int signal) { stop_signal_.store(signal, std::memory_order_relaxed); }
+
+void Recorder::ControlLoop() {
+  using Clock = std::chrono::steady_clock;
+  auto started = Clock::now();
+  auto last_tick = started;
+  Clock::time_point recording_since = started;
+  bool delay_done = config_.start_delay_s <= 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(control_mu_);
+      control_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return control_quit_; });
+      if (control_quit_) return;
+    }
+    auto now = Clock::now();
+    if (int sig = stop_signal_.exchange(0)) {
+      Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
+      // Die as the signal would have killed us before we flushed.
+      signal(sig, SIG_DFL);
+      raise(sig);
+      return;
+    }
+    if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
+      delay_done = true;
+      if (!config_.start_paused) {
+        state_.store(kRecording);
+        SetActivityEnabled(true);
+        recording_since = now;
+      }
+    }
+    if (toggle_requested_.exchange(false) && delay_done) {
+      if (state_.load() == kRecording) {
+        SetActivityEnabled(false);
+        cuptiActivityFlushAll(0);
+        state_.store(kPaused);
+        if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
+      } else if (state_.load() == kPaused || state_.load() == kStarting) {
+        state_.store(kRecording);
+        SetActivityEnabled(true);
+        recording_since = now;
+        if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
+      }
+    }
+    if (config_.duration_s > 0 && state_.load() == kRecording &&
+        std::chrono::duration<double>(now - recording_since).count() >= config_.duration_s) {
+      Stop("duration reached");
+      return;
+    }
+    if (writer_->stopped() && !logged_writer_stop_) {
+      // Disk full, I/O error or the size cap: stop paying for tracing.
+      logged_writer_stop_ = true;
+      SetActivityEnabled(false);
+      Status err = writer_->error();
+      fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
+              output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
+    }
+    if (now - last_tick >= std::chrono::seconds(1)) {
+      last_tick = now;
+      Tick(false);
+    }
+  }
+}
+
+void Recorder::Stop(const char* reason) {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  int state = state_.load();
+  if (state == kStopped) return;
+  auto stop_began = std::chrono::steady_clock::now();
+  state_.store(kPaused);  // no new events from the application
+  {
+    std::lock_guard<std::mutex> l(control_mu_);
+    control_quit_ = true;
+  }
+  control_cv_.notify_all();
+  if (control_.joinable()) {
+    if (control_.get_id() == std::this_thread::get_id()) {
+      control_.detach();
+    } else {
+      control_.join();
+    }
+  }
+  if (cupti_started_.load()) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    // Completion callbacks may still be running on CUPTI's thread: wait until
+    // they are done, briefly.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    uint64_t seen = completions_.load();
+    int quiet_polls = 0;
+    while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      uint64_t c = completions_.load();
+      if (in_completion_.load() == 0 && c == seen) {
+        ++quiet_polls;
+      } else {
+        quiet_polls = 0;
+      }
+      seen = c;
+    }
+    SetActivityEnabled(false);
+  }
+  Tick(true);
+  format::Trailer trailer;
+  trailer.clean_shutdown = true;
+  trailer.end_cupti_ns = Now();
+  trailer.stats = Stats();
+  trailer.stop_reason = reason;
+  state_.store(kStopped);
+  Status s = writer_->Close(std::move(trailer), std::chrono::seconds(5));
+  format::WriterCounters c = writer_->counters();
+  if (!s.ok()) {
+    fprintf(stderr, "gpucap: %s\n", s.message().c_str());
+  } else if (!config_.quiet) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stop_began).count();
+    fprintf(stderr, "gpucap: wrote %s (%.1f MB, %llu chunks, %s; stop took %.1f ms)\n",
+            output_path_.c_str(), c.bytes_written / 1e6,
+            static_cast<unsigned long long>(c.chunks_written), reason, ms);
+  }
+  uint64_t drops = cupti_dropped_.load() + pool_empty_.load() + c.buffers_dropped_queue_full;
+  if (drops && !config_.quiet) {
+    fprintf(stderr,
+            "gpucap: dropped %llu CUPTI records, %llu buffer requests (pool empty), %llu buffers "
+            "(writer behind); see GPUCAP_POOL_MB\n",
+            static_cast<unsigned long long>(cupti_dropped_.load()),
+            static_cast<unsigned long long>(pool_empty_.load()),
+            static_cast<unsigned long long>(c.buffers_dropped_queue_full));
+  }
+}
+
+void Recorder::AbandonAfterFork() {
+  // The writer thread and the control thread do not exist in the child, and
+  // the file is the parent's: keep every path away from both for good.
+  state_.store(kStopped);
+  (void)writer_.release();
+  g_active.store(nullptr);
+}
+
+}  // namespace gpucap::recorder

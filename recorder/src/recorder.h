@@ -1,0 +1,122 @@
+// The recorder inside one process: the capture writer, the CUPTI activity
+// session, the per-thread event log and the control thread that keeps clocks,
+// stats, and start/stop/pause decisions off the application's threads.
+#ifndef GPUCAP_RECORDER_RECORDER_H_
+#define GPUCAP_RECORDER_RECORDER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "buffer_pool.h"
+#include "config.h"
+#include "event_log.h"
+#include "gpucap/format/capture_writer.h"
+#include "string_interner.h"
+
+namespace gpucap::recorder {
+
+class Recorder {
+ public:
+  // Opens the capture and starts the writer and control threads. Returns
+  // nullptr (after one line on stderr) when the capture cannot be created:
+  // the process then runs unrecorded.
+  static Recorder* Create(const Config& config);
+
+  // Turns on CUPTI activity tracing and callbacks. Called once, from the
+  // driver's cuInit through InitializeInjection.
+  void StartCupti();
+
+  // Flushes CUPTI, writes what is pending and closes the capture with its
+  // trailer. Idempotent; safe from atexit and from the control thread.
+  void Stop(const char* reason);
+
+  // After fork, in the child: never touch the parent's capture.
+  void AbandonAfterFork();
+
+  // --- producers (any thread) ---
+  uint64_t Now() const;
+  bool accepting() const { return state_.load(std::memory_order_acquire) == kRecording; }
+  void AddEvent(format::SmallMessage event);  // batched per thread
+  void AddRange(format::RangeEvent event);    // also derives window marks
+  bool Submit(std::vector<format::SmallMessage> messages);  // straight to the writer
+
+  // --- CUPTI callbacks ---
+  void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  void OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t size,
+                         size_t valid, size_t cupti_dropped);
+  void OnResource(uint32_t cbid, const void* data);
+
+  // Requests from signal handlers: async-signal-safe.
+  void RequestToggle();
+  void RequestStop(int signal);
+
+  const Config& config() const { return config_; }
+  const std::string& output_path() const { return output_path_; }
+
+ private:
+  enum State { kStarting, kRecording, kPaused, kStopped };
+
+  explicit Recorder(const Config& config);
+  bool Open();
+  void ControlLoop();
+  void Tick(bool final_tick);
+  void SampleClock(format::ClockKind kind);
+  void ReportDevices();
+  void ReportThreads();
+  format::RecorderStats Stats();
+  void SetActivityEnabled(bool enabled);
+  void LogOnce(const std::string& line);
+  bool WindowName(const std::string& name) const;
+
+  Config config_;
+  std::string output_path_;
+  std::unique_ptr<format::CaptureWriter> writer_;
+  std::unique_ptr<BufferPool> pool_;
+  StringInterner strings_;
+  std::unique_ptr<EventLog> events_;
+  std::unique_ptr<std::regex> window_regex_;
+
+  std::atomic<int> state_{kStarting};
+  std::atomic<bool> cupti_started_{false};
+  std::atomic<bool> activity_enabled_{false};
+  std::vector<uint32_t> enabled_kinds_;
+
+  // Counters for the stats messages.
+  std::atomic<uint64_t> cupti_dropped_{0};
+  std::atomic<uint64_t> pool_empty_{0};
+  std::atomic<uint64_t> buffers_completed_{0};
+  std::atomic<uint64_t> strings_dropped_{0};
+  std::atomic<int> in_completion_{0};
+  std::atomic<uint64_t> completions_{0};
+
+  // Devices and threads first seen in callbacks, described by the control thread.
+  std::mutex seen_mu_;
+  std::vector<uint32_t> new_devices_;
+  std::unordered_set<uint32_t> devices_seen_;
+  std::vector<uint32_t> new_threads_;
+  std::unordered_set<uint32_t> threads_seen_;
+
+  // Control thread.
+  std::thread control_;
+  std::mutex control_mu_;
+  std::condition_variable control_cv_;
+  bool control_quit_ = false;
+  std::atomic<bool> toggle_requested_{false};
+  std::atomic<int> stop_signal_{0};
+  int wake_fd_[2] = {-1, -1};
+  std::mutex stop_mu_;
+  bool logged_writer_stop_ = false;
+  uint64_t start_ns_ = 0;
+};
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_RECORDER_H_

@@ -1,0 +1,70 @@
+#include "config.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "api_selection.h"
+#include "gpucap/format/activity_kind.h"
+
+namespace gpucap::recorder {
+namespace {
+
+using format::ActivityKind;
+
+TEST(OutputPath, ExpandsPidRankHostTime) {
+  EXPECT_EQ(ExpandOutputPath("run-%p-r%r-%h-%t.gpucap", 4242, "node7", 3, 1790000000),
+            "run-4242-r3-node7-1790000000.gpucap");
+  EXPECT_EQ(ExpandOutputPath("%r.gpucap", 1, "h", -1, 0), "0.gpucap") << "no rank reads as 0";
+  EXPECT_EQ(ExpandOutputPath("100%%-%x-%", 1, "h", 0, 0), "100%-%x-%");
+}
+
+TEST(Kinds, ParsesNamesAndReportsUnknownOnes) {
+  std::string bad;
+  auto kinds = ParseKinds("kernel,memcpy,bogus,,runtime,nope", &bad);
+  EXPECT_EQ(kinds, (std::vector<uint32_t>{static_cast<uint32_t>(ActivityKind::kConcurrentKernel),
+                                          static_cast<uint32_t>(ActivityKind::kMemcpy),
+                                          static_cast<uint32_t>(ActivityKind::kRuntime)}));
+  EXPECT_EQ(bad, "bogus,nope");
+  bad.clear();
+  auto extended = ParseKinds("default,synchronization,cuda_event", &bad);
+  EXPECT_TRUE(bad.empty());
+  EXPECT_EQ(extended.size(), DefaultKinds().size() + 2);
+}
+
+TEST(Kinds, DefaultsLeaveOutWhatIsNotCheap) {
+  auto d = DefaultKinds();
+  auto has = [&](ActivityKind k) { return std::count(d.begin(), d.end(), static_cast<uint32_t>(k)) == 1; };
+  EXPECT_TRUE(has(ActivityKind::kConcurrentKernel));
+  EXPECT_TRUE(has(ActivityKind::kMemcpy));
+  EXPECT_TRUE(has(ActivityKind::kMemcpy2));
+  EXPECT_TRUE(has(ActivityKind::kMemset));
+  EXPECT_TRUE(has(ActivityKind::kRuntime));
+  EXPECT_TRUE(has(ActivityKind::kDriver));
+  EXPECT_TRUE(has(ActivityKind::kExternalCorrelation));
+  EXPECT_FALSE(has(ActivityKind::kSynchronization));
+  EXPECT_FALSE(has(ActivityKind::kCudaEvent));
+}
+
+TEST(ApiSelection, LeanSetKeepsWhatATimelineNeeds) {
+  for (const char* keep : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060",
+                           "cudaLaunchCooperativeKernel_v9000", "cudaGraphLaunch_v10000",
+                           "cudaMemcpyAsync_v3020", "cudaMemsetAsync_v3020", "cudaMalloc_v3020",
+                           "cudaFreeAsync_v11020", "cudaStreamSynchronize_v3020",
+                           "cudaDeviceSynchronize_v3020", "cudaEventRecord_v3020",
+                           "cudaStreamWaitEvent_v3020", "cuLaunchKernel", "cuLaunchKernelEx",
+                           "cuGraphLaunch", "cuMemcpyHtoDAsync_v2", "cuMemAllocAsync",
+                           "cuCtxSynchronize", "cuStreamWaitEvent"}) {
+    EXPECT_TRUE(IsLeanApi(keep)) << keep;
+  }
+  for (const char* drop : {"cudaGetDevice_v3020", "cudaSetDevice_v3020", "cudaStreamQuery_v3020",
+                           "cudaEventQuery_v3020", "cudaGetLastError_v3020", "cuCtxGetCurrent",
+                           "cuKernelGetAttribute", "cuDevicePrimaryCtxGetState",
+                           "cudaPeekAtLastError_v3020", "cuStreamGetCaptureInfo_v2"}) {
+    EXPECT_FALSE(IsLeanApi(drop)) << drop;
+  }
+  EXPECT_FALSE(IsLeanApi(nullptr));
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
