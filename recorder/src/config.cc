@@ -100,7 +100,7 @@ Config Config::FromEnvironment() {
   }
   c.buffer_bytes = static_cast<size_t>(EnvDouble("GPUCAP_BUFFER_KB", 4096)) << 10;
   if (c.buffer_bytes < (64u << 10)) c.buffer_bytes = 64u << 10;
-  size_t pool_bytes = static_cast<size_t>(EnvDouble("GPUCAP_POOL_MB", 32)) << 20;
+  size_t pool_bytes = static_cast<size_t>(EnvDouble("GPUCAP_POOL_MB", 64)) << 20;
   c.pool_buffers = pool_bytes / c.buffer_bytes;
   if (c.pool_buffers < 2) c.pool_buffers = 2;
   c.device_buffer_bytes = static_cast<uint32_t>(EnvDouble("GPUCAP_DEVICE_BUFFER_KB", 0)) << 10;
@@ -115,6 +115,14 @@ Config Config::FromEnvironment() {
   if (const char* v = Env("GPUCAP_WINDOW_NVTX")) c.window_nvtx = v;
   c.quiet = EnvBool("GPUCAP_QUIET", false);
   c.subscribe = EnvBool("GPUCAP_SUBSCRIBE", true);
+  if (const char* v = Env("GPUCAP_COUNTERS")) {
+    std::string counters = v;
+    c.nvml_counters = counters.find("nvml") != std::string::npos;
+    c.pm_counters = counters.find("pm") != std::string::npos;
+  }
+  c.counter_interval_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_COUNTER_MS", 100));
+  if (const char* v = Env("GPUCAP_PM_METRICS")) c.pm_metrics = v;
+  c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 1000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;

@@ -18,7 +18,7 @@ struct Config {
   std::vector<uint32_t> kinds;                // GPUCAP_KINDS: names, comma separated; empty = defaults
   ApiSelection api = ApiSelection::kLean;     // GPUCAP_API=lean|all|none
   size_t buffer_bytes = 4u << 20;             // GPUCAP_BUFFER_KB
-  size_t pool_buffers = 8;                    // GPUCAP_POOL_MB / buffer size
+  size_t pool_buffers = 16;                   // GPUCAP_POOL_MB (64) / buffer size
   uint32_t device_buffer_bytes = 0;           // GPUCAP_DEVICE_BUFFER_KB (0: CUPTI default)
   uint32_t flush_period_ms = 1000;            // GPUCAP_FLUSH_MS: CUPTI's own periodic flush
   double start_delay_s = 0;                   // GPUCAP_DELAY_S
@@ -30,6 +30,11 @@ struct Config {
   bool nvtx = true;                           // GPUCAP_NVTX=0
   std::string window_nvtx;                    // GPUCAP_WINDOW_NVTX: regex of range names that mark windows
   bool quiet = false;                         // GPUCAP_QUIET=1: nothing on stderr but errors
+  bool nvml_counters = false;                 // GPUCAP_COUNTERS contains "nvml"
+  bool pm_counters = false;                   // GPUCAP_COUNTERS contains "pm"
+  uint32_t counter_interval_ms = 100;         // GPUCAP_COUNTER_MS: NVML sampling interval
+  std::string pm_metrics;                     // GPUCAP_PM_METRICS: comma separated; empty = defaults
+  uint64_t pm_interval_us = 1000;             // GPUCAP_PM_INTERVAL_US
   bool subscribe = true;                      // GPUCAP_SUBSCRIBE=0: no resource callbacks (no graphs, devices)
   bool system_thread_ids = true;              // GPUCAP_SYSTEM_TIDS=0: CUPTI's default thread ids
   std::vector<std::pair<std::string, std::string>> raw;  // every GPUCAP_* seen, for the session

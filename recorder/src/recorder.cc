@@ -239,6 +239,13 @@ bool Recorder::Open() {
     threads_seen_.insert(static_cast<uint32_t>(pid));
     new_threads_.push_back(static_cast<uint32_t>(pid));
   }
+  if (config_.nvml_counters) {
+    std::string why;
+    nvml_ = NvmlSampler::Start(
+        config_.counter_interval_ms, [this] { return Now(); },
+        [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); }, &why);
+    if (!nvml_) LogOnce("gpucap: NVML counters off: " + why);
+  }
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
@@ -287,6 +294,10 @@ void Recorder::SetActivityEnabled(bool enabled) {
     }
     auto k = static_cast<CUpti_ActivityKind>(kind);
     CUptiResult r = enabled ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+    if (enabled && r == CUPTI_SUCCESS && kind == static_cast<uint32_t>(K::kSynchronization)) {
+      // Query records for work not done yet (polling loops) are noise and cost.
+      cuptiActivityEnableAllSyncRecords(0);
+    }
     if (r == CUPTI_SUCCESS) {
       enabled_kinds_.push_back(kind);
     } else if (enabled) {
@@ -338,6 +349,12 @@ void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_rec
   }
   *buffer = b;
   *size = pool_->buffer_bytes();
+  // CUPTI hands full buffers back on its own schedule, which at high record
+  // rates is too late for a fixed pool. Past half the pool, ask the control
+  // thread for a flush (never flush from a CUPTI callback).
+  if (pool_->outstanding() * 2 >= pool_->capacity() && !flush_wanted_.exchange(true)) {
+    control_cv_.notify_one();
+  }
 }
 
 void Recorder::OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer,
@@ -508,7 +525,10 @@ void Recorder::ReportDevices() {
   }
   std::vector<format::SmallMessage> out;
   for (uint32_t d : devices) {
-    if (auto info = ReadDevice(d)) out.emplace_back(std::move(*info));
+    auto info = ReadDevice(d);
+    if (!info) continue;
+    if (nvml_) nvml_->AddDevice(d, info->pci_bus_id);
+    out.emplace_back(std::move(*info));
   }
   if (!out.empty()) writer_->Submit(std::move(out));
 }
@@ -582,8 +602,12 @@ void Recorder::ControlLoop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(control_mu_);
-      control_cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return control_quit_; });
+      control_cv_.wait_for(lock, std::chrono::milliseconds(50),
+                           [&] { return control_quit_ || flush_wanted_.load(); });
       if (control_quit_) return;
+    }
+    if (flush_wanted_.exchange(false) && activity_enabled_.load()) {
+      cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
     }
     auto now = Clock::now();
     if (int sig = stop_signal_.exchange(0)) {
@@ -671,6 +695,7 @@ void Recorder::Stop(const char* reason) {
     }
     SetActivityEnabled(false);
   }
+  if (nvml_) nvml_->Stop();
   Tick(true);
   format::Trailer trailer;
   trailer.clean_shutdown = true;

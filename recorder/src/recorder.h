@@ -18,6 +18,7 @@
 #include "buffer_pool.h"
 #include "config.h"
 #include "event_log.h"
+#include "nvml_sampler.h"
 #include "gpucap/format/capture_writer.h"
 #include "string_interner.h"
 
@@ -83,6 +84,7 @@ class Recorder {
   StringInterner strings_;
   std::unique_ptr<EventLog> events_;
   std::unique_ptr<std::regex> window_regex_;
+  std::unique_ptr<NvmlSampler> nvml_;
 
   std::atomic<int> state_{kStarting};
   std::atomic<bool> cupti_started_{false};
@@ -110,6 +112,7 @@ class Recorder {
   std::condition_variable control_cv_;
   bool control_quit_ = false;
   std::atomic<bool> toggle_requested_{false};
+  std::atomic<bool> flush_wanted_{false};
   std::atomic<int> stop_signal_{0};
   int wake_fd_[2] = {-1, -1};
   std::mutex stop_mu_;
