@@ -24,7 +24,7 @@ run() {
   local workload="$1" variant="$2"; shift 2
   local log="$out/$workload.$variant.log"
   local t0=$(date +%s.%N)
-  "$@" >>"$log" 2>&1
+  timeout 120 "$@" >>"$log" 2>&1
   local rc=$?
   local t1=$(date +%s.%N)
   local result=$(grep -h "^RESULT" "$log" | tail -1)
@@ -32,28 +32,30 @@ run() {
   echo "RUN workload=$workload variant=$variant rc=$rc wall_s=$(python3 -c "print(round($t1 - $t0, 3))") $result ${stop:+stop_ms=${stop//[^0-9.]/}}"
 }
 
-floor()      { CUDA_INJECTION64_PATH="$work/libnull_cupti.so" PROBE_MODE=null "$@"; }
-floor_lean() { CUDA_INJECTION64_PATH="$work/libnull_cupti.so" PROBE_MODE=null PROBE_LEAN=1 "$@"; }
-rec()        { "$gpucap" record -q -o "$out/cap-%p.gpucap" -- "$@"; }
+# Variant prefixes: commands, so `timeout` can run them.
+floor=(env CUDA_INJECTION64_PATH="$work/libnull_cupti.so" PROBE_MODE=null)
+floor_lean=(env CUDA_INJECTION64_PATH="$work/libnull_cupti.so" PROBE_MODE=null PROBE_LEAN=1)
+rec=("$gpucap" record -o "$out/cap-%p.gpucap" --)
+rec_sync=("$gpucap" record --kinds default,synchronization,cuda_event -o "$out/cap-%p.gpucap" --)
 
 for ((i = 1; i <= reps; i++)); do
   if [[ $workloads == *kernels* ]]; then
     run kernels base "$work/kernels"
-    run kernels floor floor "$work/kernels"
-    run kernels floor_lean floor_lean "$work/kernels"
-    run kernels gpucap rec "$work/kernels"
+    run kernels floor "${floor[@]}" "$work/kernels"
+    run kernels floor_lean "${floor_lean[@]}" "$work/kernels"
+    run kernels gpucap "${rec[@]}" "$work/kernels"
   fi
   if [[ $workloads == *torch_work* ]]; then
     run torch_work base python3 "$yard/torch_work.py" base
-    run torch_work floor floor python3 "$yard/torch_work.py" base
-    run torch_work floor_lean floor_lean python3 "$yard/torch_work.py" base
-    run torch_work gpucap rec python3 "$yard/torch_work.py" base
+    run torch_work floor_lean "${floor_lean[@]}" python3 "$yard/torch_work.py" base
+    run torch_work gpucap "${rec[@]}" python3 "$yard/torch_work.py" base
+    run torch_work gpucap_sync "${rec_sync[@]}" python3 "$yard/torch_work.py" base
     run torch_work kineto_cuda python3 "$yard/torch_work.py" kineto_cuda
   fi
   if [[ $workloads == *torch_graph* ]]; then
     run torch_graph base python3 "$yard/torch_graph.py" base
-    run torch_graph floor floor python3 "$yard/torch_graph.py" base
-    run torch_graph gpucap rec python3 "$yard/torch_graph.py" base
+    run torch_graph floor "${floor[@]}" python3 "$yard/torch_graph.py" base
+    run torch_graph gpucap "${rec[@]}" python3 "$yard/torch_graph.py" base
     run torch_graph kineto python3 "$yard/torch_graph.py" kineto
   fi
   rm -f "$out"/cap-*.gpucap  # keep disk use flat; sizes are measured separately
