@@ -239,11 +239,18 @@ bool PmSampler::Configure(const PmSamplerOptions& options, std::string* why_not)
   // A name is known when the host API can describe it; its dimension gives
   // the unit of tracks that are not percentages.
   std::unordered_map<std::string, std::string> dim_units;
+  std::string odd_failure;  // a lookup that failed for another reason than an unknown name
   PmMetricResolution resolved = ResolvePmMetrics(choices, [&](const std::string& name) {
     GPUCAP_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params, p);
     p.pHostObject = host_;
     p.pMetricName = name.c_str();
-    if (cuptiProfilerHostGetMetricProperties(&p) != CUPTI_SUCCESS) return false;
+    CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
+    if (r != CUPTI_SUCCESS) {
+      if (r != CUPTI_ERROR_INVALID_METRIC_NAME && odd_failure.empty()) {
+        odd_failure = Describe("cuptiProfilerHostGetMetricProperties", r) + " for " + name;
+      }
+      return false;
+    }
     dim_units[name] = p.pDimUnit ? p.pDimUnit : "";
     return true;
   });
@@ -252,6 +259,7 @@ bool PmSampler::Configure(const PmSamplerOptions& options, std::string* why_not)
   if (metrics_.empty()) {
     *why_not = "no requested PM sampling metric is known to chip " + chip_;
     for (const std::string& d : dropped_) *why_not += "; " + d;
+    if (!odd_failure.empty()) *why_not += "; " + odd_failure;
     return false;
   }
   if (!BuildConfigImage(why_not)) return false;

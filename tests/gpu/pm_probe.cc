@@ -277,9 +277,8 @@ int main(int argc, char** argv) {
   }
   if (sampler->dropped().empty()) std::printf("metrics dropped: none\n");
   for (const auto& d : sampler->dropped()) std::printf("metrics dropped: %s\n", d.c_str());
-  if (!sampler->dropped().empty()) {
-    for (const char* f : {"dram", "tensor"}) PrintBaseMetrics(f);
-  }
+  // Listing needs the counter availability query, which may fail while a
+  // session runs: done at the end.
 
   // The recorder's control thread, in miniature.
   std::atomic<bool> quit{false};
@@ -459,6 +458,11 @@ int main(int argc, char** argv) {
     std::printf("after_stop_kernel records: %zu (%s)\n", after_stop,
                 after_stop ? "OK: Disable left activity tracing working"
                            : "MISSING: Disable may have torn down activity tracing; call Stop after the final flush");
+  }
+
+  if (!sampler->dropped().empty()) {
+    std::printf("\n-- Some metrics were dropped: candidate names on this chip --\n");
+    for (const char* f : {"dram", "tensor", "cycles_active"}) PrintBaseMetrics(f);
   }
 
   std::printf("\nRESULT: PM sampling ran: %llu samples of %zu metrics; sampler error: %s\n",
