@@ -7,7 +7,17 @@ out="${1:-$root/build/gpu}"
 mkdir -p "$out"
 nvcc="${NVCC:-/usr/local/cuda/bin/nvcc}"
 api_lib="${GPUCAP_API_LIB:-$root/build/recorder/libgpucap_api.a}"
+cuda_lib="/usr/local/cuda/targets/x86_64-linux/lib"
 "$nvcc" -O2 -arch=sm_90 -o "$out/basics" "$here/basics.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/busy" "$here/busy.cu"
 "$nvcc" -O2 -arch=sm_90 -I"$root/recorder/include" -o "$out/graphs_nvtx" "$here/graphs_nvtx.cu" "$api_lib" -ldl
-echo "built $out/basics $out/busy $out/graphs_nvtx"
+# pm_probe: the recorder's PM sampler on its own (no capture, no libcapnp).
+# nvcc's -x is not per file: the probe is compiled as CUDA on its own.
+pm_flags=(-O2 -std=c++20 -I"$root/recorder/src" -I"$root/format/include")
+for f in pm_sampler pm_metrics pm_timeline; do
+  "$nvcc" "${pm_flags[@]}" -c -o "$out/$f.o" "$root/recorder/src/$f.cc"
+done
+"$nvcc" "${pm_flags[@]}" -arch=sm_90 -c -o "$out/pm_probe.o" -x cu "$here/pm_probe.cc"
+"$nvcc" -arch=sm_90 -o "$out/pm_probe" "$out/pm_probe.o" "$out/pm_sampler.o" "$out/pm_metrics.o" \
+  "$out/pm_timeline.o" -L"$cuda_lib" -lcupti -lcuda -Xlinker -rpath,"$cuda_lib"
+echo "built $out/basics $out/busy $out/graphs_nvtx $out/pm_probe"
