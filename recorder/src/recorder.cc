@@ -528,9 +528,28 @@ void Recorder::ReportDevices() {
     auto info = ReadDevice(d);
     if (!info) continue;
     if (nvml_) nvml_->AddDevice(d, info->pci_bus_id);
+    if (config_.pm_counters) StartPmSampling(d);
     out.emplace_back(std::move(*info));
   }
   if (!out.empty()) writer_->Submit(std::move(out));
+}
+
+void Recorder::StartPmSampling(uint32_t device) {
+  PmSamplerOptions options;
+  if (!config_.pm_metrics.empty()) options.metrics = SplitPmMetricList(config_.pm_metrics);
+  options.interval_ns = config_.pm_interval_us * 1000;
+  std::string why;
+  // Counter ids: NVML's count up from 1; PM sampling's from 1000 per device.
+  auto sampler = PmSampler::Start(
+      device, options,
+      [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
+      1000 + device * 100, &why);
+  if (!sampler) {
+    LogOnce("gpucap: PM sampling off on device " + std::to_string(device) + ": " + why);
+    return;
+  }
+  for (const std::string& d : sampler->dropped()) LogOnce("gpucap: PM sampling: " + d);
+  pm_.push_back(std::move(sampler));
 }
 
 void Recorder::ReportThreads() {
@@ -572,6 +591,13 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()}};
+  for (const auto& pm : pm_) {
+    PmSamplerStats ps = pm->stats();
+    std::string d = "pm" + std::to_string(pm->device_index()) + "_";
+    s.extra.emplace_back(d + "samples", ps.samples);
+    s.extra.emplace_back(d + "lost_samples", ps.lost_samples);
+    s.extra.emplace_back(d + "hw_overflows", ps.hw_overflow_flags);
+  }
   return s;
 }
 
@@ -597,6 +623,7 @@ void Recorder::ControlLoop() {
   using Clock = std::chrono::steady_clock;
   auto started = Clock::now();
   auto last_tick = started;
+  auto last_pm_poll = started;
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
   for (;;) {
@@ -651,6 +678,10 @@ void Recorder::ControlLoop() {
       fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
               output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
     }
+    if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
+      last_pm_poll = now;
+      for (auto& pm : pm_) pm->Poll();
+    }
     if (now - last_tick >= std::chrono::seconds(1)) {
       last_tick = now;
       Tick(false);
@@ -693,6 +724,9 @@ void Recorder::Stop(const char* reason) {
       }
       seen = c;
     }
+    // After the last activity flush: disabling PM sampling may tear down
+    // more of CUPTI on some versions.
+    for (auto& pm : pm_) pm->Stop();
     SetActivityEnabled(false);
   }
   if (nvml_) nvml_->Stop();

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "event_log.h"
 #include "nvml_sampler.h"
+#include "pm_sampler.h"
 #include "gpucap/format/capture_writer.h"
 #include "string_interner.h"
 
@@ -72,6 +73,7 @@ class Recorder {
   void SampleClock(format::ClockKind kind);
   void ReportDevices();
   void ReportThreads();
+  void StartPmSampling(uint32_t device);
   format::RecorderStats Stats();
   void SetActivityEnabled(bool enabled);
   void LogOnce(const std::string& line);
@@ -85,6 +87,7 @@ class Recorder {
   std::unique_ptr<EventLog> events_;
   std::unique_ptr<std::regex> window_regex_;
   std::unique_ptr<NvmlSampler> nvml_;
+  std::vector<std::unique_ptr<PmSampler>> pm_;  // one per device; control thread and Stop only
 
   std::atomic<int> state_{kStarting};
   std::atomic<bool> cupti_started_{false};
