@@ -72,7 +72,7 @@ int RunRecord(const std::vector<std::string>& args) {
   po::options_description options("gpucap record options");
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("gpucap-%h-%p.gpucap"),
-       "capture file; %p pid, %r rank (RANK/LOCAL_RANK), %h host, %t start time")
+       "capture file; %p pid, %r rank (RANK/LOCAL_RANK; pid<N> in a process without one), %h host, %t start time")
       ("kinds", po::value<std::string>(),
        "activity kinds, comma separated: kernel,memcpy,memcpy2,memset,runtime,driver,"
        "external_correlation,overhead,synchronization,cuda_event,memory2,memory_pool,marker; "
@@ -89,7 +89,7 @@ int RunRecord(const std::vector<std::string>& args) {
        "GPU counters: nvml (power, clocks, temperature, utilization), pm (CUPTI PM sampling), or nvml,pm")
       ("counter-ms", po::value<double>(), "NVML sampling interval, ms (default 100)")
       ("pm-metrics", po::value<std::string>(), "PM sampling metrics, comma separated (default: SM active, DRAM throughput, tensor pipe active)")
-      ("pm-interval-us", po::value<double>(), "PM sampling interval, us (default 1000)")
+      ("pm-interval-us", po::value<double>(), "PM sampling interval, us (default 10000)")
       ("start-paused", "start paused; SIGUSR2 toggles recording")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")

@@ -122,7 +122,7 @@ Config Config::FromEnvironment() {
   }
   c.counter_interval_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_COUNTER_MS", 100));
   if (const char* v = Env("GPUCAP_PM_METRICS")) c.pm_metrics = v;
-  c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 1000));
+  c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 10000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;
@@ -143,7 +143,9 @@ std::string ExpandOutputPath(const std::string& pattern, int pid, const std::str
     char c = pattern[++i];
     switch (c) {
       case 'p': out += std::to_string(pid); break;
-      case 'r': out += std::to_string(rank < 0 ? 0 : rank); break;
+      // A process of the job without a rank (the torchrun launcher) must not
+      // take rank 0's name.
+      case 'r': out += rank < 0 ? "pid" + std::to_string(pid) : std::to_string(rank); break;
       case 'h': out += host; break;
       case 't': out += std::to_string(start_s); break;
       case '%': out += '%'; break;

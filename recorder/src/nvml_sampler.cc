@@ -206,8 +206,9 @@ void NvmlSampler::Stop() {
     quit_ = true;
   }
   cv_.notify_all();
+  // No last reading here: an NVML read can take many milliseconds, and this
+  // runs on the path that closes the capture.
   if (thread_.joinable()) thread_.join();
-  SampleAll();  // one last reading at the end of the capture
 }
 
 }  // namespace gpucap::recorder

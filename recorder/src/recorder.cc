@@ -535,6 +535,16 @@ void Recorder::ReportDevices() {
 }
 
 void Recorder::StartPmSampling(uint32_t device) {
+  // PM sampling configures the device through a context, and the control
+  // thread has none: make the device's primary context (the one the program
+  // uses) current here. Retained for the life of the process.
+  CUdevice dev;
+  CUcontext ctx = nullptr;
+  if (cuDeviceGet(&dev, static_cast<int>(device)) != CUDA_SUCCESS ||
+      cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
+    LogOnce("gpucap: PM sampling off on device " + std::to_string(device) + ": no context");
+    return;
+  }
   PmSamplerOptions options;
   if (!config_.pm_metrics.empty()) options.metrics = SplitPmMetricList(config_.pm_metrics);
   options.interval_ns = config_.pm_interval_us * 1000;

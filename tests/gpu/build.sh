@@ -11,6 +11,7 @@ cuda_lib="/usr/local/cuda/targets/x86_64-linux/lib"
 "$nvcc" -O2 -arch=sm_90 -o "$out/basics" "$here/basics.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/busy" "$here/busy.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/peer" "$here/peer.cu"
+"$nvcc" -O2 -arch=sm_90 -o "$out/stress" "$here/stress.cu"
 "$nvcc" -O2 -arch=sm_90 -I"$root/recorder/include" -o "$out/graphs_nvtx" "$here/graphs_nvtx.cu" "$api_lib" -ldl
 # pm_probe: the recorder's PM sampler on its own (no capture, no libcapnp).
 # nvcc's -x is not per file: the probe is compiled as CUDA on its own.

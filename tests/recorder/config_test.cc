@@ -15,7 +15,8 @@ using format::ActivityKind;
 TEST(OutputPath, ExpandsPidRankHostTime) {
   EXPECT_EQ(ExpandOutputPath("run-%p-r%r-%h-%t.gpucap", 4242, "node7", 3, 1790000000),
             "run-4242-r3-node7-1790000000.gpucap");
-  EXPECT_EQ(ExpandOutputPath("%r.gpucap", 1, "h", -1, 0), "0.gpucap") << "no rank reads as 0";
+  EXPECT_EQ(ExpandOutputPath("%r.gpucap", 77, "h", -1, 0), "pid77.gpucap")
+      << "a launcher without a rank must not take rank 0's name";
   EXPECT_EQ(ExpandOutputPath("100%%-%x-%", 1, "h", 0, 0), "100%-%x-%");
 }
 
