@@ -239,6 +239,9 @@ bool Recorder::Open() {
     threads_seen_.insert(static_cast<uint32_t>(pid));
     new_threads_.push_back(static_cast<uint32_t>(pid));
   }
+  for (const auto& [key, value] : config_.raw) {
+    if (key == "pm_counters") LogOnce("gpucap: PM sampling " + value);
+  }
   if (config_.nvml_counters) {
     std::string why;
     nvml_ = NvmlSampler::Start(
@@ -406,8 +409,16 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
       const auto* rd = static_cast<const CUpti_ResourceData*>(data);
       uint32_t device = 0;
       if (rd && rd->context && cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS) {
-        std::lock_guard<std::mutex> lock(seen_mu_);
-        if (devices_seen_.insert(device).second) new_devices_.push_back(device);
+        bool first;
+        {
+          std::lock_guard<std::mutex> lock(seen_mu_);
+          first = devices_seen_.insert(device).second;
+          if (first) new_devices_.push_back(device);
+        }
+        // Configured here, on the creating thread with the new context
+        // current and the device still idle: from the control thread, with
+        // the device busy, cuptiPmSamplingSetConfig fails.
+        if (first && config_.pm_counters) StartPmSampling(device);
       }
       return;
     }
@@ -528,23 +539,12 @@ void Recorder::ReportDevices() {
     auto info = ReadDevice(d);
     if (!info) continue;
     if (nvml_) nvml_->AddDevice(d, info->pci_bus_id);
-    if (config_.pm_counters) StartPmSampling(d);
     out.emplace_back(std::move(*info));
   }
   if (!out.empty()) writer_->Submit(std::move(out));
 }
 
 void Recorder::StartPmSampling(uint32_t device) {
-  // PM sampling configures the device through a context, and the control
-  // thread has none: make the device's primary context (the one the program
-  // uses) current here. Retained for the life of the process.
-  CUdevice dev;
-  CUcontext ctx = nullptr;
-  if (cuDeviceGet(&dev, static_cast<int>(device)) != CUDA_SUCCESS ||
-      cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS) {
-    LogOnce("gpucap: PM sampling off on device " + std::to_string(device) + ": no context");
-    return;
-  }
   PmSamplerOptions options;
   if (!config_.pm_metrics.empty()) options.metrics = SplitPmMetricList(config_.pm_metrics);
   options.interval_ns = config_.pm_interval_us * 1000;
@@ -559,6 +559,7 @@ void Recorder::StartPmSampling(uint32_t device) {
     return;
   }
   for (const std::string& d : sampler->dropped()) LogOnce("gpucap: PM sampling: " + d);
+  std::lock_guard<std::mutex> lock(pm_mu_);
   pm_.push_back(std::move(sampler));
 }
 
@@ -601,6 +602,7 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()}};
+  std::lock_guard<std::mutex> pm_lock(pm_mu_);
   for (const auto& pm : pm_) {
     PmSamplerStats ps = pm->stats();
     std::string d = "pm" + std::to_string(pm->device_index()) + "_";
@@ -668,6 +670,9 @@ void Recorder::ControlLoop() {
         cuptiActivityFlushAll(0);
         state_.store(kPaused);
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
+      } else if (writer_->stopped()) {
+        // Past the size cap or a disk error there is nothing to resume into.
+        LogOnce("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
         state_.store(kRecording);
         SetActivityEnabled(true);
@@ -690,6 +695,7 @@ void Recorder::ControlLoop() {
     }
     if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
       last_pm_poll = now;
+      std::lock_guard<std::mutex> lock(pm_mu_);
       for (auto& pm : pm_) pm->Poll();
     }
     if (now - last_tick >= std::chrono::seconds(1)) {
@@ -736,7 +742,10 @@ void Recorder::Stop(const char* reason) {
     }
     // After the last activity flush: disabling PM sampling may tear down
     // more of CUPTI on some versions.
-    for (auto& pm : pm_) pm->Stop();
+    {
+      std::lock_guard<std::mutex> lock(pm_mu_);
+      for (auto& pm : pm_) pm->Stop();
+    }
     SetActivityEnabled(false);
   }
   if (nvml_) nvml_->Stop();

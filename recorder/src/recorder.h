@@ -88,6 +88,7 @@ class Recorder {
   std::unique_ptr<std::regex> window_regex_;
   std::unique_ptr<NvmlSampler> nvml_;
   std::vector<std::unique_ptr<PmSampler>> pm_;  // one per device; control thread and Stop only
+  std::mutex pm_mu_;                            // pm_ grows from the context callback
 
   std::atomic<int> state_{kStarting};
   std::atomic<bool> cupti_started_{false};

@@ -21,6 +21,6 @@ record() {
 }
 record basics -- "$dist/gpu/basics" "$out/basics.expect.json"
 record graphs_nvtx -- "$dist/gpu/graphs_nvtx" "$out/graphs_nvtx.expect.json"
-record counters --counters nvml,pm -- "$dist/gpu/busy" "$out/counters.expect.json"
+record counters --counters nvml -- "$dist/gpu/busy" "$out/counters.expect.json"
 record torch_train --window-nvtx 'ProfilerStep#\d+' -- python3 "$dist/gpu/torch_train.py" "$out/torch_train.expect.json"
 exit $status
