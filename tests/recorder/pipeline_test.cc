@@ -1,0 +1,233 @@
+// The recorder's pipeline with no GPU: buffers built in memory stand in for
+// CUPTI's, threads stand in for NVTX callers. Faults: an exhausted pool, a
+// disk that fills mid-run, fork while recording, 64 producer threads.
+#include <cupti.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "gpucap/format/capture.h"
+#include "recorder.h"
+#include "../support/temp_dir.h"
+
+namespace gpucap::recorder {
+namespace {
+
+const char* kName = "_Z12fake_kernelPf";
+
+Config TestConfig(const std::string& path) {
+  Config c;
+  c.output = path;
+  c.quiet = true;
+  c.toggle_signal = false;
+  c.buffer_bytes = 64 << 10;
+  c.pool_buffers = 4;
+  return c;
+}
+
+// One CUPTI buffer from the recorder's pool, filled with `kernels` kernel
+// records and handed back as CUPTI would.
+bool FeedBuffer(Recorder* r, int kernels, uint64_t t0, size_t dropped = 0) {
+  uint8_t* buf = nullptr;
+  size_t size = 0, max_records = 0;
+  r->OnBufferRequested(&buf, &size, &max_records);
+  if (!buf) return false;
+  uint64_t noise = t0 * 2654435761u + 1;
+  size_t valid = 0;
+  for (int i = 0; i < kernels && valid + sizeof(CUpti_ActivityKernel10) <= size; ++i) {
+    auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(buf + valid);
+    std::memset(k, 0, sizeof(*k));
+    k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k->start = t0 + i * 1000;
+    k->end = k->start + 500;
+    k->correlationId = static_cast<uint32_t>(i + 1);
+    k->name = kName;
+    // Fields that do not repeat, so the payload compresses like real ones.
+    noise = noise * 6364136223846793005ull + 1442695040888963407ull;
+    k->gridX = static_cast<int32_t>(noise >> 40);
+    k->queued = noise;
+    k->submitted = noise >> 7;
+    valid += sizeof(*k);
+  }
+  r->OnBufferCompleted(1, 7, buf, size, valid, dropped);
+  return true;
+}
+
+format::RangeEvent Push(uint32_t tid, const std::string& name) {
+  format::RangeEvent e;
+  e.kind = format::RangeKind::kPush;
+  e.timestamp_ns = 1;
+  e.os_tid = tid;
+  e.name = name;
+  return e;
+}
+
+uint64_t Extra(const format::RecorderStats& s, const std::string& name) {
+  for (const auto& [k, v] : s.extra) {
+    if (k == name) return v;
+  }
+  return 0;
+}
+
+TEST(Pipeline, BuffersNamesRangesAndDropsReachTheCapture) {
+  testing::TempDir dir;
+  std::string path = dir.File("p.gpucap");
+  Config config = TestConfig(path);
+  config.pool_buffers = 16;  // enough that none has to come back from the writer first
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(FeedBuffer(r, 100, 1'000'000 * (i + 1), /*dropped=*/3));
+  for (int i = 0; i < 50; ++i) r->AddRange(Push(42, "step"));
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->report.clean());
+  ASSERT_TRUE(c->trailer.has_value());
+  EXPECT_TRUE(c->trailer->clean_shutdown);
+  EXPECT_EQ(c->trailer->stop_reason, "test");
+  EXPECT_EQ(c->chunks.size(), 10u);
+  EXPECT_EQ(c->trailer->activity_records, 1000u);
+  ASSERT_EQ(c->strings.size(), 1u) << "a name is defined once, however many buffers use it";
+  EXPECT_EQ(c->strings[0].def.text, kName);
+  EXPECT_LT(c->strings[0].sequence, c->chunks[0].sequence);
+  EXPECT_EQ(c->ranges.size(), 50u);
+  EXPECT_EQ(c->trailer->stats.cupti_dropped_records, 30u);
+  ASSERT_TRUE(c->session.has_value());
+  EXPECT_EQ(c->session->pid, static_cast<uint32_t>(getpid()));
+  delete r;
+}
+
+TEST(Pipeline, AnExhaustedPoolRefusesAtOnceAndCounts) {
+  testing::TempDir dir;
+  std::string path = dir.File("pool.gpucap");
+  Recorder* r = Recorder::Create(TestConfig(path));
+  ASSERT_NE(r, nullptr);
+  std::vector<uint8_t*> held;
+  for (int i = 0; i < 10; ++i) {
+    uint8_t* buf = nullptr;
+    size_t size = 0, max_records = 0;
+    r->OnBufferRequested(&buf, &size, &max_records);
+    if (buf) {
+      held.push_back(buf);
+    } else {
+      EXPECT_EQ(size, 0u) << "CUPTI must get no buffer, not a zero-sized one";
+    }
+  }
+  EXPECT_EQ(held.size(), 4u);
+  for (uint8_t* b : held) r->OnBufferCompleted(1, 7, b, 64 << 10, 0, 0);
+  EXPECT_TRUE(FeedBuffer(r, 10, 5000)) << "returned buffers are handed out again";
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->trailer->stats.buffers_dropped_pool_empty, 6u);
+  delete r;
+}
+
+TEST(Pipeline, ADiskThatFillsStopsRecordingNotTheProgram) {
+  testing::TempDir dir;
+  std::string path = dir.File("full.gpucap");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A 96 KiB file-size limit stands in for a full disk (EFBIG).
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{96 << 10, 96 << 10};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    Recorder* r = Recorder::Create(TestConfig(path));
+    if (!r) _exit(10);
+    int fed = 0;
+    for (int i = 0; i < 400; ++i) {
+      // A refused buffer (pool empty while the writer works) is retried
+      // shortly, as CUPTI would ask again.
+      for (int tries = 0; tries < 100 && !FeedBuffer(r, 300, 1'000'000 * (i + 1)); ++tries) usleep(200);
+      ++fed;
+    }
+    for (int i = 0; i < 2000; ++i) r->AddRange(Push(7, "after the disk filled"));
+    r->Stop("test");
+    // Still here, still producing: the program carries on.
+    _exit(fed > 0 ? 0 : 11);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "the program under the recorder died";
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_LE(c->file->size(), 96u << 10);
+  EXPECT_GT(c->chunks.size(), 0u);
+  // The partial frame was cut: everything on disk reads back, nothing is damaged.
+  EXPECT_TRUE(c->report.damage.empty());
+  for (const auto& chunk : c->chunks) {
+    std::vector<uint64_t> raw;
+    EXPECT_TRUE(format::DecompressChunk(*c->file, chunk, &raw).ok());
+  }
+  EXPECT_FALSE(c->trailer.has_value()) << "no room was left for a trailer";
+}
+
+TEST(Pipeline, AForkedChildNeverWritesIntoTheParentsCapture) {
+  testing::TempDir dir;
+  std::string path = dir.File("fork.gpucap");
+  Recorder* r = Recorder::Create(TestConfig(path));
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(FeedBuffer(r, 50, 1000));
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    r->AbandonAfterFork();  // what the atfork handler does
+    for (int i = 0; i < 100; ++i) r->AddRange(Push(99, "child"));
+    FeedBuffer(r, 50, 2000);
+    r->Stop("child");
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  for (int i = 0; i < 5; ++i) r->AddRange(Push(1, "parent"));
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->report.clean());
+  EXPECT_EQ(c->ranges.size(), 5u);
+  for (const auto& e : c->ranges) EXPECT_EQ(e.name, "parent");
+  EXPECT_EQ(c->chunks.size(), 1u);
+  EXPECT_EQ(c->trailer->stop_reason, "test");
+  delete r;
+}
+
+TEST(Pipeline, SixtyFourProducersEverythingWrittenOrCounted) {
+  testing::TempDir dir;
+  std::string path = dir.File("many.gpucap");
+  Config config = TestConfig(path);
+  config.pool_buffers = 16;
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  std::atomic<int> fed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 64; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) r->AddRange(Push(1000 + t, "work"));
+      for (int i = 0; i < 3; ++i) fed += FeedBuffer(r, 20, 1'000'000 * t + i);
+    });
+  }
+  for (auto& th : threads) th.join();
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->report.clean());
+  const auto& st = c->trailer->stats;
+  EXPECT_EQ(c->ranges.size() + st.messages_dropped, 64u * 500);
+  EXPECT_EQ(c->chunks.size() + st.buffers_dropped_queue_full, static_cast<size_t>(fed.load()));
+  EXPECT_EQ(static_cast<int>(st.buffers_dropped_pool_empty) + fed.load(), 64 * 3);
+  EXPECT_EQ(Extra(st, "buffers_completed"), static_cast<uint64_t>(fed.load()));
+  delete r;
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
