@@ -15,7 +15,7 @@ namespace {
 // Ties a thread to its buffer; at thread exit the buffer is retired so the
 // registry does not grow with every thread a job ever started.
 struct ThreadSlot {
-  EventLog* owner = nullptr;
+  uint64_t owner = 0;  // the EventLog's id: an address can be reused by a later log
   std::shared_ptr<void> buffer;
   std::function<void()> on_exit;
   ~ThreadSlot() {
@@ -23,22 +23,23 @@ struct ThreadSlot {
   }
 };
 thread_local ThreadSlot t_slot;
+std::atomic<uint64_t> g_next_log_id{1};
 
 }  // namespace
 
 EventLog::EventLog(Submit submit, size_t batch_events)
-    : submit_(std::move(submit)), batch_events_(batch_events) {}
+    : submit_(std::move(submit)), batch_events_(batch_events), id_(g_next_log_id.fetch_add(1)) {}
 
 EventLog::~EventLog() = default;
 
 EventLog::ThreadBuffer* EventLog::Mine() {
-  if (t_slot.owner == this) return static_cast<ThreadBuffer*>(t_slot.buffer.get());
+  if (t_slot.owner == id_) return static_cast<ThreadBuffer*>(t_slot.buffer.get());
   auto buffer = std::make_shared<ThreadBuffer>();
   {
     std::lock_guard<std::mutex> lock(registry_mu_);
     buffers_.push_back(buffer);
   }
-  t_slot.owner = this;
+  t_slot.owner = id_;
   t_slot.buffer = buffer;
   std::weak_ptr<ThreadBuffer> weak = buffer;
   t_slot.on_exit = [weak] {

@@ -37,6 +37,7 @@ class EventLog {
   std::mutex registry_mu_;
   std::vector<std::shared_ptr<ThreadBuffer>> buffers_;
   std::atomic<uint64_t> dropped_{0};
+  const uint64_t id_;
 };
 
 }  // namespace gpucap::recorder

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -60,6 +61,23 @@ TEST(EventLog, RejectedBatchesAreCounted) {
   t.join();
   log.Collect();
   EXPECT_EQ(log.dropped(), 10u);
+}
+
+TEST(EventLog, ALogInTheMemoryOfAnOldOneStartsFresh) {
+  // A thread remembers its buffer per log; a new log at a destroyed log's
+  // address must not inherit that buffer.
+  for (int round = 0; round < 20; ++round) {
+    std::vector<format::SmallMessage> got;
+    auto log = std::make_unique<EventLog>(
+        [&](std::vector<format::SmallMessage> batch) {
+          for (auto& m : batch) got.push_back(std::move(m));
+          return true;
+        },
+        64);
+    log->Add(Range(5, static_cast<uint64_t>(round)));
+    log->Collect();
+    ASSERT_EQ(got.size(), 1u) << "round " << round;
+  }
 }
 
 }  // namespace
