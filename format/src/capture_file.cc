@@ -84,7 +84,7 @@ class FrameMessage {
   }
 
  private:
-  std::vector<capnp::word> words_;
+  std::vector<uint64_t> words_;  // capnp::word is not copyable: hold plain words
   std::optional<capnp::FlatArrayMessageReader> reader_;
 };
 
