@@ -49,8 +49,10 @@ SampleContents MakeSampleContents(int chunks, size_t chunk_bytes, int ranges_per
   c.stats.cupti_dropped_records = 7;
   c.stats.buffers_dropped_pool_empty = 2;
   c.stats.extra = {{"nvtx_batches", 12}};
+  // A blob with an embedded NUL: blobs are bytes, not C strings.
+  static constexpr char kBlob[] = "{\"op\":\"allreduce\",\"bytes\":1048576}\0x";
   c.metadata.push_back({MetadataKey::kExternalId, 99, "collective", "application/json",
-                        std::string("{\"op\":\"allreduce\",\"bytes\":1048576}\0x", 38), 1'000'000'900, 4242});
+                        std::string(kBlob, sizeof(kBlob) - 1), 1'000'000'900, 4242});
 
   for (int i = 0; i < chunks; ++i) {
     SampleChunk ch;
