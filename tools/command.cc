@@ -9,6 +9,7 @@ namespace gpucap::tools {
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       {"info", "summarise a capture: process, devices, frames, records, damage", RunInfo},
+      {"build", "build traces (Kineto-compatible Chrome JSON) per window", RunBuild},
   };
   return commands;
 }

@@ -26,6 +26,7 @@ bool ParseArgs(const std::vector<std::string>& args, const char* usage,
                boost::program_options::variables_map* vm, int* exit_code);
 
 int RunInfo(const std::vector<std::string>& args);
+int RunBuild(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 

@@ -1,0 +1,135 @@
+#include "json_writer.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace gpucap::builder {
+namespace {
+
+// Bytes that can be copied into a JSON string as they are.
+constexpr bool Plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+size_t Utf8Length(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogates
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t run = i;
+    while (run < s.size() && Plain(static_cast<unsigned char>(s[run]))) ++run;
+    out->append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out->append("\\\""); ++i; continue;
+      case '\\': out->append("\\\\"); ++i; continue;
+      case '\n': out->append("\\n"); ++i; continue;
+      case '\t': out->append("\\t"); ++i; continue;
+      case '\r': out->append("\\r"); ++i; continue;
+      default: break;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      static const char kHex[] = "0123456789abcdef";
+      char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+      out->append(esc, 6);
+      ++i;
+      continue;
+    }
+    size_t n = Utf8Length(s, i);
+    if (n == 0) {
+      out->append("\\ufffd");  // not UTF-8: say so rather than emit bad JSON
+      ++i;
+    } else {
+      out->append(s.data() + i, n);
+      i += n;
+    }
+  }
+  out->push_back('"');
+}
+
+void JsonWriter::String(std::string_view s) {
+  scratch_.clear();
+  AppendJsonString(&scratch_, s);
+  Raw(scratch_);
+}
+
+// Integers and doubles need at most 32 characters; kSlack covers them.
+void JsonWriter::Int(int64_t v) {
+  Reserve(24);
+  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 24, v).ptr - buf_.data();
+}
+
+void JsonWriter::Uint(uint64_t v) {
+  Reserve(24);
+  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 24, v).ptr - buf_.data();
+}
+
+void JsonWriter::Double(double v) {
+  if (!std::isfinite(v)) {
+    Raw("null");
+    return;
+  }
+  Reserve(32);
+  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 32, v).ptr - buf_.data();
+}
+
+void JsonWriter::Float6(double v) {
+  if (!std::isfinite(v)) {
+    Raw("null");
+    return;
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  Float6Entry& e = float6_cache_[(bits * 0x9e3779b97f4a7c15ull) >> 54];
+  if (e.bits != bits) {
+    e.bits = bits;
+    e.len = static_cast<uint8_t>(std::to_chars(e.text, e.text + sizeof(e.text), v, std::chars_format::general, 6).ptr -
+                                 e.text);
+  }
+  Raw(std::string_view(e.text, e.len));
+}
+
+void JsonWriter::Micros(int64_t ns) {
+  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (ns < 0) Char('-');
+  Uint(mag / 1000);
+  unsigned frac = static_cast<unsigned>(mag % 1000);
+  char d[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+               static_cast<char>('0' + frac % 10)};
+  Raw(std::string_view(d, 4));
+}
+
+Status JsonWriter::Flush() {
+  if (used_ == 0) return Status::Ok();
+  // A full buffer is handed over whole; a sink that keeps it returns an
+  // empty one with its capacity in exchange.
+  buf_.resize(used_);
+  Status s = sink_->AppendOwned(std::move(buf_));
+  used_ = 0;
+  buf_.resize(flush_bytes_ + kSlack);
+  return s;
+}
+
+}  // namespace gpucap::builder
