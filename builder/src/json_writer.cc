@@ -102,7 +102,7 @@ void JsonWriter::Float6(double v) {
   }
   uint64_t bits;
   std::memcpy(&bits, &v, 8);
-  Float6Entry& e = float6_cache_[(bits * 0x9e3779b97f4a7c15ull) >> 54];
+  Float6Entry& e = float6_cache_[(bits * 0x9e3779b97f4a7c15ull) >> 52];
   if (e.bits != bits) {
     e.bits = bits;
     e.len = static_cast<uint8_t>(std::to_chars(e.text, e.text + sizeof(e.text), v, std::chars_format::general, 6).ptr -
@@ -121,14 +121,12 @@ void JsonWriter::Micros(int64_t ns) {
   Raw(std::string_view(d, 4));
 }
 
+void JsonWriter::Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, used_ + n + kSlack)); }
+
 Status JsonWriter::Flush() {
   if (used_ == 0) return Status::Ok();
-  // A full buffer is handed over whole; a sink that keeps it returns an
-  // empty one with its capacity in exchange.
-  buf_.resize(used_);
-  Status s = sink_->AppendOwned(std::move(buf_));
+  Status s = sink_->Append(std::string_view(buf_.data(), used_));
   used_ = 0;
-  buf_.resize(flush_bytes_ + kSlack);
   return s;
 }
 

@@ -6,6 +6,7 @@
 #ifndef GPUCAP_BUILDER_SRC_JSON_WRITER_H_
 #define GPUCAP_BUILDER_SRC_JSON_WRITER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -23,7 +24,7 @@ void AppendJsonString(std::string* out, std::string_view s);
 class JsonWriter {
  public:
   explicit JsonWriter(ByteSink* sink, size_t flush_bytes = 1 << 20)
-      : sink_(sink), flush_bytes_(flush_bytes), buf_(flush_bytes + kSlack, '\0') {}
+      : sink_(sink), flush_bytes_(flush_bytes), buf_(flush_bytes + kSlack) {}
 
   void Raw(std::string_view s) {
     Reserve(s.size());
@@ -61,9 +62,11 @@ class JsonWriter {
 
  private:
   static constexpr size_t kSlack = 64;
+  static constexpr size_t kFloat6Cache = 4096;
   void Reserve(size_t n) {
-    if (used_ + n + kSlack > buf_.size()) buf_.resize(std::max(buf_.size() * 2, used_ + n + kSlack));
+    if (used_ + n + kSlack > buf_.size()) [[unlikely]] Grow(n);
   }
+  void Grow(size_t n);
 
   // Formatting to six digits is slow and traces repeat their values
   // (blocks per SM of the same kernels): a direct-mapped cache.
@@ -72,11 +75,11 @@ class JsonWriter {
     uint8_t len = 0;
     char text[23];
   };
-  std::vector<Float6Entry> float6_cache_ = std::vector<Float6Entry>(1024);
+  std::vector<Float6Entry> float6_cache_ = std::vector<Float6Entry>(kFloat6Cache);
 
   ByteSink* sink_;
   size_t flush_bytes_;
-  std::string buf_;  // sized ahead; used_ bytes are written
+  std::vector<char> buf_;  // sized ahead, reused; used_ bytes are written
   size_t used_ = 0;
   std::string scratch_;
 };

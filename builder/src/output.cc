@@ -14,6 +14,7 @@
 #include <cstring>
 #include <algorithm>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -78,6 +79,19 @@ class StringSink : public ByteSink {
   std::string* out_;
 };
 
+// A byte buffer that is not zeroed on growth: blocks are filled before
+// they are read, and zeroing a megabyte per block showed in profiles.
+struct Buffer {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  size_t capacity = 0;
+  void Reserve(size_t n) {
+    if (n <= capacity) return;
+    data.reset(new char[n]);
+    capacity = n;
+  }
+};
+
 // Per-thread compressor state, made on first use.
 struct Compressor {
   libdeflate_compressor* libdeflate = nullptr;
@@ -97,8 +111,7 @@ GzipCodec Resolve(GzipCodec codec) {
 }
 
 // One gzip member from `in`.
-bool CompressMember(GzipCodec codec, int level, const std::string& in, std::string* out, Compressor* state) {
-  libdeflate_compressor** ld = &state->libdeflate;
+bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, Compressor* state) {
 #ifdef GPUCAP_HAVE_ISAL
   if (codec == GzipCodec::kIsal) {
     level = std::clamp(level, 0, 3);
@@ -114,70 +127,65 @@ bool CompressMember(GzipCodec codec, int level, const std::string& in, std::stri
     z.end_of_stream = 1;
     z.flush = NO_FLUSH;
     // Stored blocks bound the output; headers and trailer are small.
-    out->resize(in.size() + in.size() / 16 + 1024);
-    z.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(in.data()));
-    z.avail_in = static_cast<uint32_t>(in.size());
-    z.next_out = reinterpret_cast<uint8_t*>(out->data());
-    z.avail_out = static_cast<uint32_t>(out->size());
+    out->Reserve(in.size + in.size / 16 + 1024);
+    z.next_in = reinterpret_cast<uint8_t*>(in.data.get());
+    z.avail_in = static_cast<uint32_t>(in.size);
+    z.next_out = reinterpret_cast<uint8_t*>(out->data.get());
+    z.avail_out = static_cast<uint32_t>(out->capacity);
     int rc = isal_deflate(&z);
-    out->resize(z.total_out);
+    out->size = z.total_out;
     return rc == COMP_OK && z.internal_state.state == ZSTATE_END;
   }
 #endif
   if (codec == GzipCodec::kLibdeflate) {
-    if (*ld == nullptr) *ld = libdeflate_alloc_compressor(level);
-    if (*ld == nullptr) return false;
-    out->resize(libdeflate_gzip_compress_bound(*ld, in.size()));
-    size_t n = libdeflate_gzip_compress(*ld, in.data(), in.size(), out->data(), out->size());
-    out->resize(n);
-    return n != 0;
+    if (state->libdeflate == nullptr) state->libdeflate = libdeflate_alloc_compressor(std::clamp(level, 1, 12));
+    if (state->libdeflate == nullptr) return false;
+    out->Reserve(libdeflate_gzip_compress_bound(state->libdeflate, in.size));
+    out->size = libdeflate_gzip_compress(state->libdeflate, in.data.get(), in.size, out->data.get(), out->capacity);
+    return out->size != 0;
   }
   z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
-  out->resize(deflateBound(&z, in.size()) + 32);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out->data());
-  z.avail_out = static_cast<uInt>(out->size());
+  if (deflateInit2(&z, std::clamp(level, 1, 9), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
+  out->Reserve(deflateBound(&z, in.size) + 32);
+  z.next_in = reinterpret_cast<Bytef*>(in.data.get());
+  z.avail_in = static_cast<uInt>(in.size);
+  z.next_out = reinterpret_cast<Bytef*>(out->data.get());
+  z.avail_out = static_cast<uInt>(out->capacity);
   int rc = deflate(&z, Z_FINISH);
-  out->resize(z.total_out);
+  out->size = z.total_out;
   deflateEnd(&z);
   return rc == Z_STREAM_END;
 }
 
 // Blocks go to worker threads and come back compressed; they are written in
 // order by the appending thread. At most 2 x threads blocks are in flight,
-// which bounds memory whatever the trace's size.
+// and blocks are reused, which bounds memory whatever the trace's size.
 class GzipSink : public ByteSink {
  public:
   GzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& o) : inner_(std::move(inner)), options_(o) {
     int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(threads, 1);
     max_in_flight_ = static_cast<size_t>(threads) * 2;
-    current_.reserve(o.block_bytes);
+    options_.block_bytes = std::max<size_t>(options_.block_bytes, 4096);
     for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
   }
   ~GzipSink() override { Stop(); }
 
   Status Append(std::string_view bytes) override {
     while (!bytes.empty()) {
-      size_t room = options_.block_bytes - current_.size();
-      size_t n = std::min(room, bytes.size());
-      current_.append(bytes.data(), n);
+      if (current_ == nullptr) current_ = TakeBlock();
+      Buffer& in = current_->in;
+      size_t n = std::min(options_.block_bytes - in.size, bytes.size());
+      std::memcpy(in.data.get() + in.size, bytes.data(), n);
+      in.size += n;
       bytes.remove_prefix(n);
-      if (current_.size() == options_.block_bytes) GPUCAP_RETURN_IF_ERROR(Submit());
+      if (in.size == options_.block_bytes) GPUCAP_RETURN_IF_ERROR(Submit());
     }
     return Status::Ok();
   }
 
-  Status AppendOwned(std::string&& bytes) override {
-    if (!current_.empty() || bytes.size() < options_.block_bytes / 2) return Append(bytes);
-    current_.swap(bytes);
-    return Submit();
-  }
-
   Status Close() override {
-    if (!current_.empty()) GPUCAP_RETURN_IF_ERROR(Submit());
+    if (current_ != nullptr && current_->in.size > 0) GPUCAP_RETURN_IF_ERROR(Submit());
     GPUCAP_RETURN_IF_ERROR(Drain(0));
     Stop();
     return inner_->Close();
@@ -185,16 +193,30 @@ class GzipSink : public ByteSink {
 
  private:
   struct Block {
-    std::string in, out;
+    Buffer in, out;
     bool done = false;
     bool ok = true;
   };
 
+  Block* TakeBlock() {
+    Block* b;
+    if (free_.empty()) {
+      blocks_.push_back(std::make_unique<Block>());
+      b = blocks_.back().get();
+    } else {
+      b = free_.back();
+      free_.pop_back();
+    }
+    b->in.Reserve(options_.block_bytes);
+    b->in.size = 0;
+    b->done = false;
+    b->ok = true;
+    return b;
+  }
+
   Status Submit() {
-    auto block = std::make_shared<Block>();
-    block->in.swap(current_);
-    current_.clear();
-    current_.reserve(options_.block_bytes);
+    Block* block = current_;
+    current_ = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
       queue_.push_back(block);
@@ -207,7 +229,7 @@ class GzipSink : public ByteSink {
   // Writes finished blocks in order until at most `keep` remain in flight.
   Status Drain(size_t keep) {
     while (true) {
-      std::shared_ptr<Block> head;
+      Block* head;
       {
         std::unique_lock<std::mutex> lock(mu_);
         if (pending_.empty()) return Status::Ok();
@@ -217,7 +239,9 @@ class GzipSink : public ByteSink {
         pending_.pop_front();
       }
       if (!head->ok) return Status::Internal("gzip compression failed");
-      GPUCAP_RETURN_IF_ERROR(inner_->Append(head->out));
+      Status s = inner_->Append(std::string_view(head->out.data.get(), head->out.size));
+      free_.push_back(head);
+      GPUCAP_RETURN_IF_ERROR(s);
     }
   }
 
@@ -225,7 +249,7 @@ class GzipSink : public ByteSink {
     Compressor state;
     GzipCodec codec = Resolve(options_.codec);
     while (true) {
-      std::shared_ptr<Block> block;
+      Block* block;
       {
         std::unique_lock<std::mutex> lock(mu_);
         work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -234,7 +258,6 @@ class GzipSink : public ByteSink {
         queue_.pop_front();
       }
       bool ok = CompressMember(codec, options_.gzip_level, block->in, &block->out, &state);
-      std::string().swap(block->in);
       {
         std::lock_guard<std::mutex> lock(mu_);
         block->ok = ok;
@@ -258,11 +281,13 @@ class GzipSink : public ByteSink {
   std::unique_ptr<ByteSink> inner_;
   OutputOptions options_;
   size_t max_in_flight_ = 2;
-  std::string current_;
+  std::vector<std::unique_ptr<Block>> blocks_;  // every block made; reused through free_
+  std::vector<Block*> free_;                    // touched by the appending thread only
+  Block* current_ = nullptr;
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
-  std::deque<std::shared_ptr<Block>> queue_;    // waiting for a worker
-  std::deque<std::shared_ptr<Block>> pending_;  // submitted, not yet written
+  std::deque<Block*> queue_;    // waiting for a worker
+  std::deque<Block*> pending_;  // submitted, not yet written
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };

@@ -18,9 +18,6 @@ class ByteSink {
  public:
   virtual ~ByteSink() = default;
   virtual Status Append(std::string_view bytes) = 0;
-  // Appends bytes the caller gives up, sparing a copy where the sink keeps
-  // them (a gzip sink compresses a block in place).
-  virtual Status AppendOwned(std::string&& bytes) { return Append(bytes); }
   // Completes the output. A sink destroyed without Close leaves nothing.
   virtual Status Close() = 0;
 };
