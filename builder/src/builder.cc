@@ -137,10 +137,6 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
       std::erase_if(missing, [&](uint32_t c) { return launches.Find(c) != FlatMap::kMissing; });
     }
   }
-  // A kept chunk may hold launches this window needs even if the lookback
-  // did not have to reach it.
-  for (auto& [c, cached] : cache_) used.insert(c);
-
   std::vector<size_t> order(used.begin(), used.end());
   std::sort(order.begin(), order.end());
   std::vector<const ActivityTables*> parts;

@@ -38,6 +38,16 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
     if (!t.name.empty()) thread_names_[t.os_tid] = t.name;
   }
   demangled_.resize(capture_.strings.size());
+  for (const format::MetadataBlob& b : capture_.metadata) {
+    if (b.key_kind != format::MetadataKey::kGlobal) metadata_[{b.key_kind, b.key}].push_back(&b);
+  }
+}
+
+std::span<const format::MetadataBlob* const> CaptureIndex::Metadata(format::MetadataKey kind, uint64_t key) const {
+  if (metadata_.empty()) return {};
+  auto it = metadata_.find({kind, key});
+  if (it == metadata_.end()) return {};
+  return it->second;
 }
 
 std::vector<size_t> CaptureIndex::ChunksOverlapping(uint64_t start, uint64_t end) const {

@@ -808,6 +808,17 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   if (op.deps != nullptr && !op.deps->host_functions.empty()) {
     args_.push_back(Arg::Strings("after host functions", op.deps->host_functions));
   }
+  // The application's own descriptions of this op (a collective's size, a
+  // layer's shape), keyed the ways the recorder lets it key them.
+  auto blobs = [&](format::MetadataKey kind, uint64_t key) {
+    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data));
+  };
+  blobs(format::MetadataKey::kCorrelationId, op.correlation);
+  if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
+  if (op.graph_node != 0) {
+    blobs(format::MetadataKey::kGraphNode, op.graph_node);
+    if (op.origin != nullptr && op.origin->id != op.graph_node) blobs(format::MetadataKey::kGraphNode, op.origin->id);
+  }
 }
 
 void WindowJoin::OpArgs(const Op& op) {
@@ -1009,15 +1020,19 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
     header.tracks.push_back(std::move(track));
   }
   for (SliceRef& r : refs_) r.track = track_id[r.track];
+  // Regroup by the new ids (a counting sort keeps each track's slices in
+  // the time order packing left them in), unless already in order.
   {
-    // Regroup by the new ids with a counting sort, which keeps each track's
-    // slices in the time order packing left them in.
     std::vector<uint32_t> at(tracks_.size() + 1, 0);
     for (const SliceRef& r : refs_) at[r.track + 1]++;
     for (size_t i = 0; i < tracks_.size(); ++i) at[i + 1] += at[i];
-    std::vector<SliceRef> grouped(refs_.size());
-    for (const SliceRef& r : refs_) grouped[at[r.track]++] = r;
-    refs_.swap(grouped);
+    bool ordered = true;
+    for (size_t i = 1; i < refs_.size() && ordered; ++i) ordered = refs_[i - 1].track <= refs_[i].track;
+    if (!ordered) {
+      std::vector<SliceRef> grouped(refs_.size());
+      for (const SliceRef& r : refs_) grouped[at[r.track]++] = r;
+      refs_.swap(grouped);
+    }
   }
   for (Counter& c : counters_) c.track = track_id[c.track];
   std::stable_sort(counters_.begin(), counters_.end(),

@@ -596,5 +596,50 @@ TEST(Join, CountersBecomeCounterEvents) {
   EXPECT_EQ((*c[0])["args"]["value"].number, 412.5);
 }
 
+// Blobs the application attached to an op (by correlation, external id or
+// graph node) become args of that op; names from the application are
+// escaped like any string.
+TEST(Join, MetadataBlobsBecomeArgsOfTheirOps) {
+  Scene s;
+  auto blob = [&](format::MetadataKey kind, uint64_t key, std::string name, std::string data) {
+    format::MetadataBlob b;
+    b.key_kind = kind;
+    b.key = key;
+    b.name = std::move(name);
+    b.content_type = "application/json";
+    b.data = std::move(data);
+    Scene::Ok(s.c().Message(b));
+  };
+  blob(format::MetadataKey::kCorrelationId, 1, "Collective name", "allreduce");
+  blob(format::MetadataKey::kExternalId, 900, "In msg nelems", "1048576");
+  blob(format::MetadataKey::kGraphNode, 5, "layer \"q\"", "{\"dim\": 4}");
+  s.Launch(1, 1, kT0 + 100, kT0 + 1000, kT0 + 2000);
+  s.c().ExternalCorrelation(1, 900);
+  format::GraphEvent n;
+  n.kind = format::GraphEventKind::kNodeCreated;
+  n.node_id = 5;
+  Scene::Ok(s.c().Message(n));
+  format::GraphEvent c;
+  c.kind = format::GraphEventKind::kNodeCloned;
+  c.node_id = 50;
+  c.original_node_id = 5;
+  Scene::Ok(s.c().Message(c));
+  KernelRecord k;
+  k.start = kT0 + 3000;
+  k.end = kT0 + 4000;
+  k.correlation = 2;
+  k.graph_node_id = 50;
+  s.c().Kernel(k);
+  Trace t = BuildOne(s.Path());
+  ExpectImporterRules(t);
+  std::map<uint64_t, const Json*> by_corr;
+  for (const Json* e : t.Events("X", "kernel")) by_corr[(*e)["args"]["correlation"].u()] = e;
+  ASSERT_EQ(by_corr.size(), 2u);
+  EXPECT_EQ((*by_corr[1])["args"]["Collective name"].text, "allreduce");
+  EXPECT_EQ((*by_corr[1])["args"]["In msg nelems"].text, "1048576");
+  EXPECT_EQ((*by_corr[2])["args"]["layer \"q\""].text, "{\"dim\": 4}");
+  EXPECT_FALSE((*by_corr[2])["args"].has("Collective name"));
+}
+
 }  // namespace
 }  // namespace gpucap::testing

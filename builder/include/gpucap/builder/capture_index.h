@@ -6,7 +6,9 @@
 #define GPUCAP_BUILDER_CAPTURE_INDEX_H_
 
 #include <memory>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,6 +50,8 @@ class CaptureIndex {
   std::string_view KernelName(uint32_t string_index) const;
   std::string_view ThreadName(uint32_t os_tid) const;
   const format::DeviceInfo* Device(uint32_t id) const;
+  // Metadata blobs the application attached to `key` of `kind`, in file order.
+  std::span<const format::MetadataBlob* const> Metadata(format::MetadataKey kind, uint64_t key) const;
   uint32_t pid() const { return capture_.session ? capture_.session->pid : 0; }
   std::string_view process_name() const;
 
@@ -68,6 +72,7 @@ class CaptureIndex {
   std::vector<Span> spans_;  // chunks with timestamps
   std::vector<size_t> untimed_;
   std::unordered_map<uint32_t, std::string_view> thread_names_;
+  std::map<std::pair<format::MetadataKey, uint64_t>, std::vector<const format::MetadataBlob*>> metadata_;
   mutable std::vector<std::optional<std::string>> demangled_;
 };
 

@@ -50,8 +50,8 @@ struct FlowEnd {
   FlowKind kind = FlowKind::kLaunch;
 };
 
-// A slice argument. Keys are gpucap's own plain-ASCII literals (renderers
-// write them unescaped); values live as long as the call. A tagged union:
+// A slice argument. Keys and values live as long as the call; renderers
+// escape both (most keys are gpucap's own literals). A tagged union:
 // slices carry a dozen of these and are made by the million.
 struct Arg {
   enum class Type : uint8_t { kInt, kUint, kDouble, kFloat6, kString, kInts, kStrings };
