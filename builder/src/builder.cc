@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 #include <thread>
 #include <unordered_set>
 
@@ -81,7 +82,11 @@ void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, Windo
   int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp<int>(threads, 1, static_cast<int>(todo.size()));
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  try {
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started and this one do the work.
+  }
   work();
   for (std::thread& t : pool) t.join();
   for (size_t i = 0; i < todo.size(); ++i) {
@@ -100,16 +105,38 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   // Launch records of ops in the window that started before it: look back,
   // newest chunks first, only as far as some are still missing.
   std::unordered_set<size_t> used(core.begin(), core.end());
+  // Correlation ids are handed out in call order, so a window's launches
+  // cover a dense range: a bitset over it answers "launched in a decoded
+  // chunk?" for every op at a bit per id.
+  uint32_t lo = UINT32_MAX, hi = 0;
   size_t apis = 0;
-  for (size_t c : core) apis += cache_[c]->tables.apis.size();
-  FlatMap launches(apis);
-  std::vector<uint32_t> missing;
   for (size_t c : core) {
-    const ApiTable& a = cache_[c]->tables.apis;
-    for (uint32_t r = 0; r < a.size(); ++r) launches.Insert(a.correlation[r], 1);
+    for (uint32_t id : cache_[c]->tables.apis.correlation) {
+      lo = std::min(lo, id);
+      hi = std::max(hi, id);
+      apis++;
+    }
   }
+  bool dense = apis > 0 && uint64_t{hi} - lo < 64 * uint64_t{apis} + (1u << 20);
+  std::vector<uint64_t> bits;
+  FlatMap sparse(dense ? 0 : apis);
+  if (dense) bits.assign((uint64_t{hi} - lo) / 64 + 1, 0);
+  for (size_t c : core) {
+    for (uint32_t id : cache_[c]->tables.apis.correlation) {
+      if (dense) {
+        bits[(id - lo) >> 6] |= uint64_t{1} << ((id - lo) & 63);
+      } else {
+        sparse.Insert(id, 1);
+      }
+    }
+  }
+  auto launched = [&](uint32_t id) {
+    if (dense) return id >= lo && id <= hi && (bits[(id - lo) >> 6] >> ((id - lo) & 63) & 1);
+    return sparse.Find(id) != FlatMap::kMissing;
+  };
+  std::unordered_set<uint32_t> missing;
   auto want = [&](uint64_t start, uint32_t correlation) {
-    if (w.Contains(start) && launches.Find(correlation) == FlatMap::kMissing) missing.push_back(correlation);
+    if (w.Contains(start) && !launched(correlation)) missing.insert(correlation);
   };
   for (size_t c : core) {
     const ActivityTables& t = cache_[c]->tables;
@@ -117,8 +144,6 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
     for (uint32_t r = 0; r < t.memcpys.size(); ++r) want(t.memcpys.start[r], t.memcpys.correlation[r]);
     for (uint32_t r = 0; r < t.memsets.size(); ++r) want(t.memsets.start[r], t.memsets.correlation[r]);
   }
-  std::sort(missing.begin(), missing.end());
-  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   if (!missing.empty()) {
     uint64_t from = w.start_ns > options_.launch_lookback_ns ? w.start_ns - options_.launch_lookback_ns : 0;
     std::vector<size_t> candidates = index_.ChunksEndingIn(from, w.start_ns);
@@ -131,10 +156,8 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
       Decode(step, kApis | kExternals | kCudaEvents, report);
       for (size_t c : step) {
         used.insert(c);
-        const ApiTable& a = cache_[c]->tables.apis;
-        for (uint32_t r = 0; r < a.size(); ++r) launches.Insert(a.correlation[r], 1);
+        for (uint32_t id : cache_[c]->tables.apis.correlation) missing.erase(id);
       }
-      std::erase_if(missing, [&](uint32_t c) { return launches.Find(c) != FlatMap::kMissing; });
     }
   }
   std::vector<size_t> order(used.begin(), used.end());

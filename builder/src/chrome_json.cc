@@ -246,7 +246,12 @@ class ChromeJsonRenderer : public TraceSink {
   }
 
   void WriteArg(const Arg& a) {
-    w_.Key(a.key);
+    if (a.foreign_key) {
+      w_.String(a.key);
+      w_.Char(':');
+    } else {
+      w_.Key(a.key);
+    }
     switch (a.type) {
       case Arg::Type::kInt: w_.Int(a.i()); break;
       case Arg::Type::kUint: w_.Uint(a.u()); break;

@@ -811,7 +811,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   // The application's own descriptions of this op (a collective's size, a
   // layer's shape), keyed the ways the recorder lets it key them.
   auto blobs = [&](format::MetadataKey kind, uint64_t key) {
-    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data));
+    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
   if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);

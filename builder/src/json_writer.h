@@ -35,17 +35,8 @@ class JsonWriter {
     Reserve(1);
     buf_[used_++] = c;
   }
-  // "key": -- most keys are gpucap's own plain ASCII and are copied as
-  // they are; any other goes through escaping.
+  // "key": for a key of gpucap's own (plain ASCII), copied as it is.
   void Key(std::string_view key) {
-    for (char c : key) {
-      unsigned char u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
-        String(key);
-        Char(':');
-        return;
-      }
-    }
     Reserve(key.size() + 3);
     char* p = buf_.data() + used_;
     *p++ = '"';

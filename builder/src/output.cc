@@ -16,6 +16,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -167,7 +168,11 @@ class GzipSink : public ByteSink {
     threads = std::max(threads, 1);
     max_in_flight_ = static_cast<size_t>(threads) * 2;
     options_.block_bytes = std::max<size_t>(options_.block_bytes, 4096);
-    for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+    try {
+      for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      // Fewer workers than asked; with none, Submit compresses inline.
+    }
   }
   ~GzipSink() override { Stop(); }
 
@@ -217,6 +222,12 @@ class GzipSink : public ByteSink {
   Status Submit() {
     Block* block = current_;
     current_ = nullptr;
+    if (workers_.empty()) {
+      block->ok = CompressMember(Resolve(options_.codec), options_.gzip_level, block->in, &block->out, &inline_);
+      block->done = true;
+      pending_.push_back(block);
+      return Drain(0);
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       queue_.push_back(block);
@@ -290,6 +301,7 @@ class GzipSink : public ByteSink {
   std::deque<Block*> pending_;  // submitted, not yet written
   bool stop_ = false;
   std::vector<std::thread> workers_;
+  Compressor inline_;  // when no worker could be started
 };
 
 bool EndsWith(const std::string& s, std::string_view suffix) {

@@ -209,10 +209,15 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       } catch (const std::regex_error& e) {
         return Bad(spec.text, std::string("bad regular expression: ") + e.what());
       }
-      for (const Range& r : ranges.ranges()) {
-        if (std::regex_match(r.name.begin(), r.name.end(), re)) {
-          out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1)});
+      try {
+        for (const Range& r : ranges.ranges()) {
+          if (std::regex_match(r.name.begin(), r.name.end(), re)) {
+            out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1)});
+          }
         }
+      } catch (const std::regex_error& e) {
+        // Backtracking limits: a pattern too costly for some range name.
+        return Bad(spec.text, std::string("matching failed: ") + e.what());
       }
       break;
     }

@@ -50,15 +50,23 @@ struct FlowEnd {
   FlowKind kind = FlowKind::kLaunch;
 };
 
-// A slice argument. Keys and values live as long as the call; renderers
-// escape both (most keys are gpucap's own literals). A tagged union:
+// A slice argument. Keys and values live as long as the call. Keys are
+// gpucap's own plain-ASCII literals, written as they are, unless marked
+// foreign (names from the application), which renderers escape. A tagged union:
 // slices carry a dozen of these and are made by the million.
 struct Arg {
   enum class Type : uint8_t { kInt, kUint, kDouble, kFloat6, kString, kInts, kStrings };
   std::string_view key;
   Type type = Type::kInt;
+  bool foreign_key = false;
 
   Arg() : Arg({}, Type::kInt) {}
+  // The key came from the recorded process and needs escaping.
+  Arg Foreign() const {
+    Arg a = *this;
+    a.foreign_key = true;
+    return a;
+  }
   int64_t i() const { return v_.i; }
   uint64_t u() const { return v_.u; }
   double d() const { return v_.d; }
