@@ -28,7 +28,7 @@ int RunBuild(const std::vector<std::string>& args) {
       ("lookback", po::value<std::string>(&lookback)->default_value("2s"),
        "how far before a window to look for launch records of its ops")
       ("threads,j", po::value<int>()->default_value(0), "decode and compression threads (0: one per core)")
-      ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (1-12)")
+      ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (ISA-L 0-3; libdeflate 1-12 where built without ISA-L)")
       ("list-windows", po::bool_switch(), "print the windows and exit");
   po::positional_options_description positional;
   positional.add("capture", 1);
