@@ -8,6 +8,10 @@
 #include <unordered_map>
 
 #include "flat_map.h"
+#include "flow_table.h"
+#include "name_table.h"
+#include "slice_order.h"
+#include "track_registry.h"
 #include "gpucap/format/cupti_layout.h"
 #include "names.h"
 #include "occupancy.h"
@@ -34,23 +38,8 @@ std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-constexpr uint32_t kOverheadPid = UINT32_MAX;  // Kineto's pid -1, kept inside uint32
-// Tids of tracks that are no OS thread or stream: above any Linux tid
-// (pid_max <= 2^22) and any stream id CUPTI hands out in practice.
-constexpr uint32_t kSyntheticTid = 0x40000000;
 constexpr uint64_t kDependencyFlowBase = 1ull << 52;
-constexpr uint32_t kStreamInvalid = UINT32_MAX;
 constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
-
-enum class RefKind : uint8_t {
-  kAnnotationSpan,  // first: encloses the ops it spans at equal times
-  kRange,
-  kApi,
-  kOp,
-  kOverhead,
-  kCudaEvent,
-  kMark,
-};
 
 enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync };
 
@@ -75,16 +64,6 @@ struct ApiRef {
   bool in_window;
 };
 
-struct SliceRef {
-  int64_t ts;
-  int64_t dur;
-  uint32_t track;
-  uint32_t index;
-  RefKind kind;
-  uint8_t depth;
-  uint32_t tie;
-};
-
 // A gpu_user_annotation span: one range's ops on one stream (per graph
 // replay for ranges that enclosed the capture, since those repeat).
 struct AnnotationSpan {
@@ -95,57 +74,12 @@ struct AnnotationSpan {
   uint8_t depth;
 };
 
-// Flow ends grouped by owner (op or API index), built from an edge list.
-class FlowTable {
- public:
-  void Add(uint32_t owner, FlowEnd f) { edges_.push_back({owner, f}); }
-  // A counting sort by owner: linear, and stable (ends keep insertion order).
-  void Build(size_t owners) {
-    begin_.assign(owners + 1, 0);
-    for (const auto& e : edges_) begin_[e.first + 1]++;
-    for (size_t i = 0; i < owners; ++i) begin_[i + 1] += begin_[i];
-    ends_.resize(edges_.size());
-    std::vector<uint32_t> at(begin_.begin(), begin_.end() - 1);
-    for (const auto& e : edges_) ends_[at[e.first]++] = e.second;
-    edges_.clear();
-    edges_.shrink_to_fit();
-  }
-  std::span<const FlowEnd> Of(uint32_t owner) const {
-    if (owner + 1 >= begin_.size()) return {};
-    return {ends_.data() + begin_[owner], begin_[owner + 1] - begin_[owner]};
-  }
-  size_t size() const { return ends_.size(); }
-
- private:
-  std::vector<std::pair<uint32_t, FlowEnd>> edges_;
-  std::vector<uint32_t> begin_;
-  std::vector<FlowEnd> ends_;
-};
-
-// Equal names get equal ids, so renderers can intern and cache escaping.
-class NameTable {
- public:
-  std::pair<uint32_t, std::string_view> Intern(std::string_view s) {
-    auto it = ids_.find(s);
-    if (it != ids_.end()) return {it->second, it->first};
-    store_.emplace_back(s);
-    std::string_view v = store_.back();
-    uint32_t id = static_cast<uint32_t>(store_.size());
-    ids_.emplace(v, id);
-    return {id, v};
-  }
-
- private:
-  std::deque<std::string> store_;
-  std::unordered_map<std::string_view, uint32_t> ids_;
-};
-
 class WindowJoin {
  public:
   WindowJoin(const CaptureIndex& index, const Window& window,
              std::span<const ActivityTables* const> parts, const JoinOptions& options,
              JoinStats* stats)
-      : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats) {}
+      : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), tracks_(index) {}
 
   Status Run(const DecodeStats& decode, TraceSink* sink);
 
@@ -157,18 +91,9 @@ class WindowJoin {
   void LinkFlows();
   void CollectAnnotationSpans();
   void CollectRefs();
-  void PackLanes();
   TraceHeader MakeHeader(const DecodeStats& decode);
-
-  // Tracks and processes.
-  uint32_t CpuProcess(uint32_t pid);
-  uint32_t GpuProcess(uint32_t device);
-  uint32_t OverheadProcess();
-  uint32_t ThreadTrack(uint32_t pid, uint32_t tid);
-  uint32_t StreamTrack(uint32_t device, uint32_t stream);
-  uint32_t SyntheticTrack(uint32_t process, const std::string& name, int64_t sort_index,
-                          Track::Kind kind = Track::Kind::kLane, uint32_t lane_of = 0);
-  uint32_t CounterTrack(uint32_t device, const std::string& name, const std::string& unit);
+  // Turns a ref back into the slice it stands for (args in args_).
+  void Describe(const SliceRef& r, Slice* s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
   std::pair<uint32_t, std::string_view> KernelName(const Op& op);
@@ -202,13 +127,7 @@ class WindowJoin {
   FlowTable op_flows_in_, op_flows_out_, api_flows_out_;
   std::vector<AnnotationSpan> spans_;
 
-  std::vector<Process> processes_;
-  std::vector<Track> tracks_;
-  std::map<uint32_t, uint32_t> cpu_processes_, gpu_processes_;
-  uint32_t overhead_process_ = kNone;
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> thread_tracks_, stream_tracks_;
-  std::map<std::pair<uint32_t, std::string>, uint32_t> counter_tracks_;
-  std::map<uint32_t, uint32_t> next_synthetic_tid_;  // per process
+  TrackRegistry tracks_;
   struct Counter {
     uint32_t track;
     int64_t ts;
@@ -239,111 +158,6 @@ class WindowJoin {
 };
 
 const ActivityTables& Part(std::span<const ActivityTables* const> parts, uint16_t p) { return *parts[p]; }
-
-// --- Tracks ---------------------------------------------------------------
-
-uint32_t WindowJoin::CpuProcess(uint32_t pid) {
-  auto it = cpu_processes_.find(pid);
-  if (it != cpu_processes_.end()) return it->second;
-  Process p;
-  p.kind = Process::Kind::kCpu;
-  p.pid = pid;
-  p.name = pid == idx_.pid() ? std::string(idx_.process_name()) : "process " + std::to_string(pid);
-  if (p.name.empty()) p.name = "process " + std::to_string(pid);
-  p.label = "CPU";
-  p.sort_index = pid;
-  processes_.push_back(p);
-  return cpu_processes_[pid] = static_cast<uint32_t>(processes_.size() - 1);
-}
-
-uint32_t WindowJoin::GpuProcess(uint32_t device) {
-  auto it = gpu_processes_.find(device);
-  if (it != gpu_processes_.end()) return it->second;
-  Process p;
-  p.kind = Process::Kind::kGpu;
-  p.pid = device;
-  p.name = std::string(idx_.process_name());
-  p.label = "GPU " + std::to_string(device);
-  p.sort_index = 5000000 + static_cast<int64_t>(device);
-  processes_.push_back(p);
-  return gpu_processes_[device] = static_cast<uint32_t>(processes_.size() - 1);
-}
-
-uint32_t WindowJoin::OverheadProcess() {
-  if (overhead_process_ != kNone) return overhead_process_;
-  Process p;
-  p.kind = Process::Kind::kOverhead;
-  p.pid = kOverheadPid;
-  p.name = "CUPTI overhead";
-  p.sort_index = 0x100000;
-  processes_.push_back(p);
-  return overhead_process_ = static_cast<uint32_t>(processes_.size() - 1);
-}
-
-uint32_t WindowJoin::ThreadTrack(uint32_t pid, uint32_t tid) {
-  auto key = std::pair{pid, tid};
-  auto it = thread_tracks_.find(key);
-  if (it != thread_tracks_.end()) return it->second;
-  Track t;
-  t.kind = Track::Kind::kThread;
-  t.id = static_cast<uint32_t>(tracks_.size());
-  t.process = CpuProcess(pid);
-  t.tid = tid;
-  std::string_view name = idx_.ThreadName(tid);
-  if (name.empty()) name = idx_.process_name();
-  t.name = "thread " + std::to_string(tid) + " (" + std::string(name) + ")";
-  t.sort_index = tid;
-  tracks_.push_back(t);
-  return thread_tracks_[key] = t.id;
-}
-
-uint32_t WindowJoin::StreamTrack(uint32_t device, uint32_t stream) {
-  auto key = std::pair{device, stream};
-  auto it = stream_tracks_.find(key);
-  if (it != stream_tracks_.end()) return it->second;
-  uint32_t id;
-  if (stream == kStreamInvalid) {
-    // Context and device syncs name no stream; Kineto draws them on tid
-    // int32(-1), which importers cannot hold.
-    id = SyntheticTrack(GpuProcess(device), "context sync", 0x7fffffff);
-  } else {
-    Track t;
-    t.kind = Track::Kind::kStream;
-    t.id = static_cast<uint32_t>(tracks_.size());
-    t.process = GpuProcess(device);
-    t.tid = stream;
-    t.name = "stream " + std::to_string(stream) + " ";  // Kineto's name, space included
-    t.sort_index = stream;
-    tracks_.push_back(t);
-    id = t.id;
-  }
-  return stream_tracks_[key] = id;
-}
-
-uint32_t WindowJoin::SyntheticTrack(uint32_t process, const std::string& name, int64_t sort_index,
-                                    Track::Kind kind, uint32_t lane_of) {
-  Track t;
-  t.kind = kind;
-  t.id = static_cast<uint32_t>(tracks_.size());
-  t.process = process;
-  auto [it, inserted] = next_synthetic_tid_.try_emplace(process, kSyntheticTid);
-  t.tid = it->second++;
-  t.lane_of = kind == Track::Kind::kLane ? lane_of : t.id;
-  t.name = name;
-  t.sort_index = sort_index;
-  tracks_.push_back(t);
-  return t.id;
-}
-
-uint32_t WindowJoin::CounterTrack(uint32_t device, const std::string& name, const std::string& unit) {
-  auto key = std::pair{device, name + " (" + unit + ")"};
-  auto it = counter_tracks_.find(key);
-  if (it != counter_tracks_.end()) return it->second;
-  uint32_t id = SyntheticTrack(GpuProcess(device), unit.empty() ? name : key.second, 0x7ffffff0,
-                               Track::Kind::kCounter);
-  tracks_[id].unit = unit;
-  return counter_tracks_[key] = id;
-}
 
 // --- Joins ----------------------------------------------------------------
 
@@ -585,7 +399,7 @@ void WindowJoin::CollectRefs() {
   for (uint32_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
     int64_t ts = Real(op.start);
-    AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), StreamTrack(op.device, op.stream), i,
+    AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), tracks_.StreamTrack(op.device, op.stream), i,
              RefKind::kOp, 0, op.correlation);
   }
   for (uint32_t i = 0; i < apis_.size(); ++i) {
@@ -597,13 +411,13 @@ void WindowJoin::CollectRefs() {
     int64_t ts = Real(t.start[a.row]);
     int64_t dur = t.end[a.row] >= t.start[a.row] ? Real(t.end[a.row]) - ts : 0;
     // A driver call made inside a runtime call nests inside it.
-    AddSlice(ts, std::max<int64_t>(dur, 0), ThreadTrack(pid, t.tid[a.row]), i, RefKind::kApi,
+    AddSlice(ts, std::max<int64_t>(dur, 0), tracks_.ThreadTrack(pid, t.tid[a.row]), i, RefKind::kApi,
              t.domain[a.row] == ApiDomain::kDriver ? 1 : 0, t.correlation[a.row]);
   }
   for (uint32_t i = 0; i < spans_.size(); ++i) {
     const AnnotationSpan& s = spans_[i];
     int64_t ts = Real(s.start);
-    AddSlice(ts, Real(s.end) - ts, StreamTrack(s.device, s.stream), i, RefKind::kAnnotationSpan, s.depth,
+    AddSlice(ts, Real(s.end) - ts, tracks_.StreamTrack(s.device, s.stream), i, RefKind::kAnnotationSpan, s.depth,
              s.range);
   }
   // Ranges starting in the window: push/pop on their thread, start/end (which
@@ -617,10 +431,10 @@ void WindowJoin::CollectRefs() {
     uint32_t i = static_cast<uint32_t>(it - ranges.begin());
     uint32_t track;
     if (it->push_pop) {
-      track = ThreadTrack(pid, it->os_tid);
+      track = tracks_.ThreadTrack(pid, it->os_tid);
     } else {
       if (start_end_track == kNone) {
-        start_end_track = SyntheticTrack(CpuProcess(pid), "NVTX start/end ranges", 0x7ffffff0);
+        start_end_track = tracks_.SyntheticTrack(tracks_.CpuProcess(pid), "NVTX start/end ranges", 0x7ffffff0);
       }
       track = start_end_track;
     }
@@ -632,26 +446,15 @@ void WindowJoin::CollectRefs() {
   for (uint32_t e : idx_.ranges().marks()) {
     const format::RangeEvent& m = events[e];
     if (!w_.Contains(m.timestamp_ns)) continue;
-    AddSlice(Real(m.timestamp_ns), -1, ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
+    AddSlice(Real(m.timestamp_ns), -1, tracks_.ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
   }
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const OverheadTable& o = parts_[pi]->overheads;
     for (uint32_t r = 0; r < o.size(); ++r) {
       if (!w_.Contains(o.start[r])) continue;
-      if (overhead_process_ == kNone) {
-        OverheadProcess();
-        thread_tracks_[{kOverheadPid, 0}] = static_cast<uint32_t>(tracks_.size());
-        Track t;
-        t.kind = Track::Kind::kThread;
-        t.id = static_cast<uint32_t>(tracks_.size());
-        t.process = overhead_process_;
-        t.tid = 0;
-        t.name = "CUPTI overhead";
-        tracks_.push_back(t);
-      }
       int64_t ts = Real(o.start[r]);
       row_refs_.push_back({pi, r});
-      AddSlice(ts, std::max<int64_t>(Real(o.end[r]) - ts, 0), thread_tracks_[{kOverheadPid, 0}],
+      AddSlice(ts, std::max<int64_t>(Real(o.end[r]) - ts, 0), tracks_.OverheadTrack(),
                static_cast<uint32_t>(row_refs_.size() - 1), RefKind::kOverhead, 0, o.overhead_kind[r]);
     }
     const CudaEventTable& ev = parts_[pi]->cuda_events;
@@ -660,7 +463,7 @@ void WindowJoin::CollectRefs() {
       if (t == 0 || !w_.Contains(t)) continue;
       uint32_t device = ev.device[r] != 0 ? ev.device[r] : DeviceOfContext(ev.context[r]);
       row_refs_.push_back({pi, r});
-      AddSlice(Real(t), 0, StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
+      AddSlice(Real(t), 0, tracks_.StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
                RefKind::kCudaEvent, 0, ev.correlation[r]);
     }
     const EnvironmentTable& env = parts_[pi]->environment;
@@ -670,17 +473,17 @@ void WindowJoin::CollectRefs() {
       uint32_t d = env.device[r];
       switch (env.kind[r]) {
         case 1:
-          counters_.push_back({CounterTrack(d, "SM clock", "MHz"), ts, double(env.sm_clock[r])});
-          counters_.push_back({CounterTrack(d, "memory clock", "MHz"), ts, double(env.memory_clock[r])});
+          counters_.push_back({tracks_.CounterTrack(d, "SM clock", "MHz"), ts, double(env.sm_clock[r])});
+          counters_.push_back({tracks_.CounterTrack(d, "memory clock", "MHz"), ts, double(env.memory_clock[r])});
           break;
         case 2:
-          counters_.push_back({CounterTrack(d, "GPU temperature", "C"), ts, double(env.temperature[r])});
+          counters_.push_back({tracks_.CounterTrack(d, "GPU temperature", "C"), ts, double(env.temperature[r])});
           break;
         case 3:
-          counters_.push_back({CounterTrack(d, "power", "W"), ts, env.power[r] / 1000.0});
+          counters_.push_back({tracks_.CounterTrack(d, "power", "W"), ts, env.power[r] / 1000.0});
           break;
         case 4:
-          counters_.push_back({CounterTrack(d, "fan speed", "%"), ts, double(env.fan_speed[r])});
+          counters_.push_back({tracks_.CounterTrack(d, "fan speed", "%"), ts, double(env.fan_speed[r])});
           break;
         default:
           break;
@@ -694,78 +497,13 @@ void WindowJoin::CollectRefs() {
     if (!w_.Contains(s.timestamp_ns)) continue;
     auto it = defs.find(s.id);
     if (it == defs.end()) continue;
-    counters_.push_back({CounterTrack(it->second->device_id, it->second->name, it->second->unit),
+    counters_.push_back({tracks_.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
                          Real(s.timestamp_ns), s.value});
   }
   std::stable_sort(counters_.begin(), counters_.end(), [](const Counter& a, const Counter& b) {
     return a.track != b.track ? a.track < b.track : a.ts < b.ts;
   });
   stats_.counters = counters_.size();
-}
-
-void WindowJoin::PackLanes() {
-  // By track (a counting sort), then each track by time; a track's slices
-  // mostly arrive in order already, so check before sorting.
-  {
-    std::vector<uint32_t> begin(tracks_.size() + 1, 0);
-    for (const SliceRef& r : refs_) begin[r.track + 1]++;
-    for (size_t i = 0; i < tracks_.size(); ++i) begin[i + 1] += begin[i];
-    std::vector<SliceRef> sorted(refs_.size());
-    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
-    for (const SliceRef& r : refs_) sorted[at[r.track]++] = r;
-    refs_.swap(sorted);
-    auto before = [](const SliceRef& a, const SliceRef& b) {
-      if (a.ts != b.ts) return a.ts < b.ts;
-      if (a.dur != b.dur) return a.dur > b.dur;
-      if (a.kind != b.kind) return a.kind < b.kind;
-      if (a.depth != b.depth) return a.depth < b.depth;
-      if (a.tie != b.tie) return a.tie < b.tie;
-      return a.index < b.index;
-    };
-    for (size_t t = 0; t < tracks_.size(); ++t) {
-      // Usually two sorted runs (ops, then the annotation spans over them).
-      auto first = refs_.begin() + begin[t], last = refs_.begin() + begin[t + 1];
-      auto run = std::is_sorted_until(first, last, before);
-      if (run == last) continue;
-      if (std::is_sorted(run, last, before)) {
-        std::inplace_merge(first, run, last, before);
-      } else {
-        std::sort(first, last, before);
-      }
-    }
-  }
-  // Each lane is a stack of open slice ends. A slice goes to the first lane
-  // where it nests (starts after the top ends, or ends within it).
-  std::vector<std::vector<int64_t>> lanes;
-  std::vector<uint32_t> lane_tracks;
-  for (size_t i = 0; i < refs_.size();) {
-    uint32_t track = refs_[i].track;
-    lanes.assign(1, {});
-    lane_tracks.assign(1, track);
-    for (; i < refs_.size() && refs_[i].track == track; ++i) {
-      SliceRef& r = refs_[i];
-      if (r.dur < 0) continue;  // instants nest anywhere
-      int64_t end = r.ts + r.dur;
-      size_t lane = 0;
-      for (;; ++lane) {
-        if (lane == lanes.size()) {
-          lanes.emplace_back();
-          const Track& parent = tracks_[track];
-          lane_tracks.push_back(SyntheticTrack(parent.process,
-                                               parent.name + " (overlap " + std::to_string(lane) + ")",
-                                               parent.sort_index, Track::Kind::kLane, track));
-          stats_.overflow_lanes++;
-        }
-        std::vector<int64_t>& stack = lanes[lane];
-        while (!stack.empty() && stack.back() <= r.ts) stack.pop_back();
-        if (stack.empty() || end <= stack.back()) {
-          stack.push_back(end);
-          break;
-        }
-      }
-      r.track = lane_tracks[lane];
-    }
-  }
 }
 
 // --- Names and arguments ----------------------------------------------------
@@ -984,44 +722,14 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   LinkFlows();
   CollectAnnotationSpans();
   CollectRefs();
-  PackLanes();
+  stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_);
 
-  // Canonical order: processes by sort index, tracks by process then sort
-  // index, lanes right after the track they relieve. Renumber so ids follow
-  // it and slices can be streamed track by track.
-  std::vector<uint32_t> process_order(processes_.size());
-  for (uint32_t i = 0; i < process_order.size(); ++i) process_order[i] = i;
-  std::sort(process_order.begin(), process_order.end(), [&](uint32_t a, uint32_t b) {
-    const Process& x = processes_[a];
-    const Process& y = processes_[b];
-    return std::tie(x.sort_index, x.pid, x.kind) < std::tie(y.sort_index, y.pid, y.kind);
-  });
-  std::vector<uint32_t> process_id(processes_.size());
-  for (uint32_t i = 0; i < process_order.size(); ++i) process_id[process_order[i]] = i;
-  std::vector<uint32_t> track_order(tracks_.size());
-  for (uint32_t i = 0; i < track_order.size(); ++i) track_order[i] = i;
-  auto key = [&](uint32_t id) {
-    const Track& t = tracks_[id];
-    const Track& base = t.kind == Track::Kind::kLane ? tracks_[t.lane_of] : t;
-    return std::tuple(process_id[t.process], base.kind == Track::Kind::kCounter, base.sort_index,
-                      base.tid, t.kind == Track::Kind::kLane, t.tid);
-  };
-  std::sort(track_order.begin(), track_order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
-  std::vector<uint32_t> track_id(tracks_.size());
-  for (uint32_t i = 0; i < track_order.size(); ++i) track_id[track_order[i]] = i;
-
-  TraceHeader header = MakeHeader(decode);
-  for (uint32_t p : process_order) header.processes.push_back(processes_[p]);
-  for (uint32_t t : track_order) {
-    Track track = tracks_[t];
-    track.id = track_id[t];
-    track.process = process_id[track.process];
-    track.lane_of = track_id[track.lane_of];
-    header.tracks.push_back(std::move(track));
-  }
+  // Renumber tracks into the order the trace lists them, and regroup the
+  // slices by the new ids (a counting sort keeps each track's slices in the
+  // time order packing left them in), unless already in order.
+  TrackRegistry::Ordered order = tracks_.Order();
+  const std::vector<uint32_t>& track_id = order.track_id;
   for (SliceRef& r : refs_) r.track = track_id[r.track];
-  // Regroup by the new ids (a counting sort keeps each track's slices in
-  // the time order packing left them in), unless already in order.
   {
     std::vector<uint32_t> at(tracks_.size() + 1, 0);
     for (const SliceRef& r : refs_) at[r.track + 1]++;
@@ -1038,18 +746,27 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   std::stable_sort(counters_.begin(), counters_.end(),
                    [](const Counter& a, const Counter& b) { return a.track < b.track; });
   stats_.slices = refs_.size();
-  // The header's counts are taken after every phase so they are complete.
-  for (auto& [name, value] : header.counts) {
-    for (auto& [n, v] : stats_.Named()) {
-      if (n == name) value = v;
-    }
-  }
 
+  TraceHeader header = MakeHeader(decode);
+  header.processes = std::move(order.processes);
+  header.tracks = std::move(order.tracks);
   GPUCAP_RETURN_IF_ERROR(sink->Begin(header));
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
-  const auto& events = idx_.capture().ranges;
   for (const SliceRef& r : refs_) {
     Slice s;
+    Describe(r, &s);
+    GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
+  }
+  for (const Counter& c : counters_) {
+    GPUCAP_RETURN_IF_ERROR(sink->AddCounter(CounterPoint{c.track, c.ts, c.value}));
+  }
+  return sink->End();
+}
+
+void WindowJoin::Describe(const SliceRef& r, Slice* out) {
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const auto& events = idx_.capture().ranges;
+  Slice& s = *out;
+  {
     s.track = r.track;
     s.ts_ns = r.ts;
     s.dur_ns = r.dur;
@@ -1168,12 +885,7 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
       }
     }
     s.args = args_.span();
-    GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
   }
-  for (const Counter& c : counters_) {
-    GPUCAP_RETURN_IF_ERROR(sink->AddCounter(CounterPoint{c.track, c.ts, c.value}));
-  }
-  return sink->End();
 }
 
 }  // namespace
