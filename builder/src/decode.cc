@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 
 #include "gpucap/format/activity_kind.h"
 
@@ -151,6 +152,13 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
     return plans.back();
   };
 
+  struct NameSlot {
+    uint64_t pointer = 0;
+    StringResolver::Resolution resolution;
+    bool valid = false;
+  };
+  std::array<NameSlot, 64> names{};
+
   size_t off = 0;
   while (off + 8 <= raw.size()) {
     uint32_t kind;
@@ -181,7 +189,13 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
         t.queued.push_back(r.U(Field::kQueued));
         t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
         uint64_t pointer = r.U(Field::kName);
-        StringResolver::Resolution name = strings_.Resolve(pointer, sequence);
+        // Kernels of a buffer repeat a few names: a small cache in front of
+        // the resolver's binary search.
+        NameSlot& slot = names[(pointer * 0x9e3779b97f4a7c15ull) >> 58];
+        if (slot.pointer != pointer || !slot.valid) {
+          slot = {pointer, strings_.Resolve(pointer, sequence), true};
+        }
+        StringResolver::Resolution name = slot.resolution;
         if (name.index == kNoString) stats->unresolved_names++;
         if (name.late) stats->late_names++;
         t.name_pointer.push_back(pointer);

@@ -138,6 +138,7 @@ class WindowJoin {
 
   NameTable names_;
   std::vector<uint32_t> kernel_name_ids_;  // capture string -> name id, 0: not yet
+  std::map<std::pair<bool, uint32_t>, std::pair<uint32_t, std::string_view>> api_names_;  // (driver, cbid)
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<uint32_t, std::string_view>> memcpy_names_;
 
   // Per-slice scratch: a fixed array, since pushing a dozen args per op
@@ -817,9 +818,11 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
           scratch_string_ = std::string(driver ? "driver" : "runtime") + " API cbid " + std::to_string(t.cbid[a.row]);
           api_name = scratch_string_;
         }
-        auto name = names_.Intern(api_name);
-        s.name_id = name.first;
-        s.name = name.second;
+        // Interning hashes the name; API names are few, so remember their ids.
+        std::pair<uint32_t, std::string_view>& cached = api_names_[{driver, t.cbid[a.row]}];
+        if (cached.first == 0) cached = names_.Intern(api_name);
+        s.name_id = cached.first;
+        s.name = cached.second;
         s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
         ApiArgs(a);
         s.flows_out = api_flows_out_.Of(r.index);

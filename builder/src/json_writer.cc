@@ -70,20 +70,80 @@ void AppendJsonString(std::string* out, std::string_view s) {
 }
 
 void JsonWriter::String(std::string_view s) {
+  // Plain strings (almost all) are copied straight in; others go through
+  // the escaper.
+  if (s.size() < 256) {
+    bool plain = true;
+    for (char c : s) plain &= Plain(static_cast<unsigned char>(c));
+    if (plain) {
+      Reserve(s.size() + 2);
+      char* p = buf_.data() + used_;
+      *p = '"';
+      std::memcpy(p + 1, s.data(), s.size());
+      p[s.size() + 1] = '"';
+      used_ += s.size() + 2;
+      return;
+    }
+  }
   scratch_.clear();
   AppendJsonString(&scratch_, s);
   Raw(scratch_);
 }
 
-// Integers and doubles need at most 32 characters; kSlack covers them.
-void JsonWriter::Int(int64_t v) {
-  Reserve(24);
-  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 24, v).ptr - buf_.data();
+namespace {
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+int Digits(uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
 }
 
+// Writes v's decimal digits ending at `end`, two at a time.
+void WriteDigits(char* end, uint64_t v) {
+  while (v >= 100) {
+    unsigned pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    *--end = kDigitPairs[pair + 1];
+    *--end = kDigitPairs[pair];
+  }
+  if (v >= 10) {
+    *--end = kDigitPairs[v * 2 + 1];
+    *--end = kDigitPairs[v * 2];
+  } else {
+    *--end = static_cast<char>('0' + v);
+  }
+}
+
+}  // namespace
+
+// Integers and doubles need at most 32 characters; kSlack covers them.
+// Traces are mostly small integers (ids, sizes, dimensions): formatted here
+// rather than through std::to_chars, which profiles showed as costly.
 void JsonWriter::Uint(uint64_t v) {
   Reserve(24);
-  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 24, v).ptr - buf_.data();
+  int n = Digits(v);
+  WriteDigits(buf_.data() + used_ + n, v);
+  used_ += n;
+}
+
+void JsonWriter::Int(int64_t v) {
+  if (v < 0) {
+    Char('-');
+    Uint(0 - static_cast<uint64_t>(v));
+  } else {
+    Uint(static_cast<uint64_t>(v));
+  }
 }
 
 void JsonWriter::Double(double v) {
@@ -102,13 +162,20 @@ void JsonWriter::Float6(double v) {
   }
   uint64_t bits;
   std::memcpy(&bits, &v, 8);
-  Float6Entry& e = float6_cache_[(bits * 0x9e3779b97f4a7c15ull) >> 52];
-  if (e.bits != bits) {
-    e.bits = bits;
-    e.len = static_cast<uint8_t>(std::to_chars(e.text, e.text + sizeof(e.text), v, std::chars_format::general, 6).ptr -
-                                 e.text);
+  // Two ways per set: the older of the two is replaced.
+  size_t set = ((bits * 0x9e3779b97f4a7c15ull) >> 52) * 2;
+  Float6Entry* e = &float6_cache_[set];
+  if (e->bits != bits) {
+    e = &float6_cache_[set + 1];
+    if (e->bits != bits) {
+      float6_cache_[set + 1] = float6_cache_[set];
+      e = &float6_cache_[set];
+      e->bits = bits;
+      e->len = static_cast<uint8_t>(
+          std::to_chars(e->text, e->text + sizeof(e->text), v, std::chars_format::general, 6).ptr - e->text);
+    }
   }
-  Raw(std::string_view(e.text, e.len));
+  Raw(std::string_view(e->text, e->len));
 }
 
 void JsonWriter::Micros(int64_t ns) {
@@ -121,7 +188,10 @@ void JsonWriter::Micros(int64_t ns) {
   Raw(std::string_view(d, 4));
 }
 
-void JsonWriter::Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, used_ + n + kSlack)); }
+void JsonWriter::Grow(size_t n) {
+  buf_.resize(std::max(buf_.size() * 2, used_ + n + kSlack));
+  capacity_ = buf_.size();
+}
 
 Status JsonWriter::Flush() {
   if (used_ == 0) return Status::Ok();

@@ -62,9 +62,9 @@ class JsonWriter {
 
  private:
   static constexpr size_t kSlack = 64;
-  static constexpr size_t kFloat6Cache = 4096;
+  static constexpr size_t kFloat6Cache = 8192;  // 4096 sets of 2
   void Reserve(size_t n) {
-    if (used_ + n + kSlack > buf_.size()) [[unlikely]] Grow(n);
+    if (used_ + n + kSlack > capacity_) [[unlikely]] Grow(n);
   }
   void Grow(size_t n);
 
@@ -80,6 +80,7 @@ class JsonWriter {
   ByteSink* sink_;
   size_t flush_bytes_;
   std::vector<char> buf_;  // sized ahead, reused; used_ bytes are written
+  size_t capacity_ = buf_.size();
   size_t used_ = 0;
   std::string scratch_;
 };
