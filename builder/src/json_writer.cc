@@ -132,6 +132,15 @@ void WriteDigits(char* end, uint64_t v) {
 // rather than through std::to_chars, which profiles showed as costly.
 void JsonWriter::Uint(uint64_t v) {
   Reserve(24);
+  if (v < 100) {  // device, context, stream, block sizes: most args
+    if (v < 10) {
+      buf_[used_++] = static_cast<char>('0' + v);
+    } else {
+      std::memcpy(buf_.data() + used_, kDigitPairs + v * 2, 2);
+      used_ += 2;
+    }
+    return;
+  }
   int n = Digits(v);
   WriteDigits(buf_.data() + used_ + n, v);
   used_ += n;
