@@ -91,6 +91,14 @@ const format::DeviceInfo* CaptureIndex::Device(uint32_t id) const {
   return nullptr;
 }
 
+uint32_t CaptureIndex::pid() const {
+  if (capture_.session && capture_.session->pid != 0) return capture_.session->pid;
+  for (const format::ThreadInfo& t : capture_.threads) {
+    if (t.pid != 0) return t.pid;
+  }
+  return 0x7fffffff;
+}
+
 std::string_view CaptureIndex::process_name() const {
   return capture_.session ? std::string_view(capture_.session->process_name) : std::string_view();
 }

@@ -641,5 +641,34 @@ TEST(Join, MetadataBlobsBecomeArgsOfTheirOps) {
   EXPECT_FALSE((*by_corr[2])["args"].has("Collective name"));
 }
 
+// A capture cut short (the recorder was killed): whatever frames survive
+// build into a valid trace that says what was lost.
+TEST(Join, ACutCaptureStillBuildsAndSaysWhatWasLost) {
+  Scene s;
+  for (int chunk = 0; chunk < 6; ++chunk) {
+    Scene::Ok(s.c().Push(1, kT0 + chunk * 100000, "step"));
+    for (int i = 0; i < 200; ++i) {
+      uint32_t corr = chunk * 1000 + i + 1;
+      s.Launch(corr, 1, kT0 + chunk * 100000 + i * 100, kT0 + chunk * 100000 + 50000 + i * 100,
+               kT0 + chunk * 100000 + 50050 + i * 100);
+    }
+    Scene::Ok(s.c().Pop(1, kT0 + chunk * 100000 + 90000));
+    Scene::Ok(s.c().EndChunk());
+  }
+  std::string path = s.Path();
+  std::string bytes = ReadFile(path);
+  for (size_t keep : {bytes.size() * 3 / 5, bytes.size() / 3, size_t{200}}) {
+    WriteFile(path, bytes.substr(0, keep));
+    Trace t = BuildOne(path);
+    ExpectImporterRules(t);
+    EXPECT_EQ(t.Count("clean shutdown"), 0);
+    EXPECT_GT(t.Count("bytes lost at the tail"), 0);
+    EXPECT_FALSE(t.root["gpucap"]["warnings"].items.empty());
+    if (keep > bytes.size() / 2) {
+      EXPECT_GT(t.Events("X", "kernel").size(), 200u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpucap::testing

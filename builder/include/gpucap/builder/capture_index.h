@@ -52,7 +52,9 @@ class CaptureIndex {
   const format::DeviceInfo* Device(uint32_t id) const;
   // Metadata blobs the application attached to `key` of `kind`, in file order.
   std::span<const format::MetadataBlob* const> Metadata(format::MetadataKey kind, uint64_t key) const;
-  uint32_t pid() const { return capture_.session ? capture_.session->pid : 0; }
+  // The recorded process: the session's pid, else a thread's, else a pid no
+  // device uses (GPU processes are numbered by device, from 0).
+  uint32_t pid() const;
   std::string_view process_name() const;
 
  private:
