@@ -4,6 +4,7 @@
 #include <array>
 #include <deque>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <unordered_map>
 
@@ -58,6 +59,16 @@ struct Op {
   const GraphIndex::Dependencies* deps = nullptr;
 };
 
+// NVTX as CUPTI reports it (MARKER records): instants, and start/end pairs
+// matched by id.
+struct MarkerRange {
+  uint64_t start, end;  // end == start for instants
+  uint32_t pid, tid;
+  uint32_t name, domain;  // capture strings
+  bool instant;
+  bool closed;
+};
+
 struct ApiRef {
   uint16_t part;
   uint32_t row;
@@ -91,6 +102,7 @@ class WindowJoin {
   void LinkFlows();
   void CollectAnnotationSpans();
   void CollectRefs();
+  void CollectMarkers();
   TraceHeader MakeHeader(const DecodeStats& decode);
   // Turns a ref back into the slice it stands for (args in args_).
   void Describe(const SliceRef& r, Slice* s);
@@ -126,6 +138,7 @@ class WindowJoin {
   std::vector<Op> ops_;
   FlowTable op_flows_in_, op_flows_out_, api_flows_out_;
   std::vector<AnnotationSpan> spans_;
+  std::vector<MarkerRange> markers_;
 
   TrackRegistry tracks_;
   struct Counter {
@@ -507,6 +520,40 @@ void WindowJoin::CollectRefs() {
   stats_.counters = counters_.size();
 }
 
+void WindowJoin::CollectMarkers() {
+  constexpr uint32_t kInstant = 1u << 0, kStart = 1u << 1, kEnd = 1u << 2;  // CUpti_ActivityFlag
+  std::map<uint32_t, size_t> open;  // marker id -> markers_ index
+  std::vector<std::tuple<uint64_t, uint16_t, uint32_t>> rows;  // by time: starts before their ends
+  for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
+    const MarkerTable& m = parts_[pi]->markers;
+    for (uint32_t r = 0; r < m.size(); ++r) rows.emplace_back(m.timestamp[r], pi, r);
+  }
+  std::sort(rows.begin(), rows.end());
+  for (auto [ts, pi, r] : rows) {
+    const MarkerTable& m = parts_[pi]->markers;
+    uint32_t pid = m.pid[r] != 0 ? m.pid[r] : idx_.pid();
+    if (m.flags[r] & kEnd) {
+      auto it = open.find(m.id[r]);
+      if (it == open.end()) continue;
+      markers_[it->second].end = std::max(ts, markers_[it->second].start);
+      markers_[it->second].closed = true;
+      open.erase(it);
+    } else if (m.flags[r] & (kStart | kInstant)) {
+      bool instant = (m.flags[r] & kInstant) != 0;
+      markers_.push_back({ts, ts, pid, m.tid[r], m.name[r], m.domain[r], instant, instant});
+      if (!instant) open[m.id[r]] = markers_.size() - 1;
+    }
+  }
+  for (uint32_t i = 0; i < markers_.size(); ++i) {
+    MarkerRange& mk = markers_[i];
+    if (!w_.Contains(mk.start)) continue;
+    if (!mk.closed) mk.end = std::max(mk.start, w_.end_ns);  // ends after what was decoded
+    int64_t ts = Real(mk.start);
+    AddSlice(ts, mk.instant ? -1 : Real(mk.end) - ts, tracks_.ThreadTrack(mk.pid, mk.tid), i, RefKind::kMarker, 0,
+             i);
+  }
+}
+
 // --- Names and arguments ----------------------------------------------------
 
 std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
@@ -723,6 +770,7 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   LinkFlows();
   CollectAnnotationSpans();
   CollectRefs();
+  CollectMarkers();
   stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_);
 
   // Renumber tracks into the order the trace lists them, and regroup the
@@ -861,6 +909,19 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         s.name = name.second;
         s.category = Category::kCpuInstant;
         args_.clear();
+        break;
+      }
+      case RefKind::kMarker: {
+        const MarkerRange& mk = markers_[r.index];
+        const auto& strings = idx_.capture().strings;
+        std::string_view text = mk.name < strings.size() ? std::string_view(strings[mk.name].def.text) : "NVTX marker";
+        auto name = names_.Intern(text);
+        s.name_id = name.first;
+        s.name = name.second;
+        s.category = mk.instant ? Category::kCpuInstant : Category::kUserAnnotation;
+        args_.clear();
+        if (mk.domain < strings.size()) args_.push_back(Arg::String("domain", strings[mk.domain].def.text));
+        if (!mk.closed) args_.push_back(Arg::String("end", "not in the decoded chunks"));
         break;
       }
       case RefKind::kOverhead: {

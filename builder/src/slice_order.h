@@ -21,6 +21,7 @@ enum class RefKind : uint8_t {
   kOverhead,
   kCudaEvent,
   kMark,
+  kMarker,  // a CUPTI MARKER record (NVTX seen by CUPTI)
 };
 
 // A slice before it is rendered: where and when, and what to render it from.

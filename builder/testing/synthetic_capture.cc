@@ -231,6 +231,22 @@ void SyntheticCapture::ExternalCorrelation(uint32_t correlation, uint64_t extern
   GPUCAP_SET(kCorrelationId, correlation);
 }
 
+void SyntheticCapture::Marker(uint32_t flags, uint64_t ts, uint32_t id, uint32_t tid, uint64_t name_pointer,
+                              uint64_t domain_pointer, uint32_t pid) {
+  uint32_t kind = static_cast<uint32_t>(ActivityKind::kMarker);
+  uint8_t* rec = Append(kind);
+  const format::RecordLayout& l = *layouts_->Find(kind);
+  GPUCAP_SET(kFlags, flags);
+  GPUCAP_SET(kTimestamp, ts);
+  GPUCAP_SET(kMarkerId, id);
+  GPUCAP_SET(kObjectKind, 2);  // thread
+  GPUCAP_SET(kObjectProcessId, pid);
+  GPUCAP_SET(kObjectThreadId, tid);
+  GPUCAP_SET(kName, name_pointer);
+  GPUCAP_SET(kDomain, domain_pointer);
+  See(ts, ts);
+}
+
 #undef GPUCAP_SET
 
 void SyntheticCapture::Raw(uint32_t kind, uint32_t size, uint64_t start) {

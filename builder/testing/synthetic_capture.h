@@ -94,6 +94,9 @@ class SyntheticCapture {
   void CudaEvent(const CudaEventRecord& r);
   void Overhead(const OverheadRecord& r);
   void ExternalCorrelation(uint32_t correlation, uint64_t external_id, uint32_t kind = 3);
+  // A MARKER record; flags as CUpti_ActivityFlag (1: instant, 2: start, 4: end).
+  void Marker(uint32_t flags, uint64_t ts, uint32_t id, uint32_t tid, uint64_t name_pointer,
+              uint64_t domain_pointer = 0, uint32_t pid = 4242);
   // Any record: `size` bytes with `kind` in front, e.g. a kind gpucap does
   // not decode. `start` counts toward the chunk's time span when nonzero.
   void Raw(uint32_t kind, uint32_t size, uint64_t start = 0);

@@ -641,6 +641,30 @@ TEST(Join, MetadataBlobsBecomeArgsOfTheirOps) {
   EXPECT_FALSE((*by_corr[2])["args"].has("Collective name"));
 }
 
+// NVTX that reached the capture as CUPTI MARKER records: start/end pairs
+// by id become ranges on their thread, instants become instants.
+TEST(Join, CuptiMarkersBecomeRangesAndInstants) {
+  Scene s;
+  Scene::Ok(s.c().String(0x10, "data loading"));
+  Scene::Ok(s.c().String(0x20, "checkpoint"));
+  Scene::Ok(s.c().String(0x30, "my domain"));
+  s.c().Marker(2, kT0 + 1000, 7, 9, 0x10, 0x30);
+  s.c().Marker(1, kT0 + 1500, 8, 9, 0x20);
+  s.Launch(1, 9, kT0 + 1200, kT0 + 5000, kT0 + 6000);
+  s.c().Marker(4, kT0 + 3000, 7, 9, 0);
+  Trace t = BuildOne(s.Path());
+  ExpectImporterRules(t);
+  auto ranges = t.Events("X", "user_annotation");
+  ASSERT_EQ(ranges.size(), 1u);
+  EXPECT_EQ((*ranges[0])["name"].text, "data loading");
+  EXPECT_EQ(Nanos((*ranges[0])["dur"]), 2000);
+  EXPECT_EQ((*ranges[0])["tid"].u(), 9u);
+  EXPECT_EQ((*ranges[0])["args"]["domain"].text, "my domain");
+  auto instants = t.Events("i", "cpu_instant_event");
+  ASSERT_EQ(instants.size(), 1u);
+  EXPECT_EQ((*instants[0])["name"].text, "checkpoint");
+}
+
 // A capture cut short (the recorder was killed): whatever frames survive
 // build into a valid trace that says what was lost.
 TEST(Join, ACutCaptureStillBuildsAndSaysWhatWasLost) {

@@ -11,7 +11,9 @@
 //     capturing thread then, so replays carry capture-time annotations;
 //   - per stream, each range spanning ops becomes a gpu_user_annotation slice;
 //   - syncs, overheads, CUDA events, ranges, marks and counters join as
-//     Kineto shows them; graph dependency arrows on request.
+//     Kineto shows them; graph dependency arrows on request;
+//   - NVTX seen by CUPTI (MARKER records) is drawn as ranges and instants;
+//     annotations come from the recorder's own range events, not from these.
 //
 // Rows are rendered in the window holding their start; rows outside it (the
 // lookback for launches) only answer lookups.
