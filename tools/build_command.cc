@@ -28,7 +28,9 @@ int RunBuild(const std::vector<std::string>& args) {
       ("lookback", po::value<std::string>(&lookback)->default_value("2s"),
        "how far before a window to look for launch records of its ops")
       ("threads,j", po::value<int>()->default_value(0), "decode and compression threads (0: one per core)")
-      ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (ISA-L 0-3; libdeflate 1-12 where built without ISA-L)")
+      ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (libdeflate 1-12, zlib 1-9, ISA-L 0-3)")
+      ("gzip-codec", po::value<std::string>()->default_value("libdeflate"),
+       "libdeflate (reproducible bytes) | isal (3-4x faster; same content, bytes may vary run to run) | zlib")
       ("list-windows", po::bool_switch(), "print the windows and exit");
   po::positional_options_description positional;
   positional.add("capture", 1);
@@ -45,6 +47,21 @@ int RunBuild(const std::vector<std::string>& args) {
   o.threads = vm["threads"].as<int>();
   o.output_options.threads = o.threads;
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
+  std::string codec = vm["gzip-codec"].as<std::string>();
+  if (codec == "libdeflate") {
+    o.output_options.codec = GzipCodec::kLibdeflate;
+  } else if (codec == "isal") {
+    o.output_options.codec = GzipCodec::kIsal;
+  } else if (codec == "zlib") {
+    o.output_options.codec = GzipCodec::kZlib;
+  } else {
+    std::cerr << "gpucap build: --gzip-codec '" << codec << "': expected libdeflate, isal or zlib\n";
+    return 2;
+  }
+  if (!GzipCodecAvailable(o.output_options.codec)) {
+    std::cerr << "gpucap build: this gpucap was built without ISA-L (libisal-dev)\n";
+    return 2;
+  }
   auto format = ParseOutputFormat(vm["format"].as<std::string>());
   if (!format.ok()) {
     std::cerr << "gpucap build: " << format.status().message() << "\n";

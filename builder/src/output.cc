@@ -102,14 +102,7 @@ struct Compressor {
   }
 };
 
-GzipCodec Resolve(GzipCodec codec) {
-  if (codec != GzipCodec::kDefault) return codec;
-#ifdef GPUCAP_HAVE_ISAL
-  return GzipCodec::kIsal;
-#else
-  return GzipCodec::kLibdeflate;
-#endif
-}
+GzipCodec Resolve(GzipCodec codec) { return codec == GzipCodec::kDefault ? GzipCodec::kLibdeflate : codec; }
 
 // One gzip member from `in`.
 bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, Compressor* state) {
@@ -118,8 +111,9 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
     level = std::clamp(level, 0, 3);
     static constexpr uint32_t kLevelBuf[] = {ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT,
                                              ISAL_DEF_LVL2_DEFAULT, ISAL_DEF_LVL3_DEFAULT};
-    state->isal_level_buf.resize(kLevelBuf[level]);
-    isal_zstream z;
+    // Cleared per block, so no block's compression depends on another's.
+    state->isal_level_buf.assign(kLevelBuf[level], 0);
+    isal_zstream z{};
     isal_deflate_init(&z);
     z.level = static_cast<uint32_t>(level);
     z.level_buf = state->isal_level_buf.data();
@@ -129,6 +123,7 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
     z.flush = NO_FLUSH;
     // Stored blocks bound the output; headers and trailer are small.
     out->Reserve(in.size + in.size / 16 + 1024);
+    std::memset(out->data.get(), 0, out->capacity);  // EXPERIMENT
     z.next_in = reinterpret_cast<uint8_t*>(in.data.get());
     z.avail_in = static_cast<uint32_t>(in.size);
     z.next_out = reinterpret_cast<uint8_t*>(out->data.get());
@@ -163,6 +158,7 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
 // and blocks are reused, which bounds memory whatever the trace's size.
 class GzipSink : public ByteSink {
  public:
+
   GzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& o) : inner_(std::move(inner)), options_(o) {
     int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(threads, 1);

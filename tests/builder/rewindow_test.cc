@@ -150,6 +150,7 @@ TEST(Rewindow, NvtxStepWindowsAnnotateEveryKernelGraphReplaysIncluded) {
   EXPECT_EQ(graph_kernels, 6u * 3 - 3) << "the last step's replay runs after its window";
 }
 
+// With the default gzip (libdeflate), down to the compressed bytes.
 TEST(Rewindow, SameCaptureAndWindowsGiveByteIdenticalTraces) {
   Scene s;
   Workload(s, 8, 30);

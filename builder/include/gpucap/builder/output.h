@@ -22,10 +22,13 @@ class ByteSink {
   virtual Status Close() = 0;
 };
 
-// Measured on this project's traces (bench/README.md): ISA-L's igzip level 1
-// about 2 GB/s per core at ratio ~19, libdeflate level 1 ~0.5 GB/s at ~22,
-// zlib level 1 ~0.25 GB/s at ~19. kDefault is ISA-L where gpucap was built
-// with it, else libdeflate.
+// Measured on this project's traces (bench/README.md): libdeflate level 1
+// ~0.5 GB/s per core at ratio ~22, zlib level 1 ~0.25 GB/s at ~19, ISA-L's
+// igzip level 1 ~2 GB/s at ~19. kDefault is libdeflate: the same trace
+// always gzips to the same bytes. ISA-L is 3-4x faster, but on this
+// project's machines the same block compressed in different runs
+// occasionally came out as different (equally valid) bytes, so traces
+// gzipped with it are identical only once decompressed.
 enum class GzipCodec { kDefault, kIsal, kLibdeflate, kZlib };
 // False for kIsal in a build without ISA-L.
 bool GzipCodecAvailable(GzipCodec codec);
