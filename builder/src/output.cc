@@ -123,7 +123,6 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
     z.flush = NO_FLUSH;
     // Stored blocks bound the output; headers and trailer are small.
     out->Reserve(in.size + in.size / 16 + 1024);
-    std::memset(out->data.get(), 0, out->capacity);  // EXPERIMENT
     z.next_in = reinterpret_cast<uint8_t*>(in.data.get());
     z.avail_in = static_cast<uint32_t>(in.size);
     z.next_out = reinterpret_cast<uint8_t*>(out->data.get());
