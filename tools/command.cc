@@ -10,6 +10,7 @@ const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       {"record", "run a program with the recorder injected: gpucap record -- CMD ARGS", RunRecord},
       {"info", "summarise a capture: process, devices, frames, records, damage", RunInfo},
+      {"build", "build traces (Kineto-compatible Chrome JSON) per window", RunBuild},
   };
   return commands;
 }

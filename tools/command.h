@@ -27,6 +27,7 @@ bool ParseArgs(const std::vector<std::string>& args, const char* usage,
 
 int RunInfo(const std::vector<std::string>& args);
 int RunRecord(const std::vector<std::string>& args);
+int RunBuild(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 

@@ -1,0 +1,104 @@
+// The builder's entry point: capture + window spec -> one trace per window.
+//
+//   auto index = CaptureIndex::Open("run.gpucap");
+//   BuildOptions o;
+//   o.window = "nvtx:ProfilerStep#\\d+";
+//   o.output = "trace.json.gz";
+//   auto report = BuildTraces(**index, o);   // trace.0-ProfilerStep#1.json.gz, ...
+//
+// Per window, only the chunks whose time span overlaps it are decoded (in
+// parallel), plus, when some op's launch record is missing, chunks ending
+// shortly before it (the lookback) with their launch records only. Decoded
+// chunks are kept while the next window can use them, so consecutive windows
+// decode each chunk about once, and memory follows the largest window, not
+// the capture.
+#ifndef GPUCAP_BUILDER_BUILDER_H_
+#define GPUCAP_BUILDER_BUILDER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpucap/builder/capture_index.h"
+#include "gpucap/builder/decode.h"
+#include "gpucap/builder/join.h"
+#include "gpucap/builder/output.h"
+#include "gpucap/builder/renderer.h"
+#include "gpucap/builder/trace_model.h"
+#include "gpucap/builder/window.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+struct BuildOptions {
+  std::string window = "all";
+  std::string select;  // e.g. "2,5-7"; empty keeps every window
+  std::string output;  // with several windows, ".<index>[-<label>]" goes before the extension
+  OutputFormat format = OutputFormat::kChromeJson;
+  JoinOptions join;
+  OutputOptions output_options;
+  // How far before a window launch records of its ops are looked for.
+  uint64_t launch_lookback_ns = 2'000'000'000;
+  int threads = 0;  // decode threads; 0: one per core
+};
+
+struct WindowReport {
+  Window window;
+  std::string path;
+  JoinStats join;
+  uint64_t chunks_used = 0;     // decoded chunks the window drew on
+  uint64_t chunks_decoded = 0;  // of those, decoded for it (not kept from the previous window)
+  uint64_t rows = 0;
+  uint64_t table_bytes = 0;     // decoded rows held while building it
+};
+
+struct BuildReport {
+  std::vector<WindowReport> windows;
+  std::vector<std::string> warnings;  // capture damage, skipped records, ...
+  uint64_t chunks_decoded = 0;
+  uint64_t peak_table_bytes = 0;
+};
+
+// Builds windows one after another, keeping decoded chunks between them.
+class Builder {
+ public:
+  Builder(const CaptureIndex& index, const BuildOptions& options);
+  ~Builder();
+
+  // The windows `options.window` and `options.select` yield.
+  Result<std::vector<Window>> Windows() const;
+
+  // Joins `window` into `sink` (Begin to End). Windows go fastest in start
+  // order.
+  Status BuildWindow(const Window& window, TraceSink* sink, WindowReport* report);
+
+  // The name written into the next traces (Kineto writes the file name).
+  void set_trace_name(std::string name) { options_.join.trace_name = std::move(name); }
+  // What decoding skipped or found damaged, over every chunk decoded so far.
+  const DecodeStats& decode_stats() const { return decoded_; }
+
+ private:
+  struct Cached;
+  void Evict(const Window& window, const std::vector<size_t>& core);
+  void Decode(const std::vector<size_t>& chunks, uint32_t families, WindowReport* report);
+
+  const CaptureIndex& index_;
+  BuildOptions options_;
+  std::map<size_t, std::unique_ptr<Cached>> cache_;
+  DecodeStats decoded_;
+};
+
+// Writes one file per window. Fails on the first window that cannot be
+// written; the report says what was written before.
+Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options);
+
+// Where window `w`'s trace goes: `output` itself when the spec yields one
+// window by nature (all, range:), else the index and label before the
+// extension: trace.json.gz -> trace.3-ProfilerStep#3.json.gz.
+std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window);
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_BUILDER_H_

@@ -1,0 +1,83 @@
+// A loaded capture with everything the builder derives from it once, whatever
+// windows are built later: the decoder for its CUPTI version, the clock map,
+// ranges, graph topology, the time extent, chunks by time, thread and device
+// lookups, and demangled kernel names.
+#ifndef GPUCAP_BUILDER_CAPTURE_INDEX_H_
+#define GPUCAP_BUILDER_CAPTURE_INDEX_H_
+
+#include <memory>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpucap/builder/clock.h"
+#include "gpucap/builder/decode.h"
+#include "gpucap/builder/graph.h"
+#include "gpucap/builder/ranges.h"
+#include "gpucap/builder/window.h"
+#include "gpucap/format/capture.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+class CaptureIndex {
+ public:
+  static Result<std::unique_ptr<CaptureIndex>> Open(const std::string& path);
+  static std::unique_ptr<CaptureIndex> FromCapture(format::Capture capture, std::string path);
+
+  const format::Capture& capture() const { return capture_; }
+  const std::string& path() const { return path_; }
+  const Decoder& decoder() const { return *decoder_; }
+  const ClockMap& clock() const { return *clock_; }
+  const RangeIndex& ranges() const { return *ranges_; }
+  const GraphIndex& graphs() const { return *graphs_; }
+  const CaptureExtent& extent() const { return extent_; }
+
+  // Chunks (indices into capture().chunks, ascending) holding a record that
+  // starts or ends in [start, end), judged by each chunk's time span; chunks
+  // without any timestamp are always included since nothing places them.
+  std::vector<size_t> ChunksOverlapping(uint64_t start, uint64_t end) const;
+  // Chunks whose span ends in [start, end), latest first: where launch
+  // records of ops in a window are looked for.
+  std::vector<size_t> ChunksEndingIn(uint64_t start, uint64_t end) const;
+
+  // The demangled text of a capture string. Not thread-safe: names are
+  // resolved while joining, one window at a time.
+  std::string_view KernelName(uint32_t string_index) const;
+  std::string_view ThreadName(uint32_t os_tid) const;
+  const format::DeviceInfo* Device(uint32_t id) const;
+  // Metadata blobs the application attached to `key` of `kind`, in file order.
+  std::span<const format::MetadataBlob* const> Metadata(format::MetadataKey kind, uint64_t key) const;
+  // The recorded process: the session's pid, else a thread's, else a pid no
+  // device uses (GPU processes are numbered by device, from 0).
+  uint32_t pid() const;
+  std::string_view process_name() const;
+
+ private:
+  CaptureIndex(format::Capture capture, std::string path);
+
+  format::Capture capture_;
+  std::string path_;
+  std::unique_ptr<Decoder> decoder_;
+  std::unique_ptr<ClockMap> clock_;
+  CaptureExtent extent_;
+  std::unique_ptr<RangeIndex> ranges_;
+  std::unique_ptr<GraphIndex> graphs_;
+  struct Span {
+    uint64_t first, last;  // earliest and latest timestamp in the chunk
+    size_t chunk;
+  };
+  std::vector<Span> spans_;  // chunks with timestamps
+  std::vector<size_t> untimed_;
+  std::unordered_map<uint32_t, std::string_view> thread_names_;
+  std::map<std::pair<format::MetadataKey, uint64_t>, std::vector<const format::MetadataBlob*>> metadata_;
+  mutable std::vector<std::optional<std::string>> demangled_;
+};
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_CAPTURE_INDEX_H_

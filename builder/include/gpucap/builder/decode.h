@@ -1,0 +1,94 @@
+// Decodes activity chunks (raw CUPTI buffers) into ActivityTables with the
+// record layouts of the CUPTI version that wrote the capture. Never includes
+// CUPTI: layouts come from gpucap/format/cupti_layout.h.
+//
+// Records are walked with the per-kind strides the recorder stored with each
+// chunk (then the layout's size, then the session's sizes). A kind gpucap has
+// no layout for is stepped over and counted; a record whose size nothing
+// tells ends the walk of its chunk, and the bytes after it are counted.
+#ifndef GPUCAP_BUILDER_DECODE_H_
+#define GPUCAP_BUILDER_DECODE_H_
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpucap/builder/strings.h"
+#include "gpucap/builder/tables.h"
+#include "gpucap/format/capture.h"
+#include "gpucap/format/cupti_layout.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+// Record families, to decode only some of a chunk (a lookback for launch
+// records needs no kernels).
+enum Family : uint32_t {
+  kKernels = 1u << 0,
+  kMemcpys = 1u << 1,
+  kMemsets = 1u << 2,
+  kApis = 1u << 3,
+  kExternals = 1u << 4,
+  kOverheads = 1u << 5,
+  kSyncs = 1u << 6,
+  kCudaEvents = 1u << 7,
+  kMarkers = 1u << 8,
+  kEnvironment = 1u << 9,
+  kAllFamilies = (1u << 10) - 1,
+};
+
+// What decoding found besides rows. Merged across chunks.
+struct DecodeStats {
+  uint64_t records = 0;                         // records walked
+  uint64_t chunks = 0;
+  std::map<uint32_t, uint64_t> skipped_kinds;   // kind -> records without a usable layout
+  uint64_t unwalkable_bytes = 0;                // after a record of unknown size
+  uint64_t unresolved_names = 0;                // string pointers never defined
+  uint64_t late_names = 0;                      // defined only after their chunk
+  uint64_t corrupt_chunks = 0;                  // failed to decompress or checksum
+  std::vector<std::string> problems;            // one line per bad chunk, file and offset
+
+  void Merge(const DecodeStats& other);
+};
+
+class Decoder {
+ public:
+  // Picks layouts for `capture`, which must outlive the decoder.
+  explicit Decoder(const format::Capture& capture);
+
+  // The CUPTI version records are decoded as, and a line for the person
+  // reading when that version has no table of its own.
+  uint32_t cupti_version() const { return version_; }
+  const std::string& version_warning() const { return version_warning_; }
+
+  // Decompresses chunk `index` of the capture and appends its rows of the
+  // families in `families` to `out`. A corrupt chunk is counted and
+  // described in `stats`, its rows skipped, and the call still succeeds:
+  // one bad buffer must not cost the whole trace. `scratch` is reused.
+  void DecodeChunk(size_t index, uint32_t families, ActivityTables* out, DecodeStats* stats,
+                   std::vector<uint64_t>* scratch) const;
+
+  // Walks raw CUPTI bytes of a chunk with sequence `sequence`.
+  void DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInfo& info, uint32_t sequence,
+                     uint32_t families, ActivityTables* out, DecodeStats* stats) const;
+
+  // Lines for a person about what was skipped, naming the CUPTI version.
+  std::vector<std::string> Describe(const DecodeStats& stats) const;
+
+ private:
+  const format::RecordLayout* LayoutFor(uint32_t kind, uint32_t stride) const;
+  uint32_t StrideFor(uint32_t kind, const format::ChunkInfo& info) const;
+
+  const format::Capture& capture_;
+  uint32_t version_ = 0;
+  const format::LayoutTable* table_ = nullptr;
+  std::string version_warning_;
+  std::map<uint32_t, uint32_t> session_sizes_;
+  StringResolver strings_;
+};
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_DECODE_H_

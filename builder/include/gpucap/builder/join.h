@@ -1,0 +1,72 @@
+// Join: turns the rows decoded for one window into a trace.
+//
+//   - a GPU op finds its launch through the correlation id (runtime or
+//     driver record), and so its CPU thread; a launch and its op drawn in
+//     the same window are tied by an "ac2g" flow, as Kineto draws them (a
+//     graph launch gets one flow per op it ran);
+//   - the ranges open on the launching thread at launch time annotate the
+//     op: the innermost as "annotation", the stack as "annotation stack";
+//   - a graph-replayed op goes from its node (an instantiation clone) back to
+//     the node created at capture time and takes the ranges open on the
+//     capturing thread then, so replays carry capture-time annotations;
+//   - per stream, each range spanning ops becomes a gpu_user_annotation slice;
+//   - syncs, overheads, CUDA events, ranges, marks and counters join as
+//     Kineto shows them; graph dependency arrows on request;
+//   - NVTX seen by CUPTI (MARKER records) is drawn as ranges and instants;
+//     annotations come from the recorder's own range events, not from these.
+//
+// Rows are rendered in the window holding their start; rows outside it (the
+// lookback for launches) only answer lookups.
+#ifndef GPUCAP_BUILDER_JOIN_H_
+#define GPUCAP_BUILDER_JOIN_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpucap/builder/capture_index.h"
+#include "gpucap/builder/decode.h"
+#include "gpucap/builder/tables.h"
+#include "gpucap/builder/trace_model.h"
+#include "gpucap/builder/window.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+struct JoinOptions {
+  bool graph_dependencies = false;  // node -> node arrows inside graph replays
+  std::string trace_name;           // written as the trace's name
+};
+
+// What one window's join did, for the trace's metadata and the report.
+struct JoinStats {
+  uint64_t gpu_ops = 0;
+  uint64_t api_calls = 0;
+  uint64_t ranges = 0;
+  uint64_t slices = 0;                  // handed to the sink
+  uint64_t flows = 0;
+  uint64_t counters = 0;
+  uint64_t ops_without_launch = 0;      // no runtime/driver record found
+  uint64_t launches_in_other_windows = 0;
+  uint64_t ops_without_timestamps = 0;  // CUPTI wrote 0 (its device buffer ran short)
+  uint64_t ops_without_end = 0;         // end before start (cut by a forced flush)
+  uint64_t graph_ops = 0;
+  uint64_t graph_ops_without_node = 0;  // replayed op whose capture-time node is unknown
+  uint64_t annotated_ops = 0;
+  uint64_t overflow_lanes = 0;          // tracks added for partially overlapping slices
+
+  std::vector<std::pair<std::string, uint64_t>> Named() const;
+};
+
+// Joins `window` from `parts` (decoded chunks, in chunk order) and streams it
+// into `sink`, from Begin to End. `decode` describes what decoding skipped,
+// for the trace's metadata.
+Status JoinWindow(const CaptureIndex& index, const Window& window,
+                  std::span<const ActivityTables* const> parts, const DecodeStats& decode,
+                  const JoinOptions& options, TraceSink* sink, JoinStats* stats);
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_JOIN_H_

@@ -1,0 +1,58 @@
+// Where rendered bytes go. Traces are streamed: a renderer appends as it
+// goes and nothing holds the whole trace. A file appears under its name only
+// once closed successfully (it is written beside it, then renamed), so a
+// failed build never leaves a truncated trace that looks complete.
+#ifndef GPUCAP_BUILDER_OUTPUT_H_
+#define GPUCAP_BUILDER_OUTPUT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual Status Append(std::string_view bytes) = 0;
+  // Completes the output. A sink destroyed without Close leaves nothing.
+  virtual Status Close() = 0;
+};
+
+// Measured on this project's traces (bench/README.md): libdeflate level 1
+// ~0.5 GB/s per core at ratio ~22, zlib level 1 ~0.25 GB/s at ~19, ISA-L's
+// igzip level 1 ~2 GB/s at ~19. kDefault is libdeflate: the same trace
+// always gzips to the same bytes. ISA-L is 3-4x faster, but on this
+// project's machines the same block compressed in different runs
+// occasionally came out as different (equally valid) bytes, so traces
+// gzipped with it are identical only once decompressed.
+enum class GzipCodec { kDefault, kIsal, kLibdeflate, kZlib };
+// False for kIsal in a build without ISA-L.
+bool GzipCodecAvailable(GzipCodec codec);
+
+struct OutputOptions {
+  // gzip for paths ending in ".gz". The stream is cut into blocks compressed
+  // independently on `threads` threads and written as concatenated gzip
+  // members, which every gzip reader (and Perfetto) reads as one stream.
+  int gzip_level = 1;  // the codec's own scale: ISA-L 0-3, libdeflate 1-12, zlib 1-9
+  GzipCodec codec = GzipCodec::kDefault;
+  size_t block_bytes = 1 << 20;
+  int threads = 0;  // 0: one per core
+};
+
+// A file at `path`, gzipped when the name ends in ".gz".
+Result<std::unique_ptr<ByteSink>> OpenOutput(const std::string& path, const OutputOptions& options = {});
+
+// Plain file, written to `path`.tmp and renamed on Close.
+Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path);
+// Compresses into `inner`.
+std::unique_ptr<ByteSink> NewGzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& options);
+// Appends to a string (tests, tools that post-process).
+std::unique_ptr<ByteSink> NewStringSink(std::string* out);
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_OUTPUT_H_

@@ -1,0 +1,174 @@
+// What a join produces, independent of any output format: processes, tracks
+// (lanes), slices on tracks with arguments and flow ends, counter points, and
+// the trace's metadata. A renderer (Chrome JSON, Perfetto) is a TraceSink:
+// the join announces every process and track in Begin, then streams slices
+// track by track, each track's slices by start time (enclosing slice first),
+// then counters, then End. Slices on one track nest properly; the join moves
+// slices that would partially overlap to sibling lanes first.
+//
+// Every string_view handed to a sink lives until the call returns; a sink
+// that needs one later copies it.
+#ifndef GPUCAP_BUILDER_TRACE_MODEL_H_
+#define GPUCAP_BUILDER_TRACE_MODEL_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpucap/format/model.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+// Kineto's categories, plus gpucap's own for what Kineto does not show.
+enum class Category : uint8_t {
+  kKernel,
+  kGpuMemcpy,
+  kGpuMemset,
+  kCudaRuntime,
+  kCudaDriver,
+  kCudaSync,
+  kGpuUserAnnotation,
+  kUserAnnotation,
+  kOverhead,
+  kCpuInstant,
+  kCudaEvent,
+};
+std::string_view CategoryName(Category c);
+
+enum class FlowKind : uint8_t {
+  kLaunch,           // CPU launch -> GPU op: Kineto's "ac2g"
+  kGraphDependency,  // graph node -> dependent node
+};
+std::string_view FlowKindName(FlowKind k);
+
+struct FlowEnd {
+  uint64_t id = 0;  // unique per kind within a trace, below 2^53
+  FlowKind kind = FlowKind::kLaunch;
+};
+
+// A slice argument. Keys and values live as long as the call. Keys are
+// gpucap's own plain-ASCII literals, written as they are, unless marked
+// foreign (names from the application), which renderers escape. A tagged union:
+// slices carry a dozen of these and are made by the million.
+struct Arg {
+  enum class Type : uint8_t { kInt, kUint, kDouble, kFloat6, kString, kInts, kStrings };
+  std::string_view key;
+  Type type = Type::kInt;
+  bool foreign_key = false;
+
+  Arg() : Arg({}, Type::kInt) {}
+  // The key came from the recorded process and needs escaping.
+  Arg Foreign() const {
+    Arg a = *this;
+    a.foreign_key = true;
+    return a;
+  }
+  int64_t i() const { return v_.i; }
+  uint64_t u() const { return v_.u; }
+  double d() const { return v_.d; }
+  std::string_view s() const { return {static_cast<const char*>(v_.p), n_}; }
+  std::span<const int64_t> ints() const { return {static_cast<const int64_t*>(v_.p), n_}; }
+  std::span<const std::string_view> strings() const { return {static_cast<const std::string_view*>(v_.p), n_}; }
+
+  static Arg Int(std::string_view k, int64_t v) { Arg a(k, Type::kInt); a.v_.i = v; return a; }
+  static Arg Uint(std::string_view k, uint64_t v) { Arg a(k, Type::kUint); a.v_.u = v; return a; }
+  static Arg Double(std::string_view k, double v) { Arg a(k, Type::kDouble); a.v_.d = v; return a; }
+  // A float shown with 6 significant digits, as Kineto prints its floats.
+  static Arg Float6(std::string_view k, double v) { Arg a(k, Type::kFloat6); a.v_.d = v; return a; }
+  static Arg String(std::string_view k, std::string_view v) { return Arg(k, Type::kString, v.data(), v.size()); }
+  static Arg Ints(std::string_view k, std::span<const int64_t> v) { return Arg(k, Type::kInts, v.data(), v.size()); }
+  static Arg Strings(std::string_view k, std::span<const std::string_view> v) {
+    return Arg(k, Type::kStrings, v.data(), v.size());
+  }
+
+ private:
+  Arg(std::string_view k, Type t, const void* p = nullptr, size_t n = 0) : key(k), type(t), n_(n) { v_.p = p; }
+  union {
+    int64_t i;
+    uint64_t u;
+    double d;
+    const void* p;
+  } v_;
+  size_t n_ = 0;
+};
+static_assert(sizeof(Arg) <= 40);
+
+struct Process {
+  enum class Kind : uint8_t { kCpu, kGpu, kOverhead };
+  Kind kind = Kind::kCpu;
+  uint32_t pid = 0;       // OS pid for CPU processes, device id for GPUs (as Kineto)
+  std::string name;
+  std::string label;      // "CPU", "GPU 0"
+  int64_t sort_index = 0;
+};
+
+struct Track {
+  enum class Kind : uint8_t { kThread, kStream, kLane, kCounter };
+  Kind kind = Kind::kThread;
+  uint32_t id = 0;        // index in TraceHeader::tracks
+  uint32_t process = 0;   // index in TraceHeader::processes
+  uint32_t tid = 0;       // unique within the process: OS tid, stream id, or synthetic
+  uint32_t lane_of = 0;   // for kLane: the track whose overlapping slices it takes
+  std::string name;
+  int64_t sort_index = 0;
+  std::string unit;       // counters
+};
+
+struct Slice {
+  uint32_t track = 0;
+  int64_t ts_ns = 0;      // CLOCK_REALTIME ns
+  int64_t dur_ns = 0;     // < 0: an instant
+  std::string_view name;
+  uint32_t name_id = 0;   // equal names share an id (for interning); 0: none
+  Category category = Category::kKernel;
+  std::span<const Arg> args;
+  std::span<const FlowEnd> flows_out;  // flows this slice starts
+  std::span<const FlowEnd> flows_in;   // flows this slice ends
+  bool instant() const { return dur_ns < 0; }
+};
+
+struct CounterPoint {
+  uint32_t track = 0;
+  int64_t ts_ns = 0;
+  double value = 0;
+};
+
+struct TraceHeader {
+  int64_t base_time_ns = 0;     // timestamps are written relative to it
+  std::string trace_name;
+  // What Kineto writes at the top.
+  std::vector<format::DeviceInfo> devices;
+  int32_t cuda_driver_version = 0;
+  int32_t cuda_runtime_version = 0;
+  uint32_t cupti_version = 0;
+  int32_t rank = -1, local_rank = -1, world_size = -1;
+  // The window this trace is, in realtime ns.
+  uint32_t window_index = 0;
+  std::string window_label;
+  int64_t window_start_ns = 0, window_end_ns = 0;
+  std::string capture_path;
+  std::string host;
+  // Counts for a person judging the trace: drops, damage, joins that failed.
+  std::vector<std::pair<std::string, uint64_t>> counts;
+  std::vector<std::string> warnings;
+  std::vector<Process> processes;
+  std::vector<Track> tracks;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual Status Begin(const TraceHeader& header) = 0;
+  virtual Status AddSlice(const Slice& slice) = 0;
+  virtual Status AddCounter(const CounterPoint& point) = 0;
+  // Flushes and closes the output; nothing may follow.
+  virtual Status End() = 0;
+};
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_TRACE_MODEL_H_

@@ -1,0 +1,80 @@
+// Windows are chosen when a trace is built, not when it was recorded:
+//
+//   all                  the whole capture
+//   marks                the recorder's window marks: open/close pairs by id,
+//                        and the spans between instant marks
+//   range:START:END      absolute CUPTI ns, or relative to the capture's start
+//                        with a sign and a unit: +1.5s:+2s, +250ms:+300ms
+//   every:DURATION       back-to-back windows of DURATION (e.g. 100ms)
+//   nvtx:REGEX           one window per NVTX/API range whose whole name matches
+//                        (ECMAScript regex), e.g. nvtx:ProfilerStep#\d+
+//
+// A window is [start, end) in CUPTI ns; a row belongs to the window holding
+// its start. A selection ("2,5-7") keeps some windows by index.
+#ifndef GPUCAP_BUILDER_WINDOW_H_
+#define GPUCAP_BUILDER_WINDOW_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucap/builder/ranges.h"
+#include "gpucap/format/capture.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+struct Window {
+  uint32_t index = 0;  // position among all windows the spec yields
+  std::string label;   // mark label or range name; empty for range/every
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  bool Contains(uint64_t t) const { return t >= start_ns && t < end_ns; }
+  bool operator==(const Window&) const = default;
+};
+
+// A time in a spec: absolute ns, or ns after the capture's start.
+struct SpecTime {
+  bool relative = false;
+  uint64_t ns = 0;
+};
+
+struct WindowSpec {
+  enum class Kind { kAll, kMarks, kRange, kEvery, kNvtx };
+  Kind kind = Kind::kAll;
+  SpecTime start, end;   // kRange
+  uint64_t every_ns = 0; // kEvery
+  std::string pattern;   // kNvtx
+  std::string text;      // as given
+};
+
+Result<WindowSpec> ParseWindowSpec(std::string_view text);
+
+// "1.5s", "250ms", "10us", "42ns", "42" (ns) -> ns. Exact for decimal input.
+Result<uint64_t> ParseDuration(std::string_view text);
+
+// "2,5-7" -> {2, 5, 6, 7}; sorted, without duplicates.
+Result<std::vector<uint32_t>> ParseSelection(std::string_view text);
+
+// The span of everything timed in a capture: activity chunks, ranges, graph
+// events, marks, the session's start and the trailer's end.
+struct CaptureExtent {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;  // inclusive: the latest timestamp seen
+};
+CaptureExtent ComputeExtent(const format::Capture& capture);
+
+// The windows `spec` yields for a capture, by start time (ties: longer
+// first), indexed 0, 1, ...
+Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format::Capture& capture,
+                                           const CaptureExtent& extent, const RangeIndex& ranges);
+
+// Keeps the windows whose index is in `selection` (all when empty); an index
+// past the last window is an error.
+Result<std::vector<Window>> SelectWindows(std::vector<Window> windows,
+                                          const std::vector<uint32_t>& selection);
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_WINDOW_H_

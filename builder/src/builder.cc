@@ -1,0 +1,250 @@
+#include "gpucap/builder/builder.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <system_error>
+#include <thread>
+#include <unordered_set>
+
+#include "flat_map.h"
+
+namespace gpucap::builder {
+
+struct Builder::Cached {
+  uint32_t families = 0;
+  ActivityTables tables;
+  DecodeStats stats;
+};
+
+Builder::Builder(const CaptureIndex& index, const BuildOptions& options) : index_(index), options_(options) {}
+Builder::~Builder() = default;
+
+Result<std::vector<Window>> Builder::Windows() const {
+  auto spec = ParseWindowSpec(options_.window);
+  if (!spec.ok()) return spec.status();
+  auto windows = ResolveWindows(*spec, index_.capture(), index_.extent(), index_.ranges());
+  if (!windows.ok()) return windows.status();
+  std::vector<uint32_t> selection;
+  if (!options_.select.empty()) {
+    auto s = ParseSelection(options_.select);
+    if (!s.ok()) return s.status();
+    selection = *s;
+  }
+  return SelectWindows(std::move(windows).value(), selection);
+}
+
+void Builder::Evict(const Window& w, const std::vector<size_t>& core) {
+  // Windows come in start order: a chunk that ended before this window's
+  // lookback can serve no later window. Chunks only the lookback may still
+  // need keep their launch records and drop the rest.
+  uint64_t horizon = w.start_ns > options_.launch_lookback_ns ? w.start_ns - options_.launch_lookback_ns : 0;
+  std::unordered_set<size_t> keep(core.begin(), core.end());
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    const format::ChunkInfo& info = index_.capture().chunks[it->first].info;
+    uint64_t last = std::max({info.min_start_ns, info.max_start_ns, info.max_end_ns});
+    if (keep.count(it->first)) {
+      ++it;
+    } else if (last >= horizon && last != 0) {
+      Cached& c = *it->second;
+      c.families &= kApis | kExternals | kCudaEvents;
+      ActivityTables lean;
+      lean.apis = std::move(c.tables.apis);
+      lean.externals = std::move(c.tables.externals);
+      lean.cuda_events = std::move(c.tables.cuda_events);
+      c.tables = std::move(lean);
+      ++it;
+    } else {
+      it = cache_.erase(it);
+    }
+  }
+}
+
+void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, WindowReport* report) {
+  std::vector<size_t> todo;
+  for (size_t c : chunks) {
+    auto it = cache_.find(c);
+    if (it == cache_.end() || (it->second->families & families) != families) todo.push_back(c);
+  }
+  if (todo.empty()) return;
+  std::vector<std::unique_ptr<Cached>> out(todo.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    std::vector<uint64_t> scratch;
+    for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
+      auto c = std::make_unique<Cached>();
+      c->families = families;
+      index_.decoder().DecodeChunk(todo[i], families, &c->tables, &c->stats, &scratch);
+      out[i] = std::move(c);
+    }
+  };
+  int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::clamp<int>(threads, 1, static_cast<int>(todo.size()));
+  std::vector<std::thread> pool;
+  try {
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started and this one do the work.
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < todo.size(); ++i) {
+    decoded_.Merge(out[i]->stats);
+    cache_[todo[i]] = std::move(out[i]);
+  }
+  report->chunks_decoded += todo.size();
+}
+
+Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* report) {
+  report->window = w;
+  std::vector<size_t> core = index_.ChunksOverlapping(w.start_ns, w.end_ns);
+  Evict(w, core);
+  Decode(core, kAllFamilies, report);
+
+  // Launch records of ops in the window that started before it: look back,
+  // newest chunks first, only as far as some are still missing.
+  std::unordered_set<size_t> used(core.begin(), core.end());
+  // Correlation ids are handed out in call order, so a window's launches
+  // cover a dense range: a bitset over it answers "launched in a decoded
+  // chunk?" for every op at a bit per id.
+  uint32_t lo = UINT32_MAX, hi = 0;
+  size_t apis = 0;
+  for (size_t c : core) {
+    for (uint32_t id : cache_[c]->tables.apis.correlation) {
+      lo = std::min(lo, id);
+      hi = std::max(hi, id);
+      apis++;
+    }
+  }
+  bool dense = apis > 0 && uint64_t{hi} - lo < 64 * uint64_t{apis} + (1u << 20);
+  std::vector<uint64_t> bits;
+  FlatMap sparse(dense ? 0 : apis);
+  if (dense) bits.assign((uint64_t{hi} - lo) / 64 + 1, 0);
+  for (size_t c : core) {
+    for (uint32_t id : cache_[c]->tables.apis.correlation) {
+      if (dense) {
+        bits[(id - lo) >> 6] |= uint64_t{1} << ((id - lo) & 63);
+      } else {
+        sparse.Insert(id, 1);
+      }
+    }
+  }
+  auto launched = [&](uint32_t id) {
+    if (dense) return id >= lo && id <= hi && (bits[(id - lo) >> 6] >> ((id - lo) & 63) & 1);
+    return sparse.Find(id) != FlatMap::kMissing;
+  };
+  std::unordered_set<uint32_t> missing;
+  auto want = [&](uint64_t start, uint32_t correlation) {
+    if (w.Contains(start) && !launched(correlation)) missing.insert(correlation);
+  };
+  for (size_t c : core) {
+    const ActivityTables& t = cache_[c]->tables;
+    for (uint32_t r = 0; r < t.kernels.size(); ++r) want(t.kernels.start[r], t.kernels.correlation[r]);
+    for (uint32_t r = 0; r < t.memcpys.size(); ++r) want(t.memcpys.start[r], t.memcpys.correlation[r]);
+    for (uint32_t r = 0; r < t.memsets.size(); ++r) want(t.memsets.start[r], t.memsets.correlation[r]);
+  }
+  if (!missing.empty()) {
+    uint64_t from = w.start_ns > options_.launch_lookback_ns ? w.start_ns - options_.launch_lookback_ns : 0;
+    std::vector<size_t> candidates = index_.ChunksEndingIn(from, w.start_ns);
+    size_t batch = std::max<size_t>(1, options_.threads > 0 ? options_.threads : std::thread::hardware_concurrency());
+    for (size_t i = 0; i < candidates.size() && !missing.empty(); i += batch) {
+      std::vector<size_t> step;
+      for (size_t j = i; j < std::min(candidates.size(), i + batch); ++j) {
+        if (!used.count(candidates[j])) step.push_back(candidates[j]);
+      }
+      Decode(step, kApis | kExternals | kCudaEvents, report);
+      for (size_t c : step) {
+        used.insert(c);
+        for (uint32_t id : cache_[c]->tables.apis.correlation) missing.erase(id);
+      }
+    }
+  }
+  std::vector<size_t> order(used.begin(), used.end());
+  std::sort(order.begin(), order.end());
+  std::vector<const ActivityTables*> parts;
+  DecodeStats decode;
+  for (size_t c : order) {
+    const Cached& cached = *cache_[c];
+    parts.push_back(&cached.tables);
+    decode.Merge(cached.stats);
+    report->rows += cached.tables.rows();
+    report->table_bytes += cached.tables.memory_bytes();
+  }
+  report->chunks_used = parts.size();
+  Status s = JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join);
+  // A window's join allocates and frees hundreds of MB in large blocks;
+  // hand them back so the next window does not stack on top of them.
+  malloc_trim(0);
+  return s;
+}
+
+namespace {
+
+std::string Sanitize(std::string_view label) {
+  std::string s;
+  for (char c : label.substr(0, 80)) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '#';
+    s.push_back(ok ? c : '_');
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window) {
+  if (one_window) return output;
+  size_t slash = output.find_last_of('/');
+  size_t base = slash == std::string::npos ? 0 : slash + 1;
+  size_t dot = output.find('.', base);
+  for (std::string_view ext : {".json.gz", ".json", ".pftrace.gz", ".pftrace", ".gz"}) {
+    if (output.size() >= ext.size() + base &&
+        output.compare(output.size() - ext.size(), ext.size(), ext) == 0) {
+      dot = output.size() - ext.size();
+      break;
+    }
+  }
+  if (dot == std::string::npos) dot = output.size();
+  std::string name = output.substr(0, dot);
+  name.append(".").append(std::to_string(w.index));
+  if (!w.label.empty()) name.append("-").append(Sanitize(w.label));
+  name.append(output, dot);
+  return name;
+}
+
+Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options) {
+  if (options.output.empty()) return Status::InvalidArgument("no output path given (-o)");
+  auto spec = ParseWindowSpec(options.window);
+  if (!spec.ok()) return spec.status();
+  bool one = spec->kind == WindowSpec::Kind::kAll || spec->kind == WindowSpec::Kind::kRange;
+  Builder builder(index, options);
+  auto windows = builder.Windows();
+  if (!windows.ok()) return windows.status();
+  BuildReport report;
+  if (windows->empty()) {
+    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
+  }
+  report.warnings = index.capture().report.Describe(index.path());
+  if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
+  for (const Window& w : *windows) {
+    WindowReport wr;
+    wr.path = WindowOutputPath(options.output, w, one);
+    auto out = OpenOutput(wr.path, options.output_options);
+    if (!out.ok()) return out.status();
+    std::unique_ptr<TraceSink> sink = MakeRenderer(options.format, std::move(out).value());
+    if (options.join.trace_name.empty()) {
+      size_t slash = wr.path.find_last_of('/');
+      builder.set_trace_name(slash == std::string::npos ? wr.path : wr.path.substr(slash + 1));
+    }
+    GPUCAP_RETURN_IF_ERROR(builder.BuildWindow(w, sink.get(), &wr));
+    report.chunks_decoded += wr.chunks_decoded;
+    report.peak_table_bytes = std::max(report.peak_table_bytes, wr.table_bytes);
+    report.windows.push_back(std::move(wr));
+  }
+  for (const std::string& line : index.decoder().Describe(builder.decode_stats())) {
+    if (line != index.decoder().version_warning()) report.warnings.push_back(line);
+  }
+  return report;
+}
+
+}  // namespace gpucap::builder

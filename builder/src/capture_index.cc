@@ -1,0 +1,106 @@
+#include "gpucap/builder/capture_index.h"
+
+#include <algorithm>
+
+#include "names.h"
+
+namespace gpucap::builder {
+
+Result<std::unique_ptr<CaptureIndex>> CaptureIndex::Open(const std::string& path) {
+  auto capture = format::LoadCapture(path);
+  if (!capture.ok()) return capture.status();
+  return FromCapture(std::move(capture).value(), path);
+}
+
+std::unique_ptr<CaptureIndex> CaptureIndex::FromCapture(format::Capture capture, std::string path) {
+  return std::unique_ptr<CaptureIndex>(new CaptureIndex(std::move(capture), std::move(path)));
+}
+
+CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
+    : capture_(std::move(capture)), path_(std::move(path)) {
+  decoder_ = std::make_unique<Decoder>(capture_);
+  clock_ = std::make_unique<ClockMap>(capture_);
+  extent_ = ComputeExtent(capture_);
+  ranges_ = std::make_unique<RangeIndex>(capture_, extent_.end_ns);
+  graphs_ = std::make_unique<GraphIndex>(capture_);
+  for (size_t i = 0; i < capture_.chunks.size(); ++i) {
+    const format::ChunkInfo& info = capture_.chunks[i].info;
+    uint64_t first = info.min_start_ns;
+    uint64_t last = std::max({info.min_start_ns, info.max_start_ns, info.max_end_ns});
+    if (last == 0) {
+      untimed_.push_back(i);
+      continue;
+    }
+    if (first == 0) first = last;
+    spans_.push_back({first, last, i});
+  }
+  for (const format::ThreadInfo& t : capture_.threads) {
+    if (!t.name.empty()) thread_names_[t.os_tid] = t.name;
+  }
+  demangled_.resize(capture_.strings.size());
+  for (const format::MetadataBlob& b : capture_.metadata) {
+    if (b.key_kind != format::MetadataKey::kGlobal) metadata_[{b.key_kind, b.key}].push_back(&b);
+  }
+}
+
+std::span<const format::MetadataBlob* const> CaptureIndex::Metadata(format::MetadataKey kind, uint64_t key) const {
+  if (metadata_.empty()) return {};
+  auto it = metadata_.find({kind, key});
+  if (it == metadata_.end()) return {};
+  return it->second;
+}
+
+std::vector<size_t> CaptureIndex::ChunksOverlapping(uint64_t start, uint64_t end) const {
+  std::vector<size_t> out = untimed_;
+  for (const Span& s : spans_) {
+    if (s.last >= start && s.first < end) out.push_back(s.chunk);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<size_t> CaptureIndex::ChunksEndingIn(uint64_t start, uint64_t end) const {
+  std::vector<const Span*> hits;
+  for (const Span& s : spans_) {
+    if (s.last >= start && s.last < end) hits.push_back(&s);
+  }
+  std::sort(hits.begin(), hits.end(), [](const Span* a, const Span* b) {
+    return a->last != b->last ? a->last > b->last : a->chunk < b->chunk;
+  });
+  std::vector<size_t> out;
+  for (const Span* s : hits) out.push_back(s->chunk);
+  return out;
+}
+
+std::string_view CaptureIndex::KernelName(uint32_t index) const {
+  if (index >= demangled_.size()) return {};
+  if (!demangled_[index]) demangled_[index] = Demangle(capture_.strings[index].def.text);
+  return *demangled_[index];
+}
+
+std::string_view CaptureIndex::ThreadName(uint32_t os_tid) const {
+  auto it = thread_names_.find(os_tid);
+  if (it != thread_names_.end()) return it->second;
+  return ranges_->ThreadName(os_tid);
+}
+
+const format::DeviceInfo* CaptureIndex::Device(uint32_t id) const {
+  for (const format::DeviceInfo& d : capture_.devices) {
+    if (d.id == id) return &d;
+  }
+  return nullptr;
+}
+
+uint32_t CaptureIndex::pid() const {
+  if (capture_.session && capture_.session->pid != 0) return capture_.session->pid;
+  for (const format::ThreadInfo& t : capture_.threads) {
+    if (t.pid != 0) return t.pid;
+  }
+  return 0x7fffffff;
+}
+
+std::string_view CaptureIndex::process_name() const {
+  return capture_.session ? std::string_view(capture_.session->process_name) : std::string_view();
+}
+
+}  // namespace gpucap::builder

@@ -1,0 +1,320 @@
+// Kineto's Chrome trace JSON. Field order and names follow what
+// torch.profiler writes (shared/reference/kineto_sample.json) so tools that
+// read Kineto traces (Perfetto, chrome://tracing, HTA, TensorBoard) read
+// these; gpucap's additions are extra args and a "gpucap" metadata object.
+#include <vector>
+
+#include "gpucap/builder/renderer.h"
+#include "json_writer.h"
+
+namespace gpucap::builder {
+namespace {
+
+class ChromeJsonRenderer : public TraceSink {
+ public:
+  explicit ChromeJsonRenderer(std::unique_ptr<ByteSink> out) : out_(std::move(out)), w_(out_.get()) {}
+
+  Status Begin(const TraceHeader& h) override {
+    base_ = h.base_time_ns;
+    trace_name_ = h.trace_name;
+    for (const Track& t : h.tracks) {
+      const Process& p = h.processes[t.process];
+      tracks_.push_back({p.pid, t.tid, t.name});
+    }
+    w_.Raw("{\n\"schemaVersion\":1,\n");
+    // HTA reads the rank from the first lines of a trace.
+    if (h.rank >= 0) {
+      w_.Raw("\"distributedInfo\":{\"rank\":");
+      w_.Int(h.rank);
+      w_.Raw(",\"world_size\":");
+      w_.Int(h.world_size);
+      if (h.local_rank >= 0) {
+        w_.Raw(",\"local_rank\":");
+        w_.Int(h.local_rank);
+      }
+      w_.Raw("},\n");
+    }
+    w_.Raw("\"deviceProperties\":[");
+    for (size_t i = 0; i < h.devices.size(); ++i) {
+      const format::DeviceInfo& d = h.devices[i];
+      w_.Raw(i ? ",\n{" : "\n{");
+      w_.Raw("\"id\":"); w_.Uint(d.id);
+      w_.Raw(",\"name\":"); w_.String(d.name);
+      w_.Raw(",\"totalGlobalMem\":"); w_.Uint(d.total_global_mem);
+      w_.Raw(",\"computeMajor\":"); w_.Int(d.compute_major);
+      w_.Raw(",\"computeMinor\":"); w_.Int(d.compute_minor);
+      w_.Raw(",\"maxThreadsPerBlock\":"); w_.Int(d.max_threads_per_block);
+      w_.Raw(",\"maxThreadsPerMultiprocessor\":"); w_.Int(d.max_threads_per_multiprocessor);
+      w_.Raw(",\"regsPerBlock\":"); w_.Int(d.regs_per_block);
+      w_.Raw(",\"warpSize\":"); w_.Int(d.warp_size);
+      w_.Raw(",\"sharedMemPerBlock\":"); w_.Int(d.shared_mem_per_block);
+      w_.Raw(",\"numSms\":"); w_.Int(d.num_sms);
+      w_.Raw(",\"regsPerMultiprocessor\":"); w_.Int(d.regs_per_multiprocessor);
+      w_.Raw(",\"sharedMemPerBlockOptin\":"); w_.Int(d.shared_mem_per_block_optin);
+      w_.Raw(",\"sharedMemPerMultiprocessor\":"); w_.Int(d.shared_mem_per_multiprocessor);
+      w_.Raw("}");
+    }
+    w_.Raw("\n],\n\"cuda_driver_version\":");
+    w_.Int(h.cuda_driver_version);
+    w_.Raw(",\n\"cuda_runtime_version\":");
+    w_.Int(h.cuda_runtime_version);
+    w_.Raw(",\n\"cupti_version\":");
+    w_.Uint(h.cupti_version);
+    w_.Raw(",\n\"gpucap\":{\"capture\":");
+    w_.String(h.capture_path);
+    w_.Raw(",\"host\":");
+    w_.String(h.host);
+    w_.Raw(",\"window\":{\"index\":");
+    w_.Uint(h.window_index);
+    w_.Raw(",\"label\":");
+    w_.String(h.window_label);
+    w_.Raw(",\"start_ns\":");
+    w_.Int(h.window_start_ns);
+    w_.Raw(",\"end_ns\":");
+    w_.Int(h.window_end_ns);
+    w_.Raw("},\"counts\":{");
+    for (size_t i = 0; i < h.counts.size(); ++i) {
+      if (i) w_.Raw(",");
+      w_.String(h.counts[i].first);
+      w_.Raw(":");
+      w_.Uint(h.counts[i].second);
+    }
+    w_.Raw("},\"warnings\":[");
+    for (size_t i = 0; i < h.warnings.size(); ++i) {
+      if (i) w_.Raw(",");
+      w_.String(h.warnings[i]);
+    }
+    w_.Raw("]},\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":");
+    w_.Int(base_);
+    w_.Raw(",\n\"traceEvents\":[");
+
+    int64_t ts = h.window_start_ns;
+    for (const Process& p : h.processes) {
+      Meta("process_name", p.pid, 0, ts, "name", p.name);
+      if (!p.label.empty()) Meta("process_labels", p.pid, 0, ts, "labels", p.label);
+      MetaIndex("process_sort_index", p.pid, 0, ts, p.sort_index);
+    }
+    for (const Track& t : h.tracks) {
+      if (t.kind == Track::Kind::kCounter) continue;
+      uint32_t pid = h.processes[t.process].pid;
+      Meta("thread_name", pid, t.tid, ts, "name", t.name);
+      MetaIndex("thread_sort_index", pid, t.tid, ts, t.sort_index);
+    }
+    return w_.MaybeFlush();
+  }
+
+  Status AddSlice(const Slice& s) override {
+    const TrackRef& t = tracks_[s.track];
+    Open();
+    if (s.instant()) {
+      w_.Raw("{\"ph\":\"i\",\"cat\":\"");
+      w_.Raw(CategoryName(s.category));
+      w_.Raw("\",\"s\":\"t\",\"name\":");
+    } else {
+      w_.Raw("{\"ph\":\"X\",\"cat\":\"");
+      w_.Raw(CategoryName(s.category));
+      w_.Raw("\",\"name\":");
+    }
+    Name(s.name_id, s.name);
+    w_.Raw(",\"pid\":");
+    w_.Uint(t.pid);
+    w_.Raw(",\"tid\":");
+    w_.Uint(t.tid);
+    w_.Raw(",\"ts\":");
+    w_.Micros(s.ts_ns - base_);
+    if (!s.instant()) {
+      w_.Raw(",\"dur\":");
+      w_.Micros(s.dur_ns);
+    }
+    if (!s.args.empty()) {
+      w_.Raw(",\"args\":{");
+      for (size_t i = 0; i < s.args.size(); ++i) {
+        if (i) w_.Char(',');
+        WriteArg(s.args[i]);
+      }
+      w_.Char('}');
+    }
+    w_.Char('}');
+    // Flow v1: "s" binds to the slice enclosing its time on its thread, "f"
+    // with "bp":"e" to the enclosing slice too. Launch flows start where the
+    // launch starts (as Kineto); dependency flows leave where the
+    // predecessor ends and arrive where the successor starts.
+    for (const FlowEnd& f : s.flows_out) {
+      int64_t at = s.ts_ns;
+      if (f.kind == FlowKind::kGraphDependency && s.dur_ns > 1) at = s.ts_ns + s.dur_ns - 1;
+      Flow('s', f, t, at);
+    }
+    for (const FlowEnd& f : s.flows_in) Flow('f', f, t, s.ts_ns);
+    return w_.MaybeFlush();
+  }
+
+  Status AddCounter(const CounterPoint& c) override {
+    const TrackRef& t = tracks_[c.track];
+    Open();
+    w_.Raw("{\"ph\":\"C\",\"name\":");
+    w_.String(t.name);
+    w_.Raw(",\"pid\":");
+    w_.Uint(t.pid);
+    w_.Raw(",\"ts\":");
+    w_.Micros(c.ts_ns - base_);
+    w_.Raw(",\"args\":{\"value\":");
+    w_.Double(c.value);
+    w_.Raw("}}");
+    return w_.MaybeFlush();
+  }
+
+  Status End() override {
+    w_.Raw("\n],\n\"traceName\":");
+    w_.String(trace_name_);
+    w_.Raw("\n}\n");
+    GPUCAP_RETURN_IF_ERROR(w_.Flush());
+    return out_->Close();
+  }
+
+ private:
+  struct TrackRef {
+    uint32_t pid, tid;
+    std::string name;
+  };
+
+  void Open() {
+    w_.Raw(first_ ? "\n" : ",\n");
+    first_ = false;
+  }
+
+  void Meta(const char* what, uint32_t pid, uint32_t tid, int64_t ts, const char* key, std::string_view value) {
+    Open();
+    w_.Raw("{\"name\":\"");
+    w_.Raw(what);
+    w_.Raw("\",\"ph\":\"M\",\"ts\":");
+    w_.Micros(ts - base_);
+    w_.Raw(",\"pid\":");
+    w_.Uint(pid);
+    w_.Raw(",\"tid\":");
+    w_.Uint(tid);
+    w_.Raw(",\"args\":{\"");
+    w_.Raw(key);
+    w_.Raw("\":");
+    w_.String(value);
+    w_.Raw("}}");
+  }
+
+  void MetaIndex(const char* what, uint32_t pid, uint32_t tid, int64_t ts, int64_t index) {
+    Open();
+    w_.Raw("{\"name\":\"");
+    w_.Raw(what);
+    w_.Raw("\",\"ph\":\"M\",\"ts\":");
+    w_.Micros(ts - base_);
+    w_.Raw(",\"pid\":");
+    w_.Uint(pid);
+    w_.Raw(",\"tid\":");
+    w_.Uint(tid);
+    w_.Raw(",\"args\":{\"sort_index\":");
+    w_.Int(index);
+    w_.Raw("}}");
+  }
+
+  // Flow events are half of a trace's events: written from a few
+  // prebuilt pieces.
+  void Flow(char ph, const FlowEnd& f, const TrackRef& t, int64_t ts) {
+    w_.Raw(ph == 's' ? std::string_view(",\n{\"ph\":\"s\",\"id\":") : std::string_view(",\n{\"ph\":\"f\",\"id\":"));
+    w_.Uint(f.id);
+    w_.Raw(",\"pid\":");
+    w_.Uint(t.pid);
+    w_.Raw(",\"tid\":");
+    w_.Uint(t.tid);
+    w_.Raw(",\"ts\":");
+    w_.Micros(ts - base_);
+    const FlowTail& tail = f.kind == FlowKind::kLaunch ? launch_tail_ : dependency_tail_;
+    w_.Raw(ph == 'f' ? tail.end : tail.start);
+  }
+
+  // ,"cat":"<kind>","name":"<kind>"} and the same with "bp":"e" for ends.
+  struct FlowTail {
+    explicit FlowTail(std::string_view kind)
+        : start(",\"cat\":\"" + std::string(kind) + "\",\"name\":\"" + std::string(kind) + "\"}"),
+          end(start.substr(0, start.size() - 1) + ",\"bp\":\"e\"}") {}
+    std::string start, end;
+  };
+  const FlowTail launch_tail_{FlowKindName(FlowKind::kLaunch)};
+  const FlowTail dependency_tail_{FlowKindName(FlowKind::kGraphDependency)};
+
+  // Escaping a kernel name costs more than writing it: do it once per name.
+  void Name(uint32_t id, std::string_view name) {
+    if (id == 0) {
+      w_.String(name);
+      return;
+    }
+    if (id >= names_.size()) names_.resize(id + 1);
+    std::string& escaped = names_[id];
+    if (escaped.empty()) AppendJsonString(&escaped, name);
+    w_.Raw(escaped);
+  }
+
+  void WriteArg(const Arg& a) {
+    if (a.foreign_key) {
+      w_.String(a.key);
+      w_.Char(':');
+    } else {
+      w_.Key(a.key);
+    }
+    switch (a.type) {
+      case Arg::Type::kInt: w_.Int(a.i()); break;
+      case Arg::Type::kUint: w_.Uint(a.u()); break;
+      case Arg::Type::kDouble: w_.Double(a.d()); break;
+      case Arg::Type::kFloat6: w_.Float6(a.d()); break;
+      case Arg::Type::kString: w_.String(a.s()); break;
+      case Arg::Type::kInts:
+        w_.Char('[');
+        for (size_t i = 0; i < a.ints().size(); ++i) {
+          if (i) w_.Char(',');
+          w_.Int(a.ints()[i]);
+        }
+        w_.Char(']');
+        break;
+      case Arg::Type::kStrings:
+        w_.Char('[');
+        for (size_t i = 0; i < a.strings().size(); ++i) {
+          if (i) w_.Char(',');
+          w_.String(a.strings()[i]);
+        }
+        w_.Char(']');
+        break;
+    }
+  }
+
+  std::unique_ptr<ByteSink> out_;
+  JsonWriter w_;
+  int64_t base_ = 0;
+  bool first_ = true;
+  std::vector<TrackRef> tracks_;
+  std::vector<std::string> names_;
+  std::string trace_name_;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceSink> NewChromeJsonRenderer(std::unique_ptr<ByteSink> out) {
+  return std::make_unique<ChromeJsonRenderer>(std::move(out));
+}
+
+Result<OutputFormat> ParseOutputFormat(std::string_view name) {
+  if (name == "chrome" || name == "json") return OutputFormat::kChromeJson;
+  return Status::InvalidArgument("--format '" + std::string(name) + "': expected chrome");
+}
+
+std::string_view FormatExtension(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kChromeJson: return ".json";
+  }
+  return "";
+}
+
+std::unique_ptr<TraceSink> MakeRenderer(OutputFormat format, std::unique_ptr<ByteSink> out) {
+  switch (format) {
+    case OutputFormat::kChromeJson: return NewChromeJsonRenderer(std::move(out));
+  }
+  return nullptr;
+}
+
+}  // namespace gpucap::builder

@@ -1,0 +1,367 @@
+#include "gpucap/builder/decode.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+
+#include "gpucap/format/activity_kind.h"
+
+namespace gpucap::builder {
+
+using format::ActivityKind;
+using format::Field;
+using format::FieldLoc;
+using format::ReadSigned;
+using format::ReadUnsigned;
+using format::RecordLayout;
+
+void DecodeStats::Merge(const DecodeStats& o) {
+  records += o.records;
+  chunks += o.chunks;
+  for (auto [k, n] : o.skipped_kinds) skipped_kinds[k] += n;
+  unwalkable_bytes += o.unwalkable_bytes;
+  unresolved_names += o.unresolved_names;
+  late_names += o.late_names;
+  corrupt_chunks += o.corrupt_chunks;
+  problems.insert(problems.end(), o.problems.begin(), o.problems.end());
+}
+
+namespace {
+
+uint32_t FamilyOf(uint32_t kind) {
+  switch (static_cast<ActivityKind>(kind)) {
+    case ActivityKind::kKernel:
+    case ActivityKind::kConcurrentKernel: return kKernels;
+    case ActivityKind::kMemcpy:
+    case ActivityKind::kMemcpy2: return kMemcpys;
+    case ActivityKind::kMemset: return kMemsets;
+    case ActivityKind::kRuntime:
+    case ActivityKind::kDriver: return kApis;
+    case ActivityKind::kExternalCorrelation: return kExternals;
+    case ActivityKind::kOverhead: return kOverheads;
+    case ActivityKind::kSynchronization: return kSyncs;
+    case ActivityKind::kCudaEvent: return kCudaEvents;
+    case ActivityKind::kMarker: return kMarkers;
+    case ActivityKind::kEnvironment: return kEnvironment;
+    default: return 0;
+  }
+}
+
+// A layout's locations of the fields one family reads, looked up once per
+// chunk rather than once per record.
+struct Reader {
+  const uint8_t* r;
+  const RecordLayout& l;
+  uint64_t U(Field f) const { return ReadUnsigned(r, l.at(f)); }
+  uint32_t U32(Field f) const { return static_cast<uint32_t>(ReadUnsigned(r, l.at(f))); }
+  int32_t I32(Field f) const { return static_cast<int32_t>(ReadSigned(r, l.at(f))); }
+};
+
+}  // namespace
+
+Decoder::Decoder(const format::Capture& capture)
+    : capture_(capture), strings_(capture.strings) {
+  if (capture.session) {
+    version_ = capture.session->cupti_runtime_version;
+    if (version_ == 0) version_ = capture.session->cupti_header_version;
+    for (const format::KindSize& k : capture.session->record_sizes) session_sizes_[k.kind] = k.size;
+  }
+  table_ = format::LayoutForVersion(version_);
+  if (table_ == nullptr) {
+    version_warning_ = "CUPTI version " + std::to_string(version_) +
+                       " has no layout table in this gpucap; decoding only the record kinds "
+                       "whose size matches a known layout";
+  }
+}
+
+uint32_t Decoder::StrideFor(uint32_t kind, const format::ChunkInfo& info) const {
+  for (const format::KindSize& k : info.record_sizes) {
+    if (k.kind == kind) return k.size;
+  }
+  if (table_ != nullptr) {
+    if (const RecordLayout* l = table_->Find(kind)) return l->size;
+  }
+  auto it = session_sizes_.find(kind);
+  return it == session_sizes_.end() ? 0 : it->second;
+}
+
+const RecordLayout* Decoder::LayoutFor(uint32_t kind, uint32_t stride) const {
+  if (table_ != nullptr) {
+    const RecordLayout* l = table_->Find(kind);
+    if (l != nullptr && l->size == stride) return l;
+  }
+  // Unknown version, or a size the version's table does not expect: the
+  // bytes are only trusted when some known struct has exactly that size.
+  return format::MatchLayoutBySize(kind, stride);
+}
+
+void Decoder::DecodeChunk(size_t index, uint32_t families, ActivityTables* out, DecodeStats* stats,
+                          std::vector<uint64_t>* scratch) const {
+  const format::ChunkView& chunk = capture_.chunks[index];
+  Status s = format::DecompressChunk(*capture_.file, chunk, scratch);
+  stats->chunks++;
+  if (!s.ok()) {
+    stats->corrupt_chunks++;
+    stats->problems.push_back(s.message());
+    return;
+  }
+  auto raw = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(scratch->data()),
+                                      chunk.info.raw_size);
+  DecodeRecords(raw, chunk.info, chunk.sequence, families, out, stats);
+  // The stored bytes are read once per window at most: let the kernel drop
+  // their pages from this process now (the mapping is private and read-only;
+  // they fault back in from the file if read again), so resident memory
+  // follows the window being built, not the part of the capture read so far.
+  static const uintptr_t kPage = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(chunk.stored.data()) + kPage - 1) & ~(kPage - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(chunk.stored.data()) + chunk.stored.size()) & ~(kPage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInfo& info,
+                            uint32_t sequence, uint32_t families, ActivityTables* out,
+                            DecodeStats* stats) const {
+  // Layouts by kind for this chunk; strides can differ between chunks.
+  struct Plan {
+    uint32_t kind;
+    uint32_t stride;
+    const RecordLayout* layout;
+  };
+  std::vector<Plan> plans;
+  // The recorder counted records per kind: size the tables once.
+  for (const format::KindCount& k : info.kind_counts) {
+    if ((FamilyOf(k.kind) & families) == 0 || k.count > raw.size() / 8) continue;
+    size_t n = static_cast<size_t>(k.count);
+    switch (FamilyOf(k.kind)) {
+      case kKernels: out->kernels.reserve(out->kernels.size() + n); break;
+      case kApis: out->apis.reserve(out->apis.size() + n); break;
+      case kMemcpys: out->memcpys.reserve(out->memcpys.size() + n); break;
+      case kMemsets: out->memsets.reserve(out->memsets.size() + n); break;
+      case kExternals: out->externals.reserve(out->externals.size() + n); break;
+      default: break;
+    }
+  }
+  auto plan_for = [&](uint32_t kind) -> const Plan& {
+    for (const Plan& p : plans) {
+      if (p.kind == kind) return p;
+    }
+    uint32_t stride = StrideFor(kind, info);
+    plans.push_back({kind, stride, stride ? LayoutFor(kind, stride) : nullptr});
+    return plans.back();
+  };
+
+  struct NameSlot {
+    uint64_t pointer = 0;
+    StringResolver::Resolution resolution;
+    bool valid = false;
+  };
+  std::array<NameSlot, 64> names{};
+
+  size_t off = 0;
+  while (off + 8 <= raw.size()) {
+    uint32_t kind;
+    std::memcpy(&kind, raw.data() + off, 4);
+    const Plan& plan = plan_for(kind);
+    if (plan.stride < 8 || off + plan.stride > raw.size()) {
+      // Nothing says how long this record is (or it runs past the buffer):
+      // the rest of the chunk cannot be walked.
+      stats->unwalkable_bytes += raw.size() - off;
+      stats->skipped_kinds[kind]++;
+      break;
+    }
+    stats->records++;
+    const uint8_t* rec = raw.data() + off;
+    off += plan.stride;
+    if (plan.layout == nullptr) {
+      stats->skipped_kinds[kind]++;
+      continue;
+    }
+    uint32_t family = FamilyOf(kind);
+    if ((family & families) == 0) continue;
+    Reader r{rec, *plan.layout};
+    switch (family) {
+      case kKernels: {
+        KernelTable& t = out->kernels;
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.queued.push_back(r.U(Field::kQueued));
+        t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
+        uint64_t pointer = r.U(Field::kName);
+        // Kernels of a buffer repeat a few names: a small cache in front of
+        // the resolver's binary search.
+        NameSlot& slot = names[(pointer * 0x9e3779b97f4a7c15ull) >> 58];
+        if (slot.pointer != pointer || !slot.valid) {
+          slot = {pointer, strings_.Resolve(pointer, sequence), true};
+        }
+        StringResolver::Resolution name = slot.resolution;
+        if (name.index == kNoString) stats->unresolved_names++;
+        if (name.late) stats->late_names++;
+        t.name_pointer.push_back(pointer);
+        t.name.push_back(name.index);
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.device.push_back(r.U32(Field::kDeviceId));
+        t.context.push_back(r.U32(Field::kContextId));
+        t.stream.push_back(r.U32(Field::kStreamId));
+        t.graph_id.push_back(r.U32(Field::kGraphId));
+        t.grid_x.push_back(r.I32(Field::kGridX));
+        t.grid_y.push_back(r.I32(Field::kGridY));
+        t.grid_z.push_back(r.I32(Field::kGridZ));
+        t.block_x.push_back(r.I32(Field::kBlockX));
+        t.block_y.push_back(r.I32(Field::kBlockY));
+        t.block_z.push_back(r.I32(Field::kBlockZ));
+        t.static_shared_memory.push_back(r.I32(Field::kStaticSharedMemory));
+        t.dynamic_shared_memory.push_back(r.I32(Field::kDynamicSharedMemory));
+        t.registers_per_thread.push_back(static_cast<uint16_t>(r.U(Field::kRegistersPerThread)));
+        t.launch_type.push_back(static_cast<uint8_t>(r.U(Field::kLaunchType)));
+        break;
+      }
+      case kMemcpys: {
+        MemcpyTable& t = out->memcpys;
+        bool peer = kind == static_cast<uint32_t>(ActivityKind::kMemcpy2);
+        uint32_t device = r.U32(Field::kDeviceId), context = r.U32(Field::kContextId);
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.bytes.push_back(r.U(Field::kBytes));
+        t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.device.push_back(device);
+        t.context.push_back(context);
+        t.stream.push_back(r.U32(Field::kStreamId));
+        t.graph_id.push_back(r.U32(Field::kGraphId));
+        t.src_device.push_back(peer ? r.U32(Field::kSrcDeviceId) : device);
+        t.src_context.push_back(peer ? r.U32(Field::kSrcContextId) : context);
+        t.dst_device.push_back(peer ? r.U32(Field::kDstDeviceId) : device);
+        t.dst_context.push_back(peer ? r.U32(Field::kDstContextId) : context);
+        t.copy_kind.push_back(static_cast<uint8_t>(r.U(Field::kCopyKind)));
+        t.src_kind.push_back(static_cast<uint8_t>(r.U(Field::kSrcKind)));
+        t.dst_kind.push_back(static_cast<uint8_t>(r.U(Field::kDstKind)));
+        t.peer.push_back(peer);
+        break;
+      }
+      case kMemsets: {
+        MemsetTable& t = out->memsets;
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.bytes.push_back(r.U(Field::kBytes));
+        t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.device.push_back(r.U32(Field::kDeviceId));
+        t.context.push_back(r.U32(Field::kContextId));
+        t.stream.push_back(r.U32(Field::kStreamId));
+        t.graph_id.push_back(r.U32(Field::kGraphId));
+        t.value.push_back(r.U32(Field::kValue));
+        t.memory_kind.push_back(static_cast<uint16_t>(r.U(Field::kMemoryKind)));
+        break;
+      }
+      case kApis: {
+        ApiTable& t = out->apis;
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.cbid.push_back(r.U32(Field::kCbid));
+        t.pid.push_back(r.U32(Field::kProcessId));
+        t.tid.push_back(r.U32(Field::kThreadId));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.return_value.push_back(r.U32(Field::kReturnValue));
+        t.domain.push_back(kind == static_cast<uint32_t>(ActivityKind::kDriver) ? ApiDomain::kDriver
+                                                                               : ApiDomain::kRuntime);
+        break;
+      }
+      case kExternals: {
+        ExternalCorrelationTable& t = out->externals;
+        t.external_id.push_back(r.U(Field::kExternalId));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.external_kind.push_back(r.U32(Field::kExternalKind));
+        break;
+      }
+      case kOverheads: {
+        OverheadTable& t = out->overheads;
+        uint32_t object_kind = r.U32(Field::kObjectKind);
+        bool thread_object = object_kind == 1 || object_kind == 2;  // process, thread
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.overhead_kind.push_back(r.U32(Field::kOverheadKind));
+        t.object_kind.push_back(object_kind);
+        t.object_a.push_back(thread_object ? r.U32(Field::kObjectProcessId) : r.U32(Field::kObjectDeviceId));
+        t.object_b.push_back(thread_object ? r.U32(Field::kObjectThreadId) : r.U32(Field::kObjectContextId));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        break;
+      }
+      case kSyncs: {
+        SyncTable& t = out->syncs;
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.event_sync_id.push_back(r.U(Field::kCudaEventSyncId));
+        t.type.push_back(r.U32(Field::kSyncType));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.context.push_back(r.U32(Field::kContextId));
+        t.stream.push_back(r.U32(Field::kStreamId));
+        t.cuda_event_id.push_back(r.U32(Field::kCudaEventId));
+        break;
+      }
+      case kCudaEvents: {
+        CudaEventTable& t = out->cuda_events;
+        t.device_timestamp.push_back(r.U(Field::kDeviceTimestamp));
+        t.event_sync_id.push_back(r.U(Field::kCudaEventSyncId));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.context.push_back(r.U32(Field::kContextId));
+        t.stream.push_back(r.U32(Field::kStreamId));
+        t.event_id.push_back(r.U32(Field::kCudaEventId));
+        t.device.push_back(r.U32(Field::kDeviceId));
+        break;
+      }
+      case kMarkers: {
+        MarkerTable& t = out->markers;
+        StringResolver::Resolution name = strings_.Resolve(r.U(Field::kName), sequence);
+        StringResolver::Resolution domain = strings_.Resolve(r.U(Field::kDomain), sequence);
+        t.timestamp.push_back(r.U(Field::kTimestamp));
+        t.flags.push_back(r.U32(Field::kFlags));
+        t.id.push_back(r.U32(Field::kMarkerId));
+        t.object_kind.push_back(r.U32(Field::kObjectKind));
+        t.pid.push_back(r.U32(Field::kObjectProcessId));
+        t.tid.push_back(r.U32(Field::kObjectThreadId));
+        t.name.push_back(name.index);
+        t.domain.push_back(domain.index);
+        break;
+      }
+      case kEnvironment: {
+        EnvironmentTable& t = out->environment;
+        t.timestamp.push_back(r.U(Field::kTimestamp));
+        t.device.push_back(r.U32(Field::kDeviceId));
+        t.kind.push_back(r.U32(Field::kEnvironmentKind));
+        t.sm_clock.push_back(r.U32(Field::kSmClock));
+        t.memory_clock.push_back(r.U32(Field::kMemoryClock));
+        t.temperature.push_back(r.U32(Field::kGpuTemperature));
+        t.power.push_back(r.U32(Field::kPower));
+        t.power_limit.push_back(r.U32(Field::kPowerLimit));
+        t.fan_speed.push_back(r.U32(Field::kFanSpeed));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+std::vector<std::string> Decoder::Describe(const DecodeStats& stats) const {
+  std::vector<std::string> lines;
+  if (!version_warning_.empty() && !stats.skipped_kinds.empty()) lines.push_back(version_warning_);
+  for (auto [kind, n] : stats.skipped_kinds) {
+    lines.push_back(std::to_string(n) + " " + format::ActivityKindName(kind) +
+                    " records skipped: no known layout for them in CUPTI version " +
+                    std::to_string(version_));
+  }
+  if (stats.unwalkable_bytes > 0) {
+    lines.push_back(std::to_string(stats.unwalkable_bytes) +
+                    " bytes of activity left undecoded after records of unknown size");
+  }
+  if (stats.unresolved_names > 0) {
+    lines.push_back(std::to_string(stats.unresolved_names) +
+                    " kernel names unresolved (no string definition for their pointer)");
+  }
+  for (const std::string& p : stats.problems) lines.push_back(p);
+  return lines;
+}
+
+}  // namespace gpucap::builder

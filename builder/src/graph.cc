@@ -1,0 +1,109 @@
+#include "gpucap/builder/graph.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace gpucap::builder {
+
+using format::GraphEventKind;
+
+bool RendersAsOp(uint32_t type) {
+  auto t = static_cast<GraphNodeType>(type);
+  return t == GraphNodeType::kKernel || t == GraphNodeType::kMemcpy || t == GraphNodeType::kMemset;
+}
+
+GraphIndex::GraphIndex(const format::Capture& capture) {
+  std::vector<std::pair<uint64_t, uint64_t>> added, removed;  // (from, to)
+  for (const format::GraphEvent& e : capture.graphs) {
+    switch (e.kind) {
+      case GraphEventKind::kNodeCreated: {
+        GraphNode n;
+        n.id = e.node_id;
+        n.graph_id = e.graph_id;
+        n.type = e.node_type;
+        n.os_tid = e.os_tid;
+        n.created_ns = e.timestamp_ns;
+        n.function_name = e.function_name;
+        n.event_handle = e.event_handle;
+        nodes_.emplace(e.node_id, n);  // ids are unique; the first creation wins
+        break;
+      }
+      case GraphEventKind::kNodeCloned:
+        if (e.node_id != e.original_node_id) cloned_from_[e.node_id] = e.original_node_id;
+        break;
+      case GraphEventKind::kDependencyAdded:
+        added.emplace_back(e.node_id, e.peer_node_id);
+        break;
+      case GraphEventKind::kDependencyRemoved:
+        removed.emplace_back(e.node_id, e.peer_node_id);
+        break;
+      default:
+        break;
+    }
+  }
+  // Edges may be reported between clones; topology is kept between the
+  // capture-time nodes, which is what replayed ops map back to.
+  auto origin_id = [&](uint64_t n) {
+    const GraphNode* o = Origin(n);
+    return o == nullptr ? n : o->id;
+  };
+  for (auto [from, to] : added) {
+    auto& preds = predecessors_[origin_id(to)];
+    uint64_t f = origin_id(from);
+    if (std::find(preds.begin(), preds.end(), f) == preds.end()) preds.push_back(f);
+  }
+  for (auto [from, to] : removed) {
+    auto it = predecessors_.find(origin_id(to));
+    if (it != predecessors_.end()) std::erase(it->second, origin_id(from));
+  }
+}
+
+const GraphNode* GraphIndex::Origin(uint64_t node) const {
+  // Clones of clones (a graph cloned, then instantiated) chain back; the
+  // bound guards against a cycle in a damaged capture.
+  for (int hops = 0; hops < 64; ++hops) {
+    auto created = nodes_.find(node);
+    auto parent = cloned_from_.find(node);
+    if (parent == cloned_from_.end()) return created == nodes_.end() ? nullptr : &created->second;
+    node = parent->second;
+  }
+  return nullptr;
+}
+
+const GraphIndex::Dependencies& GraphIndex::RenderedPredecessors(uint64_t origin) const {
+  auto memo = collapsed_.find(origin);
+  if (memo != collapsed_.end()) return memo->second;
+  Dependencies deps;
+  std::vector<uint64_t> todo;
+  std::unordered_set<uint64_t> seen;
+  auto push_preds = [&](uint64_t n) {
+    auto it = predecessors_.find(n);
+    if (it == predecessors_.end()) return;
+    for (uint64_t p : it->second) {
+      if (seen.insert(p).second) todo.push_back(p);
+    }
+  };
+  push_preds(origin);
+  while (!todo.empty()) {
+    uint64_t p = todo.back();
+    todo.pop_back();
+    auto node = nodes_.find(p);
+    uint32_t type = node == nodes_.end() ? static_cast<uint32_t>(GraphNodeType::kEmpty) : node->second.type;
+    if (RendersAsOp(type)) {
+      deps.ops.push_back(p);
+      continue;
+    }
+    if (type == static_cast<uint32_t>(GraphNodeType::kHost) && node != nodes_.end() &&
+        !node->second.function_name.empty()) {
+      deps.host_functions.push_back(node->second.function_name);
+    }
+    push_preds(p);
+  }
+  std::sort(deps.ops.begin(), deps.ops.end());
+  std::sort(deps.host_functions.begin(), deps.host_functions.end());
+  deps.host_functions.erase(std::unique(deps.host_functions.begin(), deps.host_functions.end()),
+                            deps.host_functions.end());
+  return collapsed_.emplace(origin, std::move(deps)).first->second;
+}
+
+}  // namespace gpucap::builder

@@ -1,0 +1,212 @@
+#include "json_writer.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace gpucap::builder {
+namespace {
+
+// Bytes that can be copied into a JSON string as they are.
+constexpr bool Plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+size_t Utf8Length(std::string_view s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
+  unsigned char c = b(0);
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
+    if (c == 0xED && b(1) >= 0xA0) return 0;  // surrogates
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && b(1) < 0x90) return 0;   // overlong
+    if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t run = i;
+    while (run < s.size() && Plain(static_cast<unsigned char>(s[run]))) ++run;
+    out->append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out->append("\\\""); ++i; continue;
+      case '\\': out->append("\\\\"); ++i; continue;
+      case '\n': out->append("\\n"); ++i; continue;
+      case '\t': out->append("\\t"); ++i; continue;
+      case '\r': out->append("\\r"); ++i; continue;
+      default: break;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      static const char kHex[] = "0123456789abcdef";
+      char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+      out->append(esc, 6);
+      ++i;
+      continue;
+    }
+    size_t n = Utf8Length(s, i);
+    if (n == 0) {
+      out->append("\\ufffd");  // not UTF-8: say so rather than emit bad JSON
+      ++i;
+    } else {
+      out->append(s.data() + i, n);
+      i += n;
+    }
+  }
+  out->push_back('"');
+}
+
+void JsonWriter::String(std::string_view s) {
+  // Plain strings (almost all) are copied straight in; others go through
+  // the escaper.
+  if (s.size() < 256) {
+    bool plain = true;
+    for (char c : s) plain &= Plain(static_cast<unsigned char>(c));
+    if (plain) {
+      Reserve(s.size() + 2);
+      char* p = buf_.data() + used_;
+      *p = '"';
+      std::memcpy(p + 1, s.data(), s.size());
+      p[s.size() + 1] = '"';
+      used_ += s.size() + 2;
+      return;
+    }
+  }
+  scratch_.clear();
+  AppendJsonString(&scratch_, s);
+  Raw(scratch_);
+}
+
+namespace {
+
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+int Digits(uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
+}
+
+// Writes v's decimal digits ending at `end`, two at a time.
+void WriteDigits(char* end, uint64_t v) {
+  while (v >= 100) {
+    unsigned pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    *--end = kDigitPairs[pair + 1];
+    *--end = kDigitPairs[pair];
+  }
+  if (v >= 10) {
+    *--end = kDigitPairs[v * 2 + 1];
+    *--end = kDigitPairs[v * 2];
+  } else {
+    *--end = static_cast<char>('0' + v);
+  }
+}
+
+}  // namespace
+
+// Integers and doubles need at most 32 characters; kSlack covers them.
+// Traces are mostly small integers (ids, sizes, dimensions): formatted here
+// rather than through std::to_chars, which profiles showed as costly.
+void JsonWriter::Uint(uint64_t v) {
+  Reserve(24);
+  if (v < 100) {  // device, context, stream, block sizes: most args
+    if (v < 10) {
+      buf_[used_++] = static_cast<char>('0' + v);
+    } else {
+      std::memcpy(buf_.data() + used_, kDigitPairs + v * 2, 2);
+      used_ += 2;
+    }
+    return;
+  }
+  int n = Digits(v);
+  WriteDigits(buf_.data() + used_ + n, v);
+  used_ += n;
+}
+
+void JsonWriter::Int(int64_t v) {
+  if (v < 0) {
+    Char('-');
+    Uint(0 - static_cast<uint64_t>(v));
+  } else {
+    Uint(static_cast<uint64_t>(v));
+  }
+}
+
+void JsonWriter::Double(double v) {
+  if (!std::isfinite(v)) {
+    Raw("null");
+    return;
+  }
+  Reserve(32);
+  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 32, v).ptr - buf_.data();
+}
+
+void JsonWriter::Float6(double v) {
+  if (!std::isfinite(v)) {
+    Raw("null");
+    return;
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  // Two ways per set: the older of the two is replaced.
+  size_t set = ((bits * 0x9e3779b97f4a7c15ull) >> 52) * 2;
+  Float6Entry* e = &float6_cache_[set];
+  if (e->bits != bits) {
+    e = &float6_cache_[set + 1];
+    if (e->bits != bits) {
+      float6_cache_[set + 1] = float6_cache_[set];
+      e = &float6_cache_[set];
+      e->bits = bits;
+      e->len = static_cast<uint8_t>(
+          std::to_chars(e->text, e->text + sizeof(e->text), v, std::chars_format::general, 6).ptr - e->text);
+    }
+  }
+  Raw(std::string_view(e->text, e->len));
+}
+
+void JsonWriter::Micros(int64_t ns) {
+  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (ns < 0) Char('-');
+  Uint(mag / 1000);
+  unsigned frac = static_cast<unsigned>(mag % 1000);
+  char d[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+               static_cast<char>('0' + frac % 10)};
+  Raw(std::string_view(d, 4));
+}
+
+void JsonWriter::Grow(size_t n) {
+  buf_.resize(std::max(buf_.size() * 2, used_ + n + kSlack));
+  capacity_ = buf_.size();
+}
+
+Status JsonWriter::Flush() {
+  if (used_ == 0) return Status::Ok();
+  Status s = sink_->Append(std::string_view(buf_.data(), used_));
+  used_ = 0;
+  return s;
+}
+
+}  // namespace gpucap::builder

@@ -1,0 +1,90 @@
+// Appends JSON tokens to a buffer that is handed to a ByteSink in large
+// pieces. Numbers are formatted without locale or printf; strings are
+// escaped for JSON and made valid UTF-8. The buffer is written through a raw
+// pointer: a trace is mostly short appends, where std::string::append's
+// bookkeeping costs more than the copy.
+#ifndef GPUCAP_BUILDER_SRC_JSON_WRITER_H_
+#define GPUCAP_BUILDER_SRC_JSON_WRITER_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucap/builder/output.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+// Appends `s` as a JSON string, quotes included.
+void AppendJsonString(std::string* out, std::string_view s);
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(ByteSink* sink, size_t flush_bytes = 1 << 20)
+      : sink_(sink), flush_bytes_(flush_bytes), buf_(flush_bytes + kSlack) {}
+
+  void Raw(std::string_view s) {
+    Reserve(s.size());
+    std::memcpy(buf_.data() + used_, s.data(), s.size());
+    used_ += s.size();
+  }
+  void Char(char c) {
+    Reserve(1);
+    buf_[used_++] = c;
+  }
+  // "key": for a key of gpucap's own (plain ASCII), copied as it is.
+  void Key(std::string_view key) {
+    Reserve(key.size() + 3);
+    char* p = buf_.data() + used_;
+    *p++ = '"';
+    std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    *p++ = '"';
+    *p++ = ':';
+    used_ = p - buf_.data();
+  }
+  void String(std::string_view s);
+  void Int(int64_t v);
+  void Uint(uint64_t v);
+  // Shortest text that reads back as the same double; null if not finite.
+  void Double(double v);
+  // Six significant digits, as printf's %g.
+  void Float6(double v);
+  // ns as us with exactly three decimals: 1234567 -> 1234.567.
+  void Micros(int64_t ns);
+
+  // Hands the buffer to the sink once it is large.
+  Status MaybeFlush() { return used_ >= flush_bytes_ ? Flush() : Status::Ok(); }
+  Status Flush();
+
+ private:
+  static constexpr size_t kSlack = 64;
+  static constexpr size_t kFloat6Cache = 8192;  // 4096 sets of 2
+  void Reserve(size_t n) {
+    if (used_ + n + kSlack > capacity_) [[unlikely]] Grow(n);
+  }
+  void Grow(size_t n);
+
+  // Formatting to six digits is slow and traces repeat their values
+  // (blocks per SM of the same kernels): a direct-mapped cache.
+  struct Float6Entry {
+    uint64_t bits = ~uint64_t{0};
+    uint8_t len = 0;
+    char text[23];
+  };
+  std::vector<Float6Entry> float6_cache_ = std::vector<Float6Entry>(kFloat6Cache);
+
+  ByteSink* sink_;
+  size_t flush_bytes_;
+  std::vector<char> buf_;  // sized ahead, reused; used_ bytes are written
+  size_t capacity_ = buf_.size();
+  size_t used_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_SRC_JSON_WRITER_H_

@@ -1,0 +1,339 @@
+#include "gpucap/builder/output.h"
+
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <unistd.h>
+#include <zlib.h>
+#ifdef GPUCAP_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace gpucap::builder {
+namespace {
+
+class FileSink : public ByteSink {
+ public:
+  FileSink(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  ~FileSink() override {
+    if (fd_ >= 0) {
+      close(fd_);
+      unlink(tmp_.c_str());
+    }
+  }
+
+  Status Append(std::string_view bytes) override {
+    if (fd_ < 0) return Status::IoError(path_ + ": already closed");
+    while (!bytes.empty()) {
+      ssize_t n = write(fd_, bytes.data(), bytes.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::IoError(path_ + ": write failed: " + std::strerror(errno));
+      }
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    if (fd_ < 0) return Status::IoError(path_ + ": already closed");
+    int fd = fd_;
+    fd_ = -1;
+    if (close(fd) != 0) {
+      unlink(tmp_.c_str());
+      return Status::IoError(path_ + ": close failed: " + std::strerror(errno));
+    }
+    if (rename(tmp_.c_str(), path_.c_str()) != 0) {
+      int err = errno;
+      unlink(tmp_.c_str());
+      return Status::IoError(path_ + ": cannot rename from " + tmp_ + ": " + std::strerror(err));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::string path_, tmp_;
+  int fd_;
+};
+
+class StringSink : public ByteSink {
+ public:
+  explicit StringSink(std::string* out) : out_(out) {}
+  Status Append(std::string_view bytes) override {
+    out_->append(bytes);
+    return Status::Ok();
+  }
+  Status Close() override { return Status::Ok(); }
+
+ private:
+  std::string* out_;
+};
+
+// A byte buffer that is not zeroed on growth: blocks are filled before
+// they are read, and zeroing a megabyte per block showed in profiles.
+struct Buffer {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  size_t capacity = 0;
+  void Reserve(size_t n) {
+    if (n <= capacity) return;
+    data.reset(new char[n]);
+    capacity = n;
+  }
+};
+
+// Per-thread compressor state, made on first use.
+struct Compressor {
+  libdeflate_compressor* libdeflate = nullptr;
+  std::vector<uint8_t> isal_level_buf;
+  ~Compressor() {
+    if (libdeflate != nullptr) libdeflate_free_compressor(libdeflate);
+  }
+};
+
+GzipCodec Resolve(GzipCodec codec) { return codec == GzipCodec::kDefault ? GzipCodec::kLibdeflate : codec; }
+
+// One gzip member from `in`.
+bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, Compressor* state) {
+#ifdef GPUCAP_HAVE_ISAL
+  if (codec == GzipCodec::kIsal) {
+    level = std::clamp(level, 0, 3);
+    static constexpr uint32_t kLevelBuf[] = {ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT,
+                                             ISAL_DEF_LVL2_DEFAULT, ISAL_DEF_LVL3_DEFAULT};
+    // Cleared per block, so no block's compression depends on another's.
+    state->isal_level_buf.assign(kLevelBuf[level], 0);
+    isal_zstream z{};
+    isal_deflate_init(&z);
+    z.level = static_cast<uint32_t>(level);
+    z.level_buf = state->isal_level_buf.data();
+    z.level_buf_size = static_cast<uint32_t>(state->isal_level_buf.size());
+    z.gzip_flag = IGZIP_GZIP;
+    z.end_of_stream = 1;
+    z.flush = NO_FLUSH;
+    // Stored blocks bound the output; headers and trailer are small.
+    out->Reserve(in.size + in.size / 16 + 1024);
+    z.next_in = reinterpret_cast<uint8_t*>(in.data.get());
+    z.avail_in = static_cast<uint32_t>(in.size);
+    z.next_out = reinterpret_cast<uint8_t*>(out->data.get());
+    z.avail_out = static_cast<uint32_t>(out->capacity);
+    int rc = isal_deflate(&z);
+    out->size = z.total_out;
+    return rc == COMP_OK && z.internal_state.state == ZSTATE_END;
+  }
+#endif
+  if (codec == GzipCodec::kLibdeflate) {
+    if (state->libdeflate == nullptr) state->libdeflate = libdeflate_alloc_compressor(std::clamp(level, 1, 12));
+    if (state->libdeflate == nullptr) return false;
+    out->Reserve(libdeflate_gzip_compress_bound(state->libdeflate, in.size));
+    out->size = libdeflate_gzip_compress(state->libdeflate, in.data.get(), in.size, out->data.get(), out->capacity);
+    return out->size != 0;
+  }
+  z_stream z{};
+  if (deflateInit2(&z, std::clamp(level, 1, 9), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return false;
+  out->Reserve(deflateBound(&z, in.size) + 32);
+  z.next_in = reinterpret_cast<Bytef*>(in.data.get());
+  z.avail_in = static_cast<uInt>(in.size);
+  z.next_out = reinterpret_cast<Bytef*>(out->data.get());
+  z.avail_out = static_cast<uInt>(out->capacity);
+  int rc = deflate(&z, Z_FINISH);
+  out->size = z.total_out;
+  deflateEnd(&z);
+  return rc == Z_STREAM_END;
+}
+
+// Blocks go to worker threads and come back compressed; they are written in
+// order by the appending thread. At most 2 x threads blocks are in flight,
+// and blocks are reused, which bounds memory whatever the trace's size.
+class GzipSink : public ByteSink {
+ public:
+
+  GzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& o) : inner_(std::move(inner)), options_(o) {
+    int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+    threads = std::max(threads, 1);
+    max_in_flight_ = static_cast<size_t>(threads) * 2;
+    options_.block_bytes = std::max<size_t>(options_.block_bytes, 4096);
+    try {
+      for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      // Fewer workers than asked; with none, Submit compresses inline.
+    }
+  }
+  ~GzipSink() override { Stop(); }
+
+  Status Append(std::string_view bytes) override {
+    while (!bytes.empty()) {
+      if (current_ == nullptr) current_ = TakeBlock();
+      Buffer& in = current_->in;
+      size_t n = std::min(options_.block_bytes - in.size, bytes.size());
+      std::memcpy(in.data.get() + in.size, bytes.data(), n);
+      in.size += n;
+      bytes.remove_prefix(n);
+      if (in.size == options_.block_bytes) GPUCAP_RETURN_IF_ERROR(Submit());
+    }
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    if (current_ != nullptr && current_->in.size > 0) GPUCAP_RETURN_IF_ERROR(Submit());
+    GPUCAP_RETURN_IF_ERROR(Drain(0));
+    Stop();
+    return inner_->Close();
+  }
+
+ private:
+  struct Block {
+    Buffer in, out;
+    bool done = false;
+    bool ok = true;
+  };
+
+  Block* TakeBlock() {
+    Block* b;
+    if (free_.empty()) {
+      blocks_.push_back(std::make_unique<Block>());
+      b = blocks_.back().get();
+    } else {
+      b = free_.back();
+      free_.pop_back();
+    }
+    b->in.Reserve(options_.block_bytes);
+    b->in.size = 0;
+    b->done = false;
+    b->ok = true;
+    return b;
+  }
+
+  Status Submit() {
+    Block* block = current_;
+    current_ = nullptr;
+    if (workers_.empty()) {
+      block->ok = CompressMember(Resolve(options_.codec), options_.gzip_level, block->in, &block->out, &inline_);
+      block->done = true;
+      pending_.push_back(block);
+      return Drain(0);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back(block);
+      pending_.push_back(block);
+    }
+    work_cv_.notify_one();
+    return Drain(max_in_flight_);
+  }
+
+  // Writes finished blocks in order until at most `keep` remain in flight.
+  Status Drain(size_t keep) {
+    while (true) {
+      Block* head;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (pending_.empty()) return Status::Ok();
+        if (pending_.size() <= keep && !pending_.front()->done) return Status::Ok();
+        done_cv_.wait(lock, [&] { return pending_.front()->done; });
+        head = pending_.front();
+        pending_.pop_front();
+      }
+      if (!head->ok) return Status::Internal("gzip compression failed");
+      Status s = inner_->Append(std::string_view(head->out.data.get(), head->out.size));
+      free_.push_back(head);
+      GPUCAP_RETURN_IF_ERROR(s);
+    }
+  }
+
+  void Work() {
+    Compressor state;
+    GzipCodec codec = Resolve(options_.codec);
+    while (true) {
+      Block* block;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) break;
+        block = queue_.front();
+        queue_.pop_front();
+      }
+      bool ok = CompressMember(codec, options_.gzip_level, block->in, &block->out, &state);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        block->ok = ok;
+        block->done = true;
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    for (std::thread& t : workers_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+  std::unique_ptr<ByteSink> inner_;
+  OutputOptions options_;
+  size_t max_in_flight_ = 2;
+  std::vector<std::unique_ptr<Block>> blocks_;  // every block made; reused through free_
+  std::vector<Block*> free_;                    // touched by the appending thread only
+  Block* current_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  std::deque<Block*> queue_;    // waiting for a worker
+  std::deque<Block*> pending_;  // submitted, not yet written
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+  Compressor inline_;  // when no worker could be started
+};
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+bool GzipCodecAvailable(GzipCodec codec) {
+#ifndef GPUCAP_HAVE_ISAL
+  if (codec == GzipCodec::kIsal) return false;
+#endif
+  (void)codec;
+  return true;
+}
+
+Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path) {
+  std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError(tmp + ": cannot create: " + std::strerror(errno));
+  return std::unique_ptr<ByteSink>(new FileSink(path, tmp, fd));
+}
+
+std::unique_ptr<ByteSink> NewGzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& options) {
+  return std::make_unique<GzipSink>(std::move(inner), options);
+}
+
+std::unique_ptr<ByteSink> NewStringSink(std::string* out) { return std::make_unique<StringSink>(out); }
+
+Result<std::unique_ptr<ByteSink>> OpenOutput(const std::string& path, const OutputOptions& options) {
+  auto file = OpenFileSink(path);
+  if (!file.ok()) return file.status();
+  if (!EndsWith(path, ".gz")) return file;
+  if (!GzipCodecAvailable(options.codec)) {
+    return Status::Unsupported(path + ": this gpucap was built without ISA-L; choose another gzip codec");
+  }
+  return NewGzipSink(std::move(file).value(), options);
+}
+
+}  // namespace gpucap::builder

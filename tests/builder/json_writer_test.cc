@@ -1,0 +1,60 @@
+#include "json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "json.h"
+
+namespace gpucap::builder {
+namespace {
+
+std::string Written(void (*f)(JsonWriter*)) {
+  std::string out;
+  auto sink = NewStringSink(&out);
+  JsonWriter w(sink.get());
+  f(&w);
+  EXPECT_TRUE(w.Flush().ok());
+  return out;
+}
+
+TEST(JsonWriter, MicrosKeepNanosecondsWithThreeDecimals) {
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Micros(1234567); }), "1234.567");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Micros(5); }), "0.005");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Micros(0); }), "0.000");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Micros(-1500); }), "-1.500");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Micros(INT64_MIN); }), "-9223372036854775.808");
+}
+
+TEST(JsonWriter, NumbersAsKinetoPrintsThem) {
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Float6(64.0 / 132.0); }), "0.484848");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Double(65536.0 / 896.0); }), "73.14285714285714");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Double(1.0 / 0.0); }), "null");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Int(-42); }), "-42");
+  EXPECT_EQ(Written([](JsonWriter* w) { w->Uint(UINT64_MAX); }), "18446744073709551615");
+}
+
+TEST(JsonWriter, EveryByteStringIsValidJson) {
+  // Every single byte, and the broken UTF-8 forms: truncated, overlong,
+  // surrogate, above U+10FFFF.
+  std::vector<std::string> inputs;
+  for (int c = 0; c < 256; ++c) inputs.push_back(std::string(1, static_cast<char>(c)) + "x");
+  for (const char* s : {"\xc3", "\xe2\x82", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                        "\xf0\x9f\x98\x80 ok", "caf\xc3\xa9"}) {
+    inputs.push_back(s);
+  }
+  for (const std::string& in : inputs) {
+    std::string out;
+    AppendJsonString(&out, in);
+    testing::Json j;
+    std::string error;
+    ASSERT_TRUE(testing::ParseJson(out, &j, &error)) << error << " for input byte " << int(uint8_t(in[0]));
+  }
+  std::string out;
+  AppendJsonString(&out, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(out, "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"") << "valid UTF-8 passes untouched";
+  out.clear();
+  AppendJsonString(&out, std::string("a\0b\x1f\"\\", 6));
+  EXPECT_EQ(out, "\"a\\u0000b\\u001f\\\"\\\\\"");
+}
+
+}  // namespace
+}  // namespace gpucap::builder

@@ -1,0 +1,151 @@
+#include "gpucap/builder/window.h"
+
+#include <gtest/gtest.h>
+
+namespace gpucap::builder {
+namespace {
+
+TEST(WindowSpec, ParsesEveryForm) {
+  auto all = ParseWindowSpec("all");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->kind, WindowSpec::Kind::kAll);
+  auto range = ParseWindowSpec("range:+1.5s:+2s");
+  ASSERT_TRUE(range.ok()) << range.status().message();
+  EXPECT_TRUE(range->start.relative);
+  EXPECT_EQ(range->start.ns, 1'500'000'000u);
+  EXPECT_EQ(range->end.ns, 2'000'000'000u);
+  auto abs = ParseWindowSpec("range:1790857026000000000:1790857027000000000");
+  ASSERT_TRUE(abs.ok());
+  EXPECT_FALSE(abs->start.relative);
+  EXPECT_EQ(abs->start.ns, 1790857026000000000u);
+  auto every = ParseWindowSpec("every:250ms");
+  ASSERT_TRUE(every.ok());
+  EXPECT_EQ(every->every_ns, 250'000'000u);
+  auto nvtx = ParseWindowSpec(R"(nvtx:ProfilerStep#\d+)");
+  ASSERT_TRUE(nvtx.ok());
+  EXPECT_EQ(nvtx->pattern, R"(ProfilerStep#\d+)");
+  EXPECT_TRUE(ParseWindowSpec("marks").ok());
+}
+
+TEST(WindowSpec, RejectsWithAReason) {
+  for (const char* bad : {"", "some", "all:1", "range:5", "range:+2s:+1s", "every:0", "every:10parsecs",
+                          "nvtx:", "nvtx:(", "range:1.5:2", "every:1.0000000001s"}) {
+    auto s = ParseWindowSpec(bad);
+    EXPECT_FALSE(s.ok()) << bad;
+    if (!s.ok()) {
+      EXPECT_NE(s.status().message().find("--window"), std::string::npos);
+    }
+  }
+}
+
+TEST(Duration, ExactInDecimal) {
+  EXPECT_EQ(*ParseDuration("1.5s"), 1'500'000'000u);
+  EXPECT_EQ(*ParseDuration("0.1s"), 100'000'000u);
+  EXPECT_EQ(*ParseDuration("10us"), 10'000u);
+  EXPECT_EQ(*ParseDuration("42"), 42u);
+  EXPECT_EQ(*ParseDuration("2m"), 120'000'000'000u);
+  EXPECT_FALSE(ParseDuration("1.5ns").ok());
+  EXPECT_FALSE(ParseDuration("ms").ok());
+}
+
+TEST(Selection, ListsAndRanges) {
+  auto s = ParseSelection("2,5-7,3,5");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, (std::vector<uint32_t>{2, 3, 5, 6, 7}));
+  EXPECT_FALSE(ParseSelection("7-5").ok());
+  EXPECT_FALSE(ParseSelection("a").ok());
+  EXPECT_FALSE(ParseSelection("1,,2").ok());
+  std::vector<Window> w(3);
+  for (uint32_t i = 0; i < 3; ++i) w[i].index = i;
+  auto kept = SelectWindows(w, {0, 2});
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->size(), 2u);
+  EXPECT_EQ((*kept)[1].index, 2u);
+  auto past = SelectWindows(w, {3});
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.status().message().find("3 windows"), std::string::npos);
+}
+
+format::Capture CaptureWithRanges() {
+  format::Capture c;
+  auto push = [&](uint64_t ts, std::string name) {
+    format::RangeEvent e;
+    e.kind = format::RangeKind::kPush;
+    e.os_tid = 1;
+    e.timestamp_ns = ts;
+    e.name = std::move(name);
+    c.ranges.push_back(e);
+  };
+  auto pop = [&](uint64_t ts) {
+    format::RangeEvent e;
+    e.kind = format::RangeKind::kPop;
+    e.os_tid = 1;
+    e.timestamp_ns = ts;
+    c.ranges.push_back(e);
+  };
+  push(1000, "ProfilerStep#1");
+  push(1100, "forward");
+  pop(1200);
+  pop(2000);
+  push(2000, "ProfilerStep#2");
+  pop(3000);
+  push(3000, "ProfilerStep#x");
+  pop(3500);
+  return c;
+}
+
+TEST(ResolveWindows, NvtxEveryRangeAndAll) {
+  format::Capture c = CaptureWithRanges();
+  CaptureExtent extent = ComputeExtent(c);
+  EXPECT_EQ(extent.start_ns, 1000u);
+  EXPECT_EQ(extent.end_ns, 3500u);
+  RangeIndex ranges(c, extent.end_ns);
+  auto nvtx = ResolveWindows(*ParseWindowSpec(R"(nvtx:ProfilerStep#\d+)"), c, extent, ranges);
+  ASSERT_TRUE(nvtx.ok());
+  ASSERT_EQ(nvtx->size(), 2u) << "the whole name must match";
+  EXPECT_EQ((*nvtx)[0], (Window{0, "ProfilerStep#1", 1000, 2000}));
+  EXPECT_EQ((*nvtx)[1], (Window{1, "ProfilerStep#2", 2000, 3000}));
+
+  auto every = ResolveWindows(*ParseWindowSpec("every:1000"), c, extent, ranges);
+  ASSERT_TRUE(every.ok());
+  ASSERT_EQ(every->size(), 3u);
+  EXPECT_EQ((*every)[2].start_ns, 3000u);
+  EXPECT_EQ((*every)[2].end_ns, 4000u);
+  for (size_t i = 1; i < every->size(); ++i) EXPECT_EQ((*every)[i].start_ns, (*every)[i - 1].end_ns);
+
+  auto rel = ResolveWindows(*ParseWindowSpec("range:+500:+1500"), c, extent, ranges);
+  ASSERT_TRUE(rel.ok());
+  EXPECT_EQ((*rel)[0].start_ns, 1500u);
+  EXPECT_EQ((*rel)[0].end_ns, 2500u);
+
+  auto all = ResolveWindows(*ParseWindowSpec("all"), c, extent, ranges);
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE((*all)[0].Contains(1000) && (*all)[0].Contains(3500));
+}
+
+TEST(ResolveWindows, MarksPairByIdAndInstantsSplit) {
+  format::Capture c;
+  auto mark = [&](format::WindowMarkKind k, uint64_t ts, uint64_t id, std::string label) {
+    c.windows.push_back({k, ts, 1, id, std::move(label)});
+  };
+  mark(format::WindowMarkKind::kOpen, 100, 1, "warmup");
+  mark(format::WindowMarkKind::kOpen, 150, 2, "inner");
+  mark(format::WindowMarkKind::kClose, 200, 1, "");
+  mark(format::WindowMarkKind::kClose, 250, 2, "");
+  mark(format::WindowMarkKind::kInstant, 300, 0, "a");
+  mark(format::WindowMarkKind::kInstant, 400, 0, "b");
+  CaptureExtent extent = ComputeExtent(c);
+  RangeIndex ranges(c, extent.end_ns);
+  auto w = ResolveWindows(*ParseWindowSpec("marks"), c, extent, ranges);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->size(), 3u);
+  EXPECT_EQ((*w)[0], (Window{0, "warmup", 100, 200}));
+  EXPECT_EQ((*w)[1], (Window{1, "inner", 150, 250}));
+  EXPECT_EQ((*w)[2], (Window{2, "a", 300, 400}));
+  format::Capture none;
+  RangeIndex empty(none, 0);
+  EXPECT_FALSE(ResolveWindows(*ParseWindowSpec("marks"), none, ComputeExtent(none), empty).ok());
+}
+
+}  // namespace
+}  // namespace gpucap::builder

@@ -1,0 +1,118 @@
+// gpucap build CAPTURE -o OUT [--format chrome] [--window SPEC] [--select LIST]
+// One trace per window; --list-windows shows what a spec yields.
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+
+#include "command.h"
+#include "gpucap/builder/builder.h"
+
+namespace po = boost::program_options;
+using namespace gpucap::builder;
+
+namespace gpucap::tools {
+
+int RunBuild(const std::vector<std::string>& args) {
+  po::options_description options("gpucap build options");
+  std::string lookback;
+  options.add_options()
+      ("capture", po::value<std::string>()->required(), "capture file")
+      ("output,o", po::value<std::string>(), "trace file (.json or .json.gz); several windows get "
+                                             "their index and label before the extension")
+      ("format,f", po::value<std::string>()->default_value("chrome"), "chrome (Kineto-compatible JSON)")
+      ("window,w", po::value<std::string>()->default_value("all"),
+       "all | marks | range:START:END (ns, or +1.5s:+2s from the capture's start) | "
+       "every:DURATION | nvtx:REGEX")
+      ("select,s", po::value<std::string>()->default_value(""), "keep some windows by index: 2,5-7")
+      ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
+      ("lookback", po::value<std::string>(&lookback)->default_value("2s"),
+       "how far before a window to look for launch records of its ops")
+      ("threads,j", po::value<int>()->default_value(0), "decode and compression threads (0: one per core)")
+      ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (libdeflate 1-12, zlib 1-9, ISA-L 0-3)")
+      ("gzip-codec", po::value<std::string>()->default_value("libdeflate"),
+       "libdeflate (reproducible bytes) | isal (3-4x faster; same content, bytes may vary run to run) | zlib")
+      ("list-windows", po::bool_switch(), "print the windows and exit");
+  po::positional_options_description positional;
+  positional.add("capture", 1);
+  po::variables_map vm;
+  int code = 0;
+  if (!ParseArgs(args, "usage: gpucap build CAPTURE -o OUT [--window SPEC] [--select LIST]", options,
+                 positional, &vm, &code)) {
+    return code;
+  }
+  BuildOptions o;
+  o.window = vm["window"].as<std::string>();
+  o.select = vm["select"].as<std::string>();
+  o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
+  o.threads = vm["threads"].as<int>();
+  o.output_options.threads = o.threads;
+  o.output_options.gzip_level = vm["gzip-level"].as<int>();
+  std::string codec = vm["gzip-codec"].as<std::string>();
+  if (codec == "libdeflate") {
+    o.output_options.codec = GzipCodec::kLibdeflate;
+  } else if (codec == "isal") {
+    o.output_options.codec = GzipCodec::kIsal;
+  } else if (codec == "zlib") {
+    o.output_options.codec = GzipCodec::kZlib;
+  } else {
+    std::cerr << "gpucap build: --gzip-codec '" << codec << "': expected libdeflate, isal or zlib\n";
+    return 2;
+  }
+  if (!GzipCodecAvailable(o.output_options.codec)) {
+    std::cerr << "gpucap build: this gpucap was built without ISA-L (libisal-dev)\n";
+    return 2;
+  }
+  auto format = ParseOutputFormat(vm["format"].as<std::string>());
+  if (!format.ok()) {
+    std::cerr << "gpucap build: " << format.status().message() << "\n";
+    return 2;
+  }
+  o.format = *format;
+  auto lag = ParseDuration(lookback);
+  if (!lag.ok()) {
+    std::cerr << "gpucap build: --lookback: " << lag.status().message() << "\n";
+    return 2;
+  }
+  o.launch_lookback_ns = *lag;
+
+  std::string path = vm["capture"].as<std::string>();
+  auto index = CaptureIndex::Open(path);
+  if (!index.ok()) {
+    std::cerr << "gpucap build: " << index.status().message() << "\n";
+    return 1;
+  }
+  if (vm["list-windows"].as<bool>()) {
+    Builder builder(**index, o);
+    auto windows = builder.Windows();
+    if (!windows.ok()) {
+      std::cerr << "gpucap build: " << windows.status().message() << "\n";
+      return 1;
+    }
+    uint64_t origin = (*index)->extent().start_ns;
+    for (const Window& w : *windows) {
+      std::printf("%4u  +%.6f s  %.6f s  %s\n", w.index, (w.start_ns - origin) / 1e9,
+                  (w.end_ns - w.start_ns) / 1e9, w.label.c_str());
+    }
+    return 0;
+  }
+  if (!vm.count("output")) {
+    std::cerr << "gpucap build: no output given (-o OUT)\n";
+    return 2;
+  }
+  o.output = vm["output"].as<std::string>();
+  auto report = BuildTraces(**index, o);
+  if (!report.ok()) {
+    std::cerr << "gpucap build: " << report.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& w : report->warnings) std::cerr << "gpucap build: warning: " << w << "\n";
+  for (const WindowReport& w : report->windows) {
+    std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
+              << w.join.ranges << " ranges, " << w.join.flows << " flows";
+    if (w.join.ops_without_launch) std::cout << ", " << w.join.ops_without_launch << " ops without launch";
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gpucap::tools
