@@ -96,6 +96,71 @@ void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, Windo
   report->chunks_decoded += todo.size();
 }
 
+namespace {
+
+// Calls that put work on the GPU: the ones whose ops may run after the window.
+bool LaunchesGpuWork(ApiDomain domain, uint32_t cbid) {
+  std::string_view n = domain == ApiDomain::kDriver ? format::DriverApiName(cbid)
+                                                    : format::RuntimeApiName(cbid);
+  for (std::string_view p : {"cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch",
+                             "cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset"}) {
+    if (n.substr(0, p.size()) == p) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Builder::LookAhead(const Window& w, std::unordered_set<size_t>* used, WindowReport* report) {
+  if (!w.ops_by_launch || options_.gpu_lookahead_ns == 0) return;
+  // Launches in the window, and those of them whose ops no decoded chunk holds.
+  std::unordered_set<uint32_t> launches;
+  for (size_t c : *used) {
+    const ApiTable& t = cache_[c]->tables.apis;
+    for (uint32_t r = 0; r < t.size(); ++r) {
+      if (t.start[r] != 0 && w.Contains(t.start[r]) && LaunchesGpuWork(t.domain[r], t.cbid[r])) {
+        launches.insert(t.correlation[r]);
+      }
+    }
+  }
+  std::unordered_set<uint32_t> pending = launches;
+  auto found = [&](size_t c) {  // true if the chunk holds ops of the window's launches
+    const ActivityTables& t = cache_[c]->tables;
+    bool hit = false;
+    for (const std::vector<uint32_t>* ids :
+         {&t.kernels.correlation, &t.memcpys.correlation, &t.memsets.correlation}) {
+      for (uint32_t id : *ids) {
+        if (launches.count(id)) {
+          hit = true;
+          pending.erase(id);
+        }
+      }
+    }
+    return hit;
+  };
+  for (size_t c : *used) found(c);
+  if (pending.empty()) return;
+  // Chunks after the window in start order, decoded a few at a time, while
+  // launches wait for their ops, and once more after the last hit: the
+  // kernels of one graph launch can spread over neighbouring chunks.
+  std::vector<size_t> ahead;
+  for (size_t c : index_.ChunksOverlapping(w.end_ns, w.end_ns + options_.gpu_lookahead_ns)) {
+    if (!used->count(c)) ahead.push_back(c);
+  }
+  size_t batch = std::max<size_t>(1, options_.threads > 0 ? options_.threads : std::thread::hardware_concurrency());
+  bool last_hit = false;
+  for (size_t i = 0; i < ahead.size() && (!pending.empty() || last_hit); i += batch) {
+    std::vector<size_t> step(ahead.begin() + i, ahead.begin() + std::min(ahead.size(), i + batch));
+    Decode(step, kAllFamilies, report);
+    last_hit = false;
+    for (size_t c : step) {
+      used->insert(c);
+      last_hit |= found(c);
+    }
+  }
+  report->launches_unfound = pending.size();
+}
+
 Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* report) {
   report->window = w;
   std::vector<size_t> core = index_.ChunksOverlapping(w.start_ns, w.end_ns);
@@ -160,6 +225,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
       }
     }
   }
+  LookAhead(w, &used, report);
   std::vector<size_t> order(used.begin(), used.end());
   std::sort(order.begin(), order.end());
   std::vector<const ActivityTables*> parts;

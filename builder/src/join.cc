@@ -73,6 +73,7 @@ struct ApiRef {
   uint16_t part;
   uint32_t row;
   bool in_window;
+  bool start_known;  // CUPTI gave the call a timestamp
 };
 
 // A gpu_user_annotation span: one range's ops on one stream (per graph
@@ -184,7 +185,7 @@ void WindowJoin::IndexLaunches() {
     const ApiTable& t = parts_[pi]->apis;
     for (uint32_t r = 0; r < t.size(); ++r) {
       uint32_t index = static_cast<uint32_t>(apis_.size());
-      apis_.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0});
+      apis_.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0, t.start[r] != 0});
       // A runtime call and a driver call never share an id; if a damaged
       // capture repeats one, the first record stands.
       api_by_correlation_.Insert(t.correlation[r], index);
@@ -224,14 +225,19 @@ uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
 void WindowJoin::CollectOps() {
   auto take = [&](OpKind kind, uint16_t part, uint32_t row, uint64_t start, uint64_t end,
                   uint32_t correlation, uint32_t device, uint32_t stream, uint64_t graph_node) {
+    // In a window of the program's work an op belongs by its launch (by its
+    // start when there is no launch record); in a time window, by its start.
+    uint32_t api = api_by_correlation_.Find(correlation);
+    bool by_launch = w_.ops_by_launch && kind != OpKind::kSync && api != FlatMap::kMissing &&
+                     apis_[api].start_known;
+    bool mine = by_launch ? apis_[api].in_window : w_.Contains(start);
     if (start == 0) {
       // CUPTI had no timestamp for it. Nothing places it in time, so it is
       // counted once, in the window that holds its launch.
-      uint32_t api = api_by_correlation_.Find(correlation);
       if (api != FlatMap::kMissing && apis_[api].in_window) stats_.ops_without_timestamps++;
       return;
     }
-    if (!w_.Contains(start)) return;
+    if (!mine) return;
     if (end < start) stats_.ops_without_end++;
     ops_.push_back(Op{kind, part, row, start, std::max(end, start), correlation, device, stream,
                       graph_node});

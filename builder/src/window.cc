@@ -212,7 +212,7 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       try {
         for (const Range& r : ranges.ranges()) {
           if (std::regex_match(r.name.begin(), r.name.end(), re)) {
-            out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1)});
+            out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true});
           }
         }
       } catch (const std::regex_error& e) {
@@ -233,7 +233,7 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
         switch (m->kind) {
           case format::WindowMarkKind::kOpen:
             open[m->id] = out.size();
-            out.push_back({0, m->label, m->timestamp_ns, end});
+            out.push_back({0, m->label, m->timestamp_ns, end, true});
             break;
           case format::WindowMarkKind::kClose: {
             auto it = open.find(m->id);
@@ -246,7 +246,7 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
           }
           case format::WindowMarkKind::kInstant:
             if (last_instant != nullptr && m->timestamp_ns > last_instant->timestamp_ns) {
-              out.push_back({0, last_instant->label, last_instant->timestamp_ns, m->timestamp_ns});
+              out.push_back({0, last_instant->label, last_instant->timestamp_ns, m->timestamp_ns, true});
             }
             last_instant = m;
             break;

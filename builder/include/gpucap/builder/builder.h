@@ -6,9 +6,15 @@
 //   o.output = "trace.json.gz";
 //   auto report = BuildTraces(**index, o);   // trace.0-ProfilerStep#1.json.gz, ...
 //
+// In windows of the program's work (nvtx, marks) a GPU op belongs to the
+// window holding its launch (window.h says why); in time windows, to the
+// window holding its start.
+//
 // Per window, only the chunks whose time span overlaps it are decoded (in
 // parallel), plus, when some op's launch record is missing, chunks ending
-// shortly before it (the lookback) with their launch records only. Decoded
+// shortly before it (the lookback) with their launch records only, and, for
+// windows of the program's work, chunks after it while launches in the window
+// have found no op (the lookahead). Decoded
 // chunks are kept while the next window can use them, so consecutive windows
 // decode each chunk about once, and memory follows the largest window, not
 // the capture.
@@ -19,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "gpucap/builder/capture_index.h"
@@ -41,6 +48,9 @@ struct BuildOptions {
   OutputOptions output_options;
   // How far before a window launch records of its ops are looked for.
   uint64_t launch_lookback_ns = 2'000'000'000;
+  // How far after a window GPU work launched inside it is looked for: a GPU
+  // op belongs to the window that holds its launch, and runs after it.
+  uint64_t gpu_lookahead_ns = 2'000'000'000;
   int threads = 0;  // decode threads; 0: one per core
 };
 
@@ -52,6 +62,7 @@ struct WindowReport {
   uint64_t chunks_decoded = 0;  // of those, decoded for it (not kept from the previous window)
   uint64_t rows = 0;
   uint64_t table_bytes = 0;     // decoded rows held while building it
+  uint64_t launches_unfound = 0;  // GPU launches in the window whose ops the lookahead did not reach
 };
 
 struct BuildReport {
@@ -83,6 +94,8 @@ class Builder {
   struct Cached;
   void Evict(const Window& window, const std::vector<size_t>& core);
   void Decode(const std::vector<size_t>& chunks, uint32_t families, WindowReport* report);
+  // Adds chunks after the window holding ops of launches inside it.
+  void LookAhead(const Window& w, std::unordered_set<size_t>* used, WindowReport* report);
 
   const CaptureIndex& index_;
   BuildOptions options_;

@@ -10,7 +10,12 @@
 //                        (ECMAScript regex), e.g. nvtx:ProfilerStep#\d+
 //
 // A window is [start, end) in CUPTI ns; a row belongs to the window holding
-// its start. A selection ("2,5-7") keeps some windows by index.
+// its start. For the windows that stand for a piece of the program's work
+// (nvtx ranges, record-time marks), a GPU op's start is its launch: a
+// ProfilerStep window holds the work launched in that step, which the GPU
+// runs after the step's CPU range has closed. Time windows (all, range,
+// every) hold the GPU ops that started in them. A selection ("2,5-7") keeps
+// some windows by index.
 #ifndef GPUCAP_BUILDER_WINDOW_H_
 #define GPUCAP_BUILDER_WINDOW_H_
 
@@ -30,6 +35,7 @@ struct Window {
   std::string label;   // mark label or range name; empty for range/every
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
+  bool ops_by_launch = false;  // GPU ops belong to it by their launch time
   bool Contains(uint64_t t) const { return t >= start_ns && t < end_ns; }
   bool operator==(const Window&) const = default;
 };
