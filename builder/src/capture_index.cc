@@ -39,7 +39,14 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
   }
   demangled_.resize(capture_.strings.size());
   for (const format::MetadataBlob& b : capture_.metadata) {
-    if (b.key_kind != format::MetadataKey::kGlobal) metadata_[{b.key_kind, b.key}].push_back(&b);
+    if (b.key_kind == format::MetadataKey::kRange) {
+      // Attached to the innermost range open on its thread when it was
+      // written (gpucap_metadata): keyed by that range's index.
+      std::span<const uint32_t> stack = ranges_->StackAt(b.os_tid, b.timestamp_ns);
+      if (!stack.empty()) metadata_[{b.key_kind, stack.back()}].push_back(&b);
+    } else if (b.key_kind != format::MetadataKey::kGlobal) {
+      metadata_[{b.key_kind, b.key}].push_back(&b);
+    }
   }
 }
 
@@ -79,9 +86,12 @@ std::string_view CaptureIndex::KernelName(uint32_t index) const {
 }
 
 std::string_view CaptureIndex::ThreadName(uint32_t os_tid) const {
+  // A name the program gave through NVTX says more than the OS name, which
+  // for threads nobody named is the process name.
+  std::string_view named = ranges_->ThreadName(os_tid);
+  if (!named.empty()) return named;
   auto it = thread_names_.find(os_tid);
-  if (it != thread_names_.end()) return it->second;
-  return ranges_->ThreadName(os_tid);
+  return it != thread_names_.end() ? std::string_view(it->second) : std::string_view();
 }
 
 const format::DeviceInfo* CaptureIndex::Device(uint32_t id) const {

@@ -606,6 +606,8 @@ void WindowJoin::AnnotationArgs(const Op& op) {
     for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
+  std::span<const uint32_t> launch_ranges = idx_.ranges().Stack(op.launch_stack);
+  if (!launch_ranges.empty()) blobs(format::MetadataKey::kRange, launch_ranges.back());
   if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
   if (op.graph_node != 0) {
     blobs(format::MetadataKey::kGraphNode, op.graph_node);
@@ -903,6 +905,9 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
           if (!domain.empty()) args_.push_back(Arg::String("domain", domain));
         }
         if (e.category != 0) args_.push_back(Arg::Uint("category", e.category));
+        for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
+          args_.push_back(Arg::String(b->name, b->data).Foreign());
+        }
         if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint("payload", *v));
         if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));
         if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double("payload", *v));

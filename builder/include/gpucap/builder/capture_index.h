@@ -51,6 +51,8 @@ class CaptureIndex {
   std::string_view ThreadName(uint32_t os_tid) const;
   const format::DeviceInfo* Device(uint32_t id) const;
   // Metadata blobs the application attached to `key` of `kind`, in file order.
+  // Blobs by key; kRange blobs are keyed by the index (in ranges()) of the
+  // innermost range open on their thread when they were written.
   std::span<const format::MetadataBlob* const> Metadata(format::MetadataKey kind, uint64_t key) const;
   // The recorded process: the session's pid, else a thread's, else a pid no
   // device uses (GPU processes are numbered by device, from 0).
