@@ -293,15 +293,32 @@ void WindowJoin::JoinOps() {
 
 std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
   const RangeIndex& ranges = idx_.ranges();
-  if (op.capture_stack == 0) return ranges.Stack(op.launch_stack);
-  if (op.launch_stack == 0) return ranges.Stack(op.capture_stack);
-  // Launch-time ranges outside, capture-time ranges inside; a range open at
-  // both times (a whole-run range) appears once.
-  scratch->assign(ranges.Stack(op.launch_stack).begin(), ranges.Stack(op.launch_stack).end());
-  for (uint32_t r : ranges.Stack(op.capture_stack)) {
-    if (std::find(scratch->begin(), scratch->end(), r) == scratch->end()) scratch->push_back(r);
+  std::span<const uint32_t> stack;
+  if (op.capture_stack == 0) {
+    stack = ranges.Stack(op.launch_stack);
+  } else if (op.launch_stack == 0) {
+    stack = ranges.Stack(op.capture_stack);
+  } else {
+    // Launch-time ranges outside, capture-time ranges inside; a range open at
+    // both times (a whole-run range) appears once.
+    scratch->assign(ranges.Stack(op.launch_stack).begin(), ranges.Stack(op.launch_stack).end());
+    for (uint32_t r : ranges.Stack(op.capture_stack)) {
+      if (std::find(scratch->begin(), scratch->end(), r) == scratch->end()) scratch->push_back(r);
+    }
+    stack = *scratch;
   }
-  return *scratch;
+  // In an nvtx window every op belongs to the window's range, also one
+  // launched by a thread that range was not pushed on (PyTorch launches the
+  // backward pass from its autograd thread): the range roots its stack.
+  if (w_.range != Window::kNoRange && std::find(stack.begin(), stack.end(), w_.range) == stack.end()) {
+    std::vector<uint32_t> rooted;
+    rooted.reserve(stack.size() + 1);
+    rooted.push_back(w_.range);
+    rooted.insert(rooted.end(), stack.begin(), stack.end());
+    *scratch = std::move(rooted);
+    stack = *scratch;
+  }
+  return stack;
 }
 
 void WindowJoin::LinkFlows() {

@@ -210,9 +210,11 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
         return Bad(spec.text, std::string("bad regular expression: ") + e.what());
       }
       try {
-        for (const Range& r : ranges.ranges()) {
+        const std::vector<Range>& all = ranges.ranges();
+        for (uint32_t i = 0; i < all.size(); ++i) {
+          const Range& r = all[i];
           if (std::regex_match(r.name.begin(), r.name.end(), re)) {
-            out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true});
+            out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true, i});
           }
         }
       } catch (const std::regex_error& e) {

@@ -103,8 +103,8 @@ TEST(ResolveWindows, NvtxEveryRangeAndAll) {
   auto nvtx = ResolveWindows(*ParseWindowSpec(R"(nvtx:ProfilerStep#\d+)"), c, extent, ranges);
   ASSERT_TRUE(nvtx.ok());
   ASSERT_EQ(nvtx->size(), 2u) << "the whole name must match";
-  EXPECT_EQ((*nvtx)[0], (Window{0, "ProfilerStep#1", 1000, 2000, true}));
-  EXPECT_EQ((*nvtx)[1], (Window{1, "ProfilerStep#2", 2000, 3000, true}));
+  EXPECT_EQ((*nvtx)[0], (Window{0, "ProfilerStep#1", 1000, 2000, true, 0}));
+  EXPECT_EQ((*nvtx)[1], (Window{1, "ProfilerStep#2", 2000, 3000, true, 2}));
 
   auto every = ResolveWindows(*ParseWindowSpec("every:1000"), c, extent, ranges);
   ASSERT_TRUE(every.ok());
