@@ -27,7 +27,9 @@ struct Golden {
 
 // Real captures recorded on the H200 (fixtures/, from tests/gpu/).
 const std::vector<Golden> kGoldens = {
-    // {"fixtures/torch_mlp.gpucap", "nvtx:ProfilerStep#\\d+", "fixtures/golden/torch_mlp.steps"},
+    {"fixtures/basics.gpucap", "all", "fixtures/golden/basics"},
+    {"fixtures/graphs_nvtx.gpucap", "all", "fixtures/golden/graphs_nvtx"},
+    {"fixtures/torch_train.gpucap", "nvtx:ProfilerStep#\\d+", "fixtures/golden/torch_train.steps"},
 };
 
 // The trace text with what depends on where the build ran taken out.
