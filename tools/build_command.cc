@@ -2,6 +2,7 @@
 // One trace per window; --list-windows shows what a spec yields.
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "command.h"
@@ -100,6 +101,14 @@ int RunBuild(const std::vector<std::string>& args) {
     return 2;
   }
   o.output = vm["output"].as<std::string>();
+  // A trace's folder is made on demand, as `-o out/step.json.gz` suggests.
+  std::filesystem::path parent = std::filesystem::path(o.output).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    std::cerr << "gpucap build: cannot create " << parent.string() << ": " << ec.message() << "\n";
+    return 1;
+  }
   auto report = BuildTraces(**index, o);
   if (!report.ok()) {
     std::cerr << "gpucap build: " << report.status().message() << "\n";
