@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
 #include <cstring>
 #include <thread>
 
@@ -226,6 +227,74 @@ TEST(Pipeline, SixtyFourProducersEverythingWrittenOrCounted) {
   EXPECT_EQ(c->chunks.size() + st.buffers_dropped_queue_full, static_cast<size_t>(fed.load()));
   EXPECT_EQ(static_cast<int>(st.buffers_dropped_pool_empty) + fed.load(), 64 * 3);
   EXPECT_EQ(Extra(st, "buffers_completed"), static_cast<uint64_t>(fed.load()));
+  delete r;
+}
+
+void WaitUntil(const std::function<bool()>& done) {
+  for (int i = 0; i < 400 && !done(); ++i) usleep(5000);
+}
+
+TEST(Pipeline, AStartDelayIgnoresWhatComesBeforeIt) {
+  testing::TempDir dir;
+  std::string path = dir.File("delay.gpucap");
+  Config config = TestConfig(path);
+  config.start_delay_s = 0.3;
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->accepting());
+  r->AddRange(Push(1, "too early"));
+  WaitUntil([&] { return r->accepting(); });
+  ASSERT_TRUE(r->accepting()) << "recording never started after its delay";
+  r->AddRange(Push(1, "in time"));
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->ranges.size(), 1u);
+  EXPECT_EQ(c->ranges[0].name, "in time");
+  delete r;
+}
+
+TEST(Pipeline, ADurationClosesTheCaptureAndTheProgramGoesOn) {
+  testing::TempDir dir;
+  std::string path = dir.File("duration.gpucap");
+  Config config = TestConfig(path);
+  config.duration_s = 0.2;
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  r->AddRange(Push(1, "recorded"));
+  WaitUntil([&] { return !r->accepting(); });
+  EXPECT_FALSE(r->accepting());
+  r->AddRange(Push(1, "after the end"));  // ignored, not a crash
+  r->Stop("test");                       // already stopped: nothing happens
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c->trailer.has_value());
+  EXPECT_EQ(c->trailer->stop_reason, "duration reached");
+  ASSERT_EQ(c->ranges.size(), 1u);
+  EXPECT_EQ(c->ranges[0].name, "recorded");
+  delete r;
+}
+
+TEST(Pipeline, TheToggleSignalPausesAndResumes) {
+  testing::TempDir dir;
+  std::string path = dir.File("toggle.gpucap");
+  Recorder* r = Recorder::Create(TestConfig(path));
+  ASSERT_NE(r, nullptr);
+  r->AddRange(Push(1, "first"));
+  r->RequestToggle();  // what the SIGUSR2 handler does
+  WaitUntil([&] { return !r->accepting(); });
+  ASSERT_FALSE(r->accepting());
+  r->AddRange(Push(1, "while paused"));
+  r->RequestToggle();
+  WaitUntil([&] { return r->accepting(); });
+  ASSERT_TRUE(r->accepting());
+  r->AddRange(Push(1, "resumed"));
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  std::vector<std::string> names;
+  for (const auto& e : c->ranges) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"first", "resumed"}));
   delete r;
 }
 
