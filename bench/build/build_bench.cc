@@ -113,6 +113,7 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
   BuildOptions o;
   o.window = Flag(argc, argv, "--window", "every:1s");
   o.output = out;
+  o.format = FormatForPath(out);  // t.json.gz or t.pftrace.gz
   o.threads = std::atoi(Flag(argc, argv, "--threads", "0"));
   o.output_options.threads = o.threads;
   o.output_options.gzip_level = std::atoi(Flag(argc, argv, "--level", "1"));
