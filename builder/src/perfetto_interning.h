@@ -39,34 +39,34 @@ class IidSet {
 class StringIds {
  public:
   // The iid of `s`; `*added` says whether it is new to the trace.
-  uint64_t Id(std::string_view s, bool* added = nullptr) {
+  // `literal`: `s` is a string literal (static storage), so its address
+  // alone names its text.
+  uint64_t Id(std::string_view s, bool literal = false) {
     CacheEntry& c = cache_[CacheSlot(s)];
     if (c.data == s.data() && c.size == s.size() && c.iid != 0 &&
-        (s.empty() || std::memcmp(text_[c.iid - 1].data(), s.data(), s.size()) == 0)) {
-      if (added) *added = false;
+        (literal || std::memcmp(c.text, s.data(), s.size()) == 0)) {
       return c.iid;
     }
     auto it = ids_.find(s);
     uint64_t iid;
     if (it != ids_.end()) {
       iid = it->second;
-      if (added) *added = false;
     } else {
       text_.emplace_back(s);
       iid = text_.size();
       ids_.emplace(text_.back(), iid);
-      if (added) *added = true;
     }
-    c = {s.data(), s.size(), iid};
+    c = {s.data(), s.size(), iid, text_[iid - 1].data()};
     return iid;
   }
   std::string_view Text(uint64_t iid) const { return text_[iid - 1]; }
 
  private:
   struct CacheEntry {
-    const char* data = nullptr;
+    const char* data = nullptr;  // the caller's
     size_t size = 0;
     uint64_t iid = 0;
+    const char* text = nullptr;  // ours
   };
   static constexpr size_t kCacheSlots = 1024;
   static size_t CacheSlot(std::string_view s) {

@@ -276,19 +276,16 @@ class PerfettoRenderer : public TraceSink {
     arg_iids_.clear();
     string_iids_.clear();
     order_.clear();
-    size_t identities = 0;
+    tail_.clear();
     for (size_t i = 0; i < s.args.size(); ++i) {
       const Arg& a = s.args[i];
-      uint64_t key = arg_names_.Id(a.key);
+      // Keys not marked foreign are gpucap's own literals (trace_model.h).
+      uint64_t key = arg_names_.Id(a.key, !a.foreign_key);
       arg_iids_.push_back(key);
       if (q.arg_names.Insert(key)) entries_.push_back({pf::interned::kDebugAnnotationNames, key, a.key});
-      if (key == correlation_iid_ || key == external_id_iid_) {
-        order_.push_back(static_cast<uint32_t>(i));
-        identities++;
-      } else {
-        order_.insert(order_.end() - static_cast<ptrdiff_t>(identities), static_cast<uint32_t>(i));
-      }
+      (key == correlation_iid_ || key == external_id_iid_ ? tail_ : order_).push_back(static_cast<uint32_t>(i));
     }
+    order_.insert(order_.end(), tail_.begin(), tail_.end());
     for (uint32_t i : order_) {
       const Arg& a = s.args[i];
       if (a.type == Arg::Type::kString) {
@@ -334,11 +331,18 @@ class PerfettoRenderer : public TraceSink {
     size_t next_string = 0;
     for (uint32_t i : order_) {
       const Arg& a = args[i];
+      // Integers, most of a slice's arguments, in one go.
+      if (a.type == Arg::Type::kUint || a.type == Arg::Type::kInt) {
+        bool u = a.type == Arg::Type::kUint;
+        WriteIntAnnotation(arg_iids_[i], u ? pf::annotation::kUintValue : pf::annotation::kIntValue,
+                           u ? a.u() : static_cast<uint64_t>(a.i()));
+        continue;
+      }
       auto d = w_.Begin(pf::event::kDebugAnnotations);
       w_.Varint(pf::annotation::kNameIid, arg_iids_[i]);
       switch (a.type) {
-        case Arg::Type::kInt: w_.Int(pf::annotation::kIntValue, a.i()); break;
-        case Arg::Type::kUint: w_.Varint(pf::annotation::kUintValue, a.u()); break;
+        case Arg::Type::kInt:
+        case Arg::Type::kUint: break;
         case Arg::Type::kDouble:
         case Arg::Type::kFloat6: w_.Double(pf::annotation::kDoubleValue, a.d()); break;
         case Arg::Type::kString: WriteString(a.s(), &next_string); break;
@@ -359,6 +363,19 @@ class PerfettoRenderer : public TraceSink {
       }
       w_.End(d);
     }
+  }
+
+  // DebugAnnotation{name_iid, <field>: v}, its length known up front.
+  void WriteIntAnnotation(uint64_t name_iid, uint32_t field, uint64_t v) {
+    uint8_t* p = w_.Cursor(32);
+    *p++ = proto::Tag(pf::event::kDebugAnnotations, proto::WireType::kLengthDelimited);
+    uint8_t* len = p++;
+    *p++ = proto::Tag(pf::annotation::kNameIid, proto::WireType::kVarint);
+    p = proto::WriteVarint(name_iid, p);
+    *p++ = static_cast<uint8_t>(proto::Tag(field, proto::WireType::kVarint));
+    p = proto::WriteVarint(v, p);
+    *len = static_cast<uint8_t>(p - len - 1);  // at most 22 bytes
+    w_.Commit(p);
   }
 
   Status MaybeFlush() { return w_.size() >= kFlushBytes ? Flush() : Status::Ok(); }
@@ -383,7 +400,7 @@ class PerfettoRenderer : public TraceSink {
   uint64_t name_iid_ = 0;
   std::vector<Entry> entries_;
   std::vector<uint64_t> arg_iids_, string_iids_;
-  std::vector<uint32_t> order_;
+  std::vector<uint32_t> order_, tail_;
   const uint64_t correlation_iid_ = arg_names_.Id("correlation");
   const uint64_t external_id_iid_ = arg_names_.Id("External id");
 };

@@ -34,7 +34,12 @@ inline size_t VarintSize(uint64_t v) {
 }
 
 // Writes `v` at `p` (which has room for 10 bytes); returns the end.
+// Most values in a trace (tags, iids, small deltas) take one byte.
 inline uint8_t* WriteVarint(uint64_t v, uint8_t* p) {
+  if (v < 0x80) {
+    *p = static_cast<uint8_t>(v);
+    return p + 1;
+  }
   while (v >= 0x80) {
     *p++ = static_cast<uint8_t>(v | 0x80);
     v >>= 7;
@@ -55,7 +60,7 @@ class Writer {
   // Makes room for `n` more bytes. Every Append* below needs at most 20
   // bytes beyond what it copies, and checks for itself.
   void Reserve(size_t n) {
-    if (size_ + n > buf_.size()) buf_.resize(std::max(buf_.size() * 2, size_ + n));
+    if (size_ + n > buf_.size()) [[unlikely]] Grow(n);
   }
 
   void Varint(uint32_t field, uint64_t v) {
@@ -111,6 +116,14 @@ class Writer {
     size_ += extra;
   }
 
+  // For writing encoded bytes in place: room for `n` bytes at the end,
+  // then Commit() with where the writing stopped.
+  uint8_t* Cursor(size_t n) {
+    Reserve(n);
+    return Data() + size_;
+  }
+  void Commit(uint8_t* end) { size_ = static_cast<size_t>(end - Data()); }
+
   // Raw bytes, already encoded.
   void Raw(std::string_view bytes) {
     Reserve(bytes.size());
@@ -124,6 +137,7 @@ class Writer {
 
  private:
   uint8_t* Data() { return reinterpret_cast<uint8_t*>(buf_.data()); }
+  void Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, size_ + n)); }
 
   std::string buf_;  // capacity; bytes past size_ are scratch
   size_t size_ = 0;
