@@ -64,13 +64,19 @@ class PerfettoRenderer : public TraceSink {
     if (s.track >= sequences_.size()) return Status::Internal("pftrace: slice on an unknown track");
     Sequence& q = sequences_[s.track];
     CloseUntil(q, s.ts_ns);
+    if (!s.instant() && !q.open.empty() && s.ts_ns + s.dur_ns > q.open.back()) {
+      // The importer would nest it anyway, silently wrong: the join puts
+      // such slices on lanes, so this is a bug, and said so.
+      return Status::Internal("pftrace: slice '" + std::string(s.name) + "' at " + std::to_string(s.ts_ns) +
+                              " overlaps the slice open on its track without nesting in it");
+    }
     Intern(q, s);
     auto packet = StartPacket(q, s.ts_ns);
     auto event = w_.Begin(pf::packet::kTrackEvent);
     w_.Varint(pf::event::kType, s.instant() ? pf::event::kInstant : pf::event::kSliceBegin);
     w_.Varint(pf::event::kNameIid, name_iid_);
     w_.Varint(pf::event::kCategoryIids, CategoryIid(s.category));
-    WriteArgs(s.args);
+    WriteArgs(q.layout, s.args);
     // Flow ids are fixed64 and unpacked: the importer ignores packed ones.
     for (const FlowEnd& f : s.flows_out) w_.Fixed64(pf::event::kFlowIds, FlowId(f));
     for (const FlowEnd& f : s.flows_in) w_.Fixed64(pf::event::kTerminatingFlowIds, FlowId(f));
@@ -102,6 +108,25 @@ class PerfettoRenderer : public TraceSink {
   }
 
  private:
+  // The argument names of a sequence's last slice: the next slice on a
+  // track mostly has the same ones, from the same literals.
+  struct Layout {
+    std::vector<std::string_view> keys;
+    std::vector<uint64_t> iids;    // per argument
+    std::vector<uint32_t> order;   // the order arguments are written in
+    bool reusable = false;         // every key a literal
+  };
+
+  static bool SameLayout(const Layout& l, std::span<const Arg> args) {
+    if (!l.reusable || l.keys.size() != args.size()) return false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].key.data() != l.keys[i].data() || args[i].key.size() != l.keys[i].size() || args[i].foreign_key) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // One track's packet sequence.
   struct Sequence {
     uint32_t id = 0;
@@ -111,6 +136,7 @@ class PerfettoRenderer : public TraceSink {
     std::vector<int64_t> open;  // ends of the open slices, innermost last
     uint32_t categories = 0;    // bit per Category defined
     IidSet names, own_names, arg_names, strings;
+    Layout layout;
   };
 
   static uint64_t CategoryIid(Category c) { return static_cast<uint64_t>(c) + 1; }
@@ -254,7 +280,7 @@ class PerfettoRenderer : public TraceSink {
     }
   }
 
-  // Looks up the iids `s` uses (into name_iid_, arg_iids_, string_iids_)
+  // Looks up the iids `s` uses (into name_iid_, q.layout, string_iids_)
   // and writes the definitions `q` lacks into pending_, an interned_data
   // field for the slice's packet.
   void Intern(Sequence& q, const Slice& s) {
@@ -273,20 +299,32 @@ class PerfettoRenderer : public TraceSink {
       q.categories |= cat;
       entries_.push_back({pf::interned::kEventCategories, CategoryIid(s.category), CategoryName(s.category)});
     }
-    arg_iids_.clear();
     string_iids_.clear();
-    order_.clear();
-    tail_.clear();
-    for (size_t i = 0; i < s.args.size(); ++i) {
-      const Arg& a = s.args[i];
-      // Keys not marked foreign are gpucap's own literals (trace_model.h).
-      uint64_t key = arg_names_.Id(a.key, !a.foreign_key);
-      arg_iids_.push_back(key);
-      if (q.arg_names.Insert(key)) entries_.push_back({pf::interned::kDebugAnnotationNames, key, a.key});
-      (key == correlation_iid_ || key == external_id_iid_ ? tail_ : order_).push_back(static_cast<uint32_t>(i));
+    Layout& l = q.layout;
+    if (!SameLayout(l, s.args)) {
+      // Argument names, defined on this sequence where new to it, and the
+      // order they are written in: the slice's own, but its ids
+      // (correlation, External id) last, beside the flow ids and the
+      // timestamp, so that the arguments ops of one kind share stay one run
+      // of equal bytes for gzip.
+      l.keys.clear();
+      l.iids.clear();
+      l.order.clear();
+      l.reusable = true;
+      tail_.clear();
+      for (size_t i = 0; i < s.args.size(); ++i) {
+        const Arg& a = s.args[i];
+        // Keys not marked foreign are gpucap's own literals (trace_model.h).
+        uint64_t key = arg_names_.Id(a.key, !a.foreign_key);
+        l.keys.push_back(a.key);
+        l.iids.push_back(key);
+        l.reusable &= !a.foreign_key;
+        if (q.arg_names.Insert(key)) entries_.push_back({pf::interned::kDebugAnnotationNames, key, a.key});
+        (key == correlation_iid_ || key == external_id_iid_ ? tail_ : l.order).push_back(static_cast<uint32_t>(i));
+      }
+      l.order.insert(l.order.end(), tail_.begin(), tail_.end());
     }
-    order_.insert(order_.end(), tail_.begin(), tail_.end());
-    for (uint32_t i : order_) {
+    for (uint32_t i : l.order) {
       const Arg& a = s.args[i];
       if (a.type == Arg::Type::kString) {
         InternString(q, a.s());
@@ -324,22 +362,19 @@ class PerfettoRenderer : public TraceSink {
     }
   }
 
-  // In order_: the slice's own order, but its ids (correlation, External
-  // id) last, beside the flow ids and the timestamp, so that the arguments
-  // ops of one kind share stay one run of equal bytes.
-  void WriteArgs(std::span<const Arg> args) {
+  void WriteArgs(const Layout& l, std::span<const Arg> args) {
     size_t next_string = 0;
-    for (uint32_t i : order_) {
+    for (uint32_t i : l.order) {
       const Arg& a = args[i];
       // Integers, most of a slice's arguments, in one go.
       if (a.type == Arg::Type::kUint || a.type == Arg::Type::kInt) {
         bool u = a.type == Arg::Type::kUint;
-        WriteIntAnnotation(arg_iids_[i], u ? pf::annotation::kUintValue : pf::annotation::kIntValue,
+        WriteIntAnnotation(l.iids[i], u ? pf::annotation::kUintValue : pf::annotation::kIntValue,
                            u ? a.u() : static_cast<uint64_t>(a.i()));
         continue;
       }
       auto d = w_.Begin(pf::event::kDebugAnnotations);
-      w_.Varint(pf::annotation::kNameIid, arg_iids_[i]);
+      w_.Varint(pf::annotation::kNameIid, l.iids[i]);
       switch (a.type) {
         case Arg::Type::kInt:
         case Arg::Type::kUint: break;
@@ -399,8 +434,8 @@ class PerfettoRenderer : public TraceSink {
   // Per-slice scratch.
   uint64_t name_iid_ = 0;
   std::vector<Entry> entries_;
-  std::vector<uint64_t> arg_iids_, string_iids_;
-  std::vector<uint32_t> order_, tail_;
+  std::vector<uint64_t> string_iids_;
+  std::vector<uint32_t> tail_;
   const uint64_t correlation_iid_ = arg_names_.Id("correlation");
   const uint64_t external_id_iid_ = arg_names_.Id("External id");
 };

@@ -63,7 +63,7 @@ class Writer {
     if (size_ + n > buf_.size()) [[unlikely]] Grow(n);
   }
 
-  void Varint(uint32_t field, uint64_t v) {
+  [[gnu::always_inline]] void Varint(uint32_t field, uint64_t v) {
     Reserve(20);
     uint8_t* p = Data() + size_;
     p = WriteVarint(Tag(field, WireType::kVarint), p);
@@ -73,7 +73,7 @@ class Writer {
   void Int(uint32_t field, int64_t v) { Varint(field, static_cast<uint64_t>(v)); }
   void Bool(uint32_t field, bool v) { Varint(field, v ? 1 : 0); }
 
-  void Fixed64(uint32_t field, uint64_t v) {
+  [[gnu::always_inline]] void Fixed64(uint32_t field, uint64_t v) {
     Reserve(20);
     uint8_t* p = WriteVarint(Tag(field, WireType::kFixed64), Data() + size_);
     std::memcpy(p, &v, 8);  // little-endian hosts only, as the rest of gpucap
@@ -94,7 +94,7 @@ class Writer {
   }
   void String(uint32_t field, std::string_view s) { Bytes(field, s); }
 
-  Nested Begin(uint32_t field) {
+  [[gnu::always_inline]] Nested Begin(uint32_t field) {
     Reserve(20);
     uint8_t* p = WriteVarint(Tag(field, WireType::kLengthDelimited), Data() + size_);
     size_ = p - Data();
@@ -102,7 +102,7 @@ class Writer {
     size_ += 1;
     return n;
   }
-  void End(Nested n) {
+  [[gnu::always_inline]] void End(Nested n) {
     size_t body = size_ - n.at - 1;
     if (body < 0x80) {
       buf_[n.at] = static_cast<char>(body);
@@ -118,7 +118,7 @@ class Writer {
 
   // For writing encoded bytes in place: room for `n` bytes at the end,
   // then Commit() with where the writing stopped.
-  uint8_t* Cursor(size_t n) {
+  [[gnu::always_inline]] uint8_t* Cursor(size_t n) {
     Reserve(n);
     return Data() + size_;
   }

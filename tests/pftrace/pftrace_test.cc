@@ -451,6 +451,29 @@ TEST(Pftrace, IsWrittenGzippedByName) {
   EXPECT_GT(t.slices.size(), 100u);
 }
 
+// The renderer never writes a partial overlap the importer would misread,
+// should the join ever hand it one.
+TEST(Pftrace, RefusesSlicesThatOverlapWithoutNesting) {
+  std::string bytes;
+  auto sink = builder::NewPerfettoRenderer(builder::NewStringSink(&bytes));
+  builder::TraceHeader h;
+  h.processes.push_back({builder::Process::Kind::kGpu, 0, "p", "GPU 0", 0});
+  builder::Track stream;
+  stream.kind = builder::Track::Kind::kStream;
+  stream.tid = 7;
+  stream.name = "stream 7 ";
+  h.tracks.push_back(stream);
+  ASSERT_TRUE(sink->Begin(h).ok());
+  builder::Slice a;
+  a.ts_ns = 1000, a.dur_ns = 4000, a.name = "a";
+  ASSERT_TRUE(sink->AddSlice(a).ok());
+  builder::Slice b = a;
+  b.ts_ns = 3000, b.name = "b";  // [3000, 7000) across a's end
+  Status st = sink->AddSlice(b);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("overlaps"), std::string::npos) << st.message();
+}
+
 // --- The checks themselves can fail ------------------------------------------
 
 // A few packets written by hand, for traces the renderer never writes.
