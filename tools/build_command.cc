@@ -1,4 +1,4 @@
-// gpucap build CAPTURE -o OUT [--format chrome] [--window SPEC] [--select LIST]
+// gpucap build CAPTURE -o OUT [--format chrome|pftrace] [--window SPEC] [--select LIST]
 // One trace per window; --list-windows shows what a spec yields.
 #include <cinttypes>
 #include <cstdio>
@@ -18,9 +18,10 @@ int RunBuild(const std::vector<std::string>& args) {
   std::string lookback;
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
-      ("output,o", po::value<std::string>(), "trace file (.json or .json.gz); several windows get "
-                                             "their index and label before the extension")
-      ("format,f", po::value<std::string>()->default_value("chrome"), "chrome (Kineto-compatible JSON)")
+      ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several "
+                                             "windows get their index and label before the extension")
+      ("format,f", po::value<std::string>(),
+       "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("window,w", po::value<std::string>()->default_value("all"),
        "all | marks | range:START:END (ns, or +1.5s:+2s from the capture's start) | "
        "every:DURATION | nvtx:REGEX")
@@ -63,12 +64,16 @@ int RunBuild(const std::vector<std::string>& args) {
     std::cerr << "gpucap build: this gpucap was built without ISA-L (libisal-dev)\n";
     return 2;
   }
-  auto format = ParseOutputFormat(vm["format"].as<std::string>());
-  if (!format.ok()) {
-    std::cerr << "gpucap build: " << format.status().message() << "\n";
-    return 2;
+  if (vm.count("format")) {
+    auto format = ParseOutputFormat(vm["format"].as<std::string>());
+    if (!format.ok()) {
+      std::cerr << "gpucap build: " << format.status().message() << "\n";
+      return 2;
+    }
+    o.format = *format;
+  } else if (vm.count("output")) {
+    o.format = FormatForPath(vm["output"].as<std::string>());
   }
-  o.format = *format;
   auto lag = ParseDuration(lookback);
   if (!lag.ok()) {
     std::cerr << "gpucap build: --lookback: " << lag.status().message() << "\n";

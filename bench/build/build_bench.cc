@@ -1,10 +1,18 @@
-// Builder throughput: events/s and peak RSS building gzipped Chrome JSON from
-// a large synthetic capture (N kernels, each with its cudaLaunchKernel
-// record, under NVTX step ranges). Two steps, so the capture's making does
-// not count toward the build's memory:
+// Builder throughput: events/s and peak RSS building gzipped Chrome JSON or
+// Perfetto pftrace (by the output's name) from a large synthetic capture (N
+// kernels, each with its cudaLaunchKernel record, under NVTX step ranges).
+// Two steps, so the capture's making does not count toward the build's
+// memory:
 //
 //   build_bench make CAPTURE [--kernels N]
-//   build_bench build CAPTURE OUT.json.gz [--window SPEC] [--threads N] [--codec isal|libdeflate|zlib] [--level L]
+//   build_bench build CAPTURE OUT.json.gz|OUT.pftrace.gz [--window SPEC] [--threads N]
+//               [--codec isal|libdeflate|zlib] [--level L]
+//
+// And a renderer alone: the first window's event stream, recorded once from
+// the join, rendered again and again into memory (no decode, no join, no
+// gzip unless asked):
+//
+//   build_bench render CAPTURE [--window SPEC] [--format chrome|pftrace] [--repeat N] [--gzip L]
 //
 // See bench/README.md ("builder") for figures.
 #include <sys/resource.h>
@@ -14,6 +22,8 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "gpucap/builder/builder.h"
 #include "synthetic_capture.h"
@@ -113,6 +123,7 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
   BuildOptions o;
   o.window = Flag(argc, argv, "--window", "every:1s");
   o.output = out;
+  o.format = FormatForPath(out);  // t.json.gz or t.pftrace.gz
   o.threads = std::atoi(Flag(argc, argv, "--threads", "0"));
   o.output_options.threads = o.threads;
   o.output_options.gzip_level = std::atoi(Flag(argc, argv, "--level", "1"));
@@ -145,6 +156,179 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
   return 0;
 }
 
+// A window's event stream held in memory, with copies of everything the
+// sink's string_views and spans point at, to be replayed into renderers.
+// Arguments, arrays and flows lie in contiguous arrays in stream order, as
+// a join's scratch would be warm in cache: the replay measures the
+// renderer, not cache misses of its own.
+class Recording : public TraceSink {
+ public:
+  Status Begin(const TraceHeader& h) override {
+    header_ = h;
+    return Status::Ok();
+  }
+  Status AddSlice(const Slice& s) override {
+    Stored x;
+    x.slice = s;
+    x.slice.name = Keep(s.name);
+    x.args = args_.size();
+    x.nargs = s.args.size();
+    for (const Arg& a : s.args) {
+      Arg b = a;
+      std::string_view key = Keep(a.key);
+      switch (a.type) {
+        case Arg::Type::kString: b = Arg::String(key, Keep(a.s())); break;
+        case Arg::Type::kInts:
+          fixups_.push_back({args_.size(), ints_.size(), a.ints().size(), false});
+          ints_.insert(ints_.end(), a.ints().begin(), a.ints().end());
+          b = Arg::Ints(key, {});
+          break;
+        case Arg::Type::kStrings:
+          fixups_.push_back({args_.size(), lists_.size(), a.strings().size(), true});
+          for (std::string_view t : a.strings()) lists_.push_back(Keep(t));
+          b = Arg::Strings(key, {});
+          break;
+        case Arg::Type::kInt: b = Arg::Int(key, a.i()); break;
+        case Arg::Type::kUint: b = Arg::Uint(key, a.u()); break;
+        case Arg::Type::kDouble: b = Arg::Double(key, a.d()); break;
+        case Arg::Type::kFloat6: b = Arg::Float6(key, a.d()); break;
+      }
+      args_.push_back(a.foreign_key ? b.Foreign() : b);
+    }
+    x.flows = flows_.size();
+    x.out = s.flows_out.size();
+    x.in = s.flows_in.size();
+    flows_.insert(flows_.end(), s.flows_out.begin(), s.flows_out.end());
+    flows_.insert(flows_.end(), s.flows_in.begin(), s.flows_in.end());
+    slices_.push_back(x);
+    events_ += 1 + x.out + x.in;
+    return Status::Ok();
+  }
+  Status AddCounter(const CounterPoint& c) override {
+    counters_.push_back(c);
+    events_++;
+    return Status::Ok();
+  }
+  // The arrays are complete: point array arguments into them.
+  Status End() override {
+    for (const Fixup& f : fixups_) {
+      Arg& a = args_[f.arg];
+      bool foreign = a.foreign_key;
+      a = f.strings ? Arg::Strings(a.key, std::span(lists_).subspan(f.at, f.n))
+                    : Arg::Ints(a.key, std::span(ints_).subspan(f.at, f.n));
+      if (foreign) a = a.Foreign();
+    }
+    return Status::Ok();
+  }
+
+  Status ReplayInto(TraceSink* sink) const {
+    GPUCAP_RETURN_IF_ERROR(sink->Begin(header_));
+    for (const Stored& x : slices_) {
+      Slice s = x.slice;
+      s.args = std::span(args_).subspan(x.args, x.nargs);
+      s.flows_out = std::span(flows_).subspan(x.flows, x.out);
+      s.flows_in = std::span(flows_).subspan(x.flows + x.out, x.in);
+      GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
+    }
+    for (const CounterPoint& c : counters_) GPUCAP_RETURN_IF_ERROR(sink->AddCounter(c));
+    return sink->End();
+  }
+  uint64_t events() const { return events_; }
+
+ private:
+  struct Stored {
+    Slice slice;
+    size_t args, nargs, flows, out, in;
+  };
+  struct Fixup {
+    size_t arg, at, n;
+    bool strings;
+  };
+  // Equal strings kept once, as the join hands out names and keys from
+  // one place each (renderers cache by address).
+  std::string_view Keep(std::string_view s) { return *strings_.emplace(s).first; }
+
+  TraceHeader header_;
+  std::vector<Stored> slices_;
+  std::vector<Arg> args_;
+  std::vector<int64_t> ints_;
+  std::vector<std::string_view> lists_;
+  std::vector<Fixup> fixups_;
+  std::vector<FlowEnd> flows_;
+  std::vector<CounterPoint> counters_;
+  std::unordered_set<std::string> strings_;
+  uint64_t events_ = 0;
+};
+
+// Counts bytes and drops them.
+class CountingSink : public ByteSink {
+ public:
+  explicit CountingSink(uint64_t* bytes) : bytes_(bytes) {}
+  Status Append(std::string_view b) override {
+    *bytes_ += b.size();
+    return Status::Ok();
+  }
+  Status Close() override { return Status::Ok(); }
+
+ private:
+  uint64_t* bytes_;
+};
+
+int Render(const std::string& capture, int argc, char** argv) {
+  auto index = CaptureIndex::Open(capture);
+  if (!index.ok()) {
+    std::fprintf(stderr, "%s\n", index.status().message().c_str());
+    return 1;
+  }
+  BuildOptions o;
+  o.window = Flag(argc, argv, "--window", "every:100ms");
+  Builder builder(**index, o);
+  auto windows = builder.Windows();
+  if (!windows.ok() || windows->empty()) {
+    std::fprintf(stderr, "no window\n");
+    return 1;
+  }
+  Recording rec;
+  WindowReport report;
+  Status st = builder.BuildWindow((*windows)[0], &rec, &report);
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return 1;
+  }
+  auto format = ParseOutputFormat(Flag(argc, argv, "--format", "pftrace"));
+  if (!format.ok()) {
+    std::fprintf(stderr, "%s\n", format.status().message().c_str());
+    return 1;
+  }
+  int repeat = std::atoi(Flag(argc, argv, "--repeat", "5"));
+  int gzip = std::atoi(Flag(argc, argv, "--gzip", "0"));
+  uint64_t bytes = 0;
+  double cpu0 = CpuSeconds();
+  auto wall0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < repeat; ++i) {
+    std::unique_ptr<ByteSink> out = std::make_unique<CountingSink>(&bytes);
+    if (gzip > 0) {
+      OutputOptions g;
+      g.gzip_level = gzip;
+      g.threads = 1;
+      out = NewGzipSink(std::move(out), g);
+    }
+    std::unique_ptr<TraceSink> sink = MakeRenderer(*format, std::move(out));
+    st = rec.ReplayInto(sink.get());
+    if (!st.ok()) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      return 1;
+    }
+  }
+  double cpu = CpuSeconds() - cpu0;
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  double events = static_cast<double>(rec.events()) * repeat;
+  std::printf("window 0 of %s: %llu events, rendered %d times: %.1f bytes/event%s\n", o.window.c_str(),
+              static_cast<unsigned long long>(rec.events()), repeat, bytes / events, gzip ? " (gzipped)" : "");
+  std::printf("cpu %.2f s, wall %.2f s: %.2f M events/s per cpu-second\n", cpu, wall, events / cpu / 1e6);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,9 +336,11 @@ int main(int argc, char** argv) {
     return Make(argv[2], std::strtoull(Flag(argc, argv, "--kernels", "5000000"), nullptr, 10));
   }
   if (argc >= 4 && std::strcmp(argv[1], "build") == 0) return Build(argv[2], argv[3], argc, argv);
+  if (argc >= 3 && std::strcmp(argv[1], "render") == 0) return Render(argv[2], argc, argv);
   std::fprintf(stderr,
                "usage: build_bench make CAPTURE [--kernels N]\n"
-               "       build_bench build CAPTURE OUT.json.gz [--window SPEC] [--threads N] "
-               "[--codec isal|libdeflate|zlib] [--level L]\n");
+               "       build_bench build CAPTURE OUT.json.gz|OUT.pftrace.gz [--window SPEC] [--threads N] "
+               "[--codec isal|libdeflate|zlib] [--level L]\n"
+               "       build_bench render CAPTURE [--window SPEC] [--format chrome|pftrace] [--repeat N] [--gzip L]\n");
   return 2;
 }

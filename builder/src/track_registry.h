@@ -29,7 +29,7 @@ class TrackRegistry {
   uint32_t CounterTrack(uint32_t device, const std::string& name, const std::string& unit);
   uint32_t OverheadTrack();
   uint32_t SyntheticTrack(uint32_t process, const std::string& name, int64_t sort_index,
-                          Track::Kind kind = Track::Kind::kLane, uint32_t lane_of = 0);
+                          Track::Kind kind = Track::Kind::kSynthetic, uint32_t lane_of = 0);
   // Lane `lane` (1, 2, ...) beside `track`, for slices that overlap its own.
   uint32_t LaneTrack(uint32_t track, size_t lane);
   uint32_t CpuProcess(uint32_t pid);

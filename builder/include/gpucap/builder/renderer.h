@@ -14,11 +14,14 @@
 
 namespace gpucap::builder {
 
-enum class OutputFormat { kChromeJson };
+enum class OutputFormat { kChromeJson, kPerfetto };
 
-// "chrome" -> kChromeJson.
+// "chrome" (or "json") -> kChromeJson, "pftrace" (or "perfetto") -> kPerfetto.
 Result<OutputFormat> ParseOutputFormat(std::string_view name);
-// The file extension a format's traces get: ".json".
+// The format a trace file's name asks for: kPerfetto for names ending in
+// ".pftrace" or ".pftrace.gz", else kChromeJson.
+OutputFormat FormatForPath(std::string_view path);
+// The file extension a format's traces get: ".json", ".pftrace".
 std::string_view FormatExtension(OutputFormat format);
 
 std::unique_ptr<TraceSink> MakeRenderer(OutputFormat format, std::unique_ptr<ByteSink> out);
@@ -28,6 +31,12 @@ std::unique_ptr<TraceSink> MakeRenderer(OutputFormat format, std::unique_ptr<Byt
 // baseTimeNanoseconds, strings escaped (control characters, invalid UTF-8
 // replaced by U+FFFD).
 std::unique_ptr<TraceSink> NewChromeJsonRenderer(std::unique_ptr<ByteSink> out);
+
+// Perfetto's protobuf trace (a TracePacket stream) for Perfetto UI and
+// trace_processor: the same slices, arguments, flows and counters as the
+// Chrome JSON, with interned strings and per-track delta timestamps
+// (perfetto_renderer.cc says how).
+std::unique_ptr<TraceSink> NewPerfettoRenderer(std::unique_ptr<ByteSink> out);
 
 }  // namespace gpucap::builder
 

@@ -107,7 +107,9 @@ struct Process {
 };
 
 struct Track {
-  enum class Kind : uint8_t { kThread, kStream, kLane, kCounter };
+  // kSynthetic: a track of its own that is no OS thread or stream (NVTX
+  // start/end ranges, a device's context syncs).
+  enum class Kind : uint8_t { kThread, kStream, kLane, kCounter, kSynthetic };
   Kind kind = Kind::kThread;
   uint32_t id = 0;        // index in TraceHeader::tracks
   uint32_t process = 0;   // index in TraceHeader::processes
