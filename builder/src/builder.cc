@@ -233,6 +233,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   for (size_t c : order) {
     const Cached& cached = *cache_[c];
     parts.push_back(&cached.tables);
+    report->chunks.emplace_back(c, cached.families);
     decode.Merge(cached.stats);
     report->rows += cached.tables.rows();
     report->table_bytes += cached.tables.memory_bytes();

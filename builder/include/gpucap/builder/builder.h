@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "gpucap/builder/capture_index.h"
@@ -63,6 +64,10 @@ struct WindowReport {
   uint64_t rows = 0;
   uint64_t table_bytes = 0;     // decoded rows held while building it
   uint64_t launches_unfound = 0;  // GPU launches in the window whose ops the lookahead did not reach
+  // The chunks the window drew on (indices into Capture::chunks, ascending),
+  // each with the record families (decode.h) it was decoded with: exactly
+  // what a capture trimmed to this window must keep.
+  std::vector<std::pair<size_t, uint32_t>> chunks;
 };
 
 struct BuildReport {
