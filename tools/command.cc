@@ -13,6 +13,8 @@ const std::vector<Command>& Commands() {
       {"build", "build traces (Kineto-compatible Chrome JSON) per window", RunBuild},
       {"stats", "GPU time per kernel, copy, API call, NVTX range and stream", RunStats},
       {"diff", "per kernel, count and time changes between two captures or windows", RunDiff},
+      {"trim", "cut a valid smaller capture holding only what some windows need", RunTrim},
+      {"fixture", "trim, plus golden outputs and a manifest for a regression suite", RunFixture},
   };
   return commands;
 }

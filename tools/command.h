@@ -30,6 +30,8 @@ int RunRecord(const std::vector<std::string>& args);
 int RunBuild(const std::vector<std::string>& args);
 int RunStats(const std::vector<std::string>& args);
 int RunDiff(const std::vector<std::string>& args);
+int RunTrim(const std::vector<std::string>& args);
+int RunFixture(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 
