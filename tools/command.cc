@@ -15,6 +15,7 @@ const std::vector<Command>& Commands() {
       {"diff", "per kernel, count and time changes between two captures or windows", RunDiff},
       {"trim", "cut a valid smaller capture holding only what some windows need", RunTrim},
       {"fixture", "trim, plus golden outputs and a manifest for a regression suite", RunFixture},
+      {"merge", "one trace from several processes' captures (all ranks of a job)", RunMerge},
   };
   return commands;
 }

@@ -32,6 +32,7 @@ int RunStats(const std::vector<std::string>& args);
 int RunDiff(const std::vector<std::string>& args);
 int RunTrim(const std::vector<std::string>& args);
 int RunFixture(const std::vector<std::string>& args);
+int RunMerge(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 
