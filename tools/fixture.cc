@@ -93,6 +93,7 @@ Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& 
   t.result = *written;
   t.source_windows = plan->windows;
   t.warnings = source.capture().report.Describe(source.path());
+  t.warnings.insert(t.warnings.end(), plan->warnings.begin(), plan->warnings.end());
   if (!t.warnings.empty()) t.warnings.push_back("the trimmed capture holds what could be read of " + source.path());
   auto trimmed = OpenCapture(output);
   if (!trimmed.ok()) return trimmed.status();

@@ -68,7 +68,8 @@ KernelDiff DiffKernels(const GpuStats& a, const GpuStats& b, const DiffOptions& 
   });
   d.kernel_ns_a = a.KernelNs();
   d.kernel_ns_b = b.KernelNs();
-  d.total_past = Regressed(d.kernel_ns_a, d.kernel_ns_b, o);
+  // Summed time compares runs of one length; per launch, the kernels say it.
+  d.total_past = o.metric == DiffOptions::Metric::kTotal && Regressed(d.kernel_ns_a, d.kernel_ns_b, o);
   return d;
 }
 

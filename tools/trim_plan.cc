@@ -486,6 +486,7 @@ Result<TrimPlan> PlanTrim(const builder::CaptureIndex& index, const builder::Bui
     GPUCAP_RETURN_IF_ERROR(planner.AddWindow(w, report.chunks));
   }
   planner.Finish();
+  plan.warnings = index.decoder().Describe(builder.decode_stats());
   return plan;
 }
 

@@ -28,6 +28,7 @@ struct TrimPlan {
   std::vector<uint8_t> ranges, graphs, metadata, counter_samples, clocks;
   uint64_t records_seen = 0;  // in the chunks the windows drew on
   uint64_t records_kept = 0;
+  std::vector<std::string> warnings;  // what decoding the source found wrong
 };
 
 Result<TrimPlan> PlanTrim(const builder::CaptureIndex& index, const builder::BuildOptions& options,
