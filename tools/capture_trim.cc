@@ -67,19 +67,33 @@ class Feeder {
 
 class Anonymizer {
  public:
+  // `keep` comes from a window spec the builder already parsed.
   Anonymizer(bool on, const std::string& keep) : on_(on) {
-    if (!keep.empty()) keep_ = std::regex(keep, std::regex::ECMAScript);
+    try {
+      if (on && !keep.empty()) keep_ = std::regex(keep, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      keep_.reset();
+    }
   }
   std::string Kernel(const std::string& name) const { return on_ ? HashedName("kernel_", name) : name; }
   std::string Function(const std::string& name) const { return on_ && !name.empty() ? HashedName("function_", name) : name; }
   std::string Range(const std::string& name) const {
     if (!on_ || name.empty()) return name;
-    if (keep_ && std::regex_match(name, *keep_)) return name;
+    if (keep_ && Matches(name)) return name;
     return HashedName("range_", name);
   }
   std::string Data(const std::string& data) const { return on_ ? HashedName("data_", data) : data; }
 
  private:
+  // A pattern too costly for some name throws; such a name is hashed, since
+  // keeping a name readable is the exception.
+  bool Matches(const std::string& name) const {
+    try {
+      return std::regex_match(name, *keep_);
+    } catch (const std::regex_error&) {
+      return false;
+    }
+  }
   bool on_;
   std::optional<std::regex> keep_;
 };
