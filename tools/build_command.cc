@@ -10,6 +10,7 @@
 #include "command.h"
 #include "gpucap/builder/builder.h"
 #include "kineto_splice.h"
+#include "progress.h"
 
 namespace po = boost::program_options;
 using namespace gpucap::builder;
@@ -72,7 +73,7 @@ int RunBuild(const std::vector<std::string>& args) {
       ("into", po::value<std::string>(),
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
        "its time span (or of the one window --window selects) inserted")
-      ("quiet,q", po::bool_switch(), "no warnings on stderr");
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   po::positional_options_description positional;
   positional.add("capture", 1);
   po::variables_map vm;
@@ -142,7 +143,12 @@ int RunBuild(const std::vector<std::string>& args) {
   }
   o.output = vm["output"].as<std::string>();
   if (vm.count("into")) return Splice(**index, o, vm);
+  Progress progress("build", Progress::ShouldShow(vm["quiet"].as<bool>()));
+  o.on_window = [&](const Window& w, size_t done, size_t total) {
+    progress.Step(w.label.empty() ? "window" : "window " + w.label, done + 1, total);
+  };
   auto report = BuildTraces(**index, o);
+  progress.Clear();
   if (!report.ok()) {
     std::cerr << "gpucap build: " << report.status().message() << "\n";
     return 1;

@@ -294,6 +294,7 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
   report.warnings = index.capture().report.Describe(index.path());
   if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
   for (const Window& w : *windows) {
+    if (options.on_window) options.on_window(w, report.windows.size(), windows->size());
     WindowReport wr;
     wr.path = WindowOutputPath(options.output, w, one);
     auto out = OpenOutput(wr.path, options.output_options);

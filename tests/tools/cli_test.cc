@@ -2,9 +2,12 @@
 // damaged input, and errors that name the file.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "../support/temp_dir.h"
+#include "progress.h"
 #include "tool_test_util.h"
 
 namespace gpucap::testing {
@@ -136,3 +139,26 @@ TEST(Cli, MergeTheRanksOfAJob) {
 
 }  // namespace
 }  // namespace gpucap::testing
+
+namespace gpucap::tools {
+namespace {
+
+TEST(Progress, DrawsOneLineInPlaceOnlyWhenAsked) {
+  // Only a terminal gets it (not ctest's pipe), and never with --quiet.
+  EXPECT_EQ(Progress::ShouldShow(false), isatty(STDERR_FILENO) == 1);
+  EXPECT_FALSE(Progress::ShouldShow(true));
+  ::testing::internal::CaptureStderr();
+  {
+    Progress shown("stats", true);
+    shown.Step("window ProfilerStep#1", 1, 3);
+    shown.Step("window ProfilerStep#2", 2, 3);  // within 100 ms: skipped
+    shown.Step("window ProfilerStep#3", 3, 3);  // the last: always drawn
+    Progress hidden("stats", false);
+    hidden.Step("window", 1, 1);
+  }
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "\rgpucap stats: window ProfilerStep#1 1/3\x1b[K\rgpucap stats: window ProfilerStep#3 3/3\x1b[K\r\x1b[K");
+}
+
+}  // namespace
+}  // namespace gpucap::tools

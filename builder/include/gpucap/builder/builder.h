@@ -22,6 +22,7 @@
 #define GPUCAP_BUILDER_BUILDER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,8 @@ struct BuildOptions {
   // op belongs to the window that holds its launch, and runs after it.
   uint64_t gpu_lookahead_ns = 2'000'000'000;
   int threads = 0;  // decode threads; 0: one per core
+  // Called before each window BuildTraces builds (a progress line); may be empty.
+  std::function<void(const Window& w, size_t done, size_t total)> on_window;
 };
 
 struct WindowReport {
