@@ -133,6 +133,14 @@ Status VerifyTrimmed(const builder::CaptureIndex& source, const builder::BuildOp
   return Status::Ok();
 }
 
+std::vector<std::string> GoldenFormats() {
+  std::vector<std::string> out;
+  for (const char* name : {"chrome", "pftrace"}) {
+    if (builder::ParseOutputFormat(name).ok()) out.push_back(name);
+  }
+  return out;
+}
+
 Result<FixtureManifest> ReadFixtureManifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(path + ": cannot open");
@@ -147,6 +155,13 @@ Result<FixtureManifest> ReadFixtureManifest(const std::string& path) {
     if (key == "select") m.select = JsonString(v);
     if (key == "lookback") m.lookback = JsonString(v);
     if (key == "anonymized") m.anonymized = v.text == "true";
+    if (key == "formats") {
+      m.formats.clear();
+      (void)ForEachElement(v, [&](const JsonValue& f) {
+        m.formats.push_back(JsonString(f));
+        return true;
+      });
+    }
     if (key == "goldens") {
       (void)ForEachElement(v, [&](const JsonValue& g) {
         m.goldens.push_back(JsonString(g));
@@ -169,6 +184,9 @@ std::string FixtureManifestJson(const FixtureManifest& m) {
       .Field("select", m.select)
       .Field("lookback", m.lookback)
       .Field("anonymized", m.anonymized);
+  j.Key("formats").BeginArray();
+  for (const std::string& f : m.formats) j.String(f);
+  j.EndArray();
   j.Key("goldens").BeginArray();
   for (const std::string& g : m.goldens) j.String(g);
   j.EndArray().EndObject();
@@ -191,11 +209,9 @@ Result<std::vector<std::string>> WriteFixtureGoldens(const std::string& dir, con
   GPUCAP_RETURN_IF_ERROR(ApplyWindowFlags(flags, &o));
   o.join.trace_name = stem;
   std::vector<std::string> files;
-  // Every format this builder renders: a new renderer gets goldens here
-  // without a change.
-  for (const char* name : {"chrome", "pftrace"}) {
+  for (const std::string& name : m.formats) {
     auto format = builder::ParseOutputFormat(name);
-    if (!format.ok()) continue;
+    if (!format.ok()) return Status::Unsupported(m.capture + ": this gpucap does not render " + name + " traces");
     o.format = *format;
     o.output = (fs::path(out_dir) / (stem + std::string(builder::FormatExtension(*format)))).string();
     auto report = builder::BuildTraces(*index, o);
@@ -231,6 +247,7 @@ Result<Fixture> MakeFixture(const builder::CaptureIndex& source, const FixtureRe
   m.select = trimmed->select;
   m.lookback = std::to_string(request.build.launch_lookback_ns);
   m.anonymized = request.anonymize;
+  m.formats = GoldenFormats();
   auto goldens = WriteFixtureGoldens(dir, m, dir);
   if (!goldens.ok()) return goldens.status();
   m.goldens = *goldens;

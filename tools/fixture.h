@@ -48,8 +48,15 @@ struct FixtureManifest {
   std::string lookback = "2s";
   bool anonymized = false;
   std::string source;   // what it was cut from, for a person
+  // Trace formats with goldens ("chrome", "pftrace"): every format the
+  // builder rendered when the fixture was made, so a builder that learns a
+  // new one rebuilds old fixtures as they were.
+  std::vector<std::string> formats = {"chrome"};
   std::vector<std::string> goldens;  // file names, beside the manifest
 };
+
+// The trace formats this builder renders, by the names --format takes.
+std::vector<std::string> GoldenFormats();
 
 Result<FixtureManifest> ReadFixtureManifest(const std::string& path);
 std::string FixtureManifestJson(const FixtureManifest& m);
