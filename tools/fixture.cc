@@ -60,13 +60,12 @@ Status FindWindows(const builder::CaptureIndex& index, const std::string& spec, 
                           spec + "'; trim one window at a time");
 }
 
-Result<std::string> BuildOne(const builder::CaptureIndex& index, builder::Builder* builder, const builder::Window& w) {
+Result<std::string> BuildOne(builder::Builder* builder, const builder::Window& w) {
   std::string text;
   auto sink = builder::MakeRenderer(builder::OutputFormat::kChromeJson, builder::NewStringSink(&text));
   builder->set_trace_name("verify");
   builder::WindowReport report;
   GPUCAP_RETURN_IF_ERROR(builder->BuildWindow(w, sink.get(), &report));
-  (void)index;
   return text;
 }
 
@@ -114,9 +113,9 @@ Status VerifyTrimmed(const builder::CaptureIndex& source, const builder::BuildOp
   if (!wt.ok()) return wt.status();
   if (ws->size() != wt->size()) return Status::Internal("the trimmed capture yields a different number of windows");
   for (size_t i = 0; i < ws->size(); ++i) {
-    auto a = BuildOne(source, &bs, (*ws)[i]);
+    auto a = BuildOne(&bs, (*ws)[i]);
     if (!a.ok()) return a.status();
-    auto b = BuildOne(trimmed, &bt, (*wt)[i]);
+    auto b = BuildOne(&bt, (*wt)[i]);
     if (!b.ok()) return b.status();
     std::string_view x = *a, y = *b;
     x.remove_prefix(std::min(x.size(), x.find("\"displayTimeUnit\"")));

@@ -80,7 +80,8 @@ Result<KinetoTrace> KinetoTrace::Parse(std::string text, const std::string& path
     int64_t ts = 0, dur = 0;
     bool has_ts = false;
     uint64_t external = 0;
-    std::string meta_name;
+    // The document was checked whole: an element that is no object just
+    // has no members, and is skipped.
     (void)ForEachMember(e, [&](const std::string& key, const JsonValue& v) {
       if (key == "ph") ph = JsonString(v);
       else if (key == "cat") cat = JsonString(v);

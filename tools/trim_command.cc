@@ -32,12 +32,11 @@ void AddTrimFlags(po::options_description* options, TrimFlags* f) {
   AddWindowFlags(options, &f->window, "Several windows are kept together.");
 }
 
-Result<FixtureRequest> Request(const std::string& command, const po::variables_map& vm, const TrimFlags& f) {
+Result<FixtureRequest> Request(const po::variables_map& vm, const TrimFlags& f) {
   FixtureRequest r;
   r.source = vm["capture"].as<std::string>();
   GPUCAP_RETURN_IF_ERROR(ApplyWindowFlags(f.window, &r.build));
   r.anonymize = f.anonymize;
-  (void)command;
   return r;
 }
 
@@ -56,7 +55,7 @@ int RunTrim(const std::vector<std::string>& args) {
                  positional, &vm, &code)) {
     return code;
   }
-  auto request = Request("trim", vm, f);
+  auto request = Request(vm, f);
   if (!request.ok()) return Fail("trim", request.status(), kExitUsage);
   auto index = OpenCapture(request->source);
   if (!index.ok()) return Fail("trim", index.status());
@@ -91,7 +90,7 @@ int RunFixture(const std::vector<std::string>& args) {
                  positional, &vm, &code)) {
     return code;
   }
-  auto request = Request("fixture", vm, f);
+  auto request = Request(vm, f);
   if (!request.ok()) return Fail("fixture", request.status(), kExitUsage);
   request->name = f.name.empty() ? std::filesystem::path(request->source).stem().string() : f.name;
   request->verify = !f.no_verify;
