@@ -1,17 +1,55 @@
 // gpucap build CAPTURE -o OUT [--format chrome|pftrace] [--window SPEC] [--select LIST]
 // One trace per window; --list-windows shows what a spec yields.
+// gpucap build CAPTURE --into KINETO.json -o OUT: the GPU activity of the
+// profiler trace's span (or of one --window) spliced into that trace.
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 
+#include "cli.h"
 #include "command.h"
 #include "gpucap/builder/builder.h"
+#include "kineto_splice.h"
+#include "progress.h"
 
 namespace po = boost::program_options;
 using namespace gpucap::builder;
 
 namespace gpucap::tools {
+
+namespace {
+
+int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables_map& vm) {
+  bool quiet = vm["quiet"].as<bool>();
+  if (o.format != OutputFormat::kChromeJson) return Fail("build", "--into writes Chrome JSON (--format chrome)", kExitUsage);
+  auto kineto = KinetoTrace::Read(vm["into"].as<std::string>());
+  if (!kineto.ok()) return Fail("build", kineto.status());
+  Window window;
+  if (vm["window"].defaulted() && vm["select"].defaulted()) {
+    if (kineto->span().second == 0) return Fail("build", kineto->path() + ": no events to take a time span from; give --window");
+    window = KinetoWindow(index, *kineto);
+  } else {
+    Builder builder(index, o);
+    auto windows = builder.Windows();
+    if (!windows.ok()) return Fail("build", windows.status());
+    if (windows->size() != 1) {
+      return Fail("build", "--into takes one window; --window '" + o.window + "' yields " +
+                               std::to_string(windows->size()) + " (pick one with --select)", kExitUsage);
+    }
+    window = windows->front();
+  }
+  auto report = SpliceIntoKineto(index, o, window, *kineto, o.output);
+  if (!report.ok()) return Fail("build", report.status());
+  for (const std::string& w : report->warnings) Warn("build", w, quiet);
+  std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
+            << " API calls into " << kineto->path() << "; launches tied to profiler ops: "
+            << report->launches_linked_by_capture << " by the capture's external ids, "
+            << report->launches_linked_by_time << " by time, " << report->launches_unlinked << " not\n";
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunBuild(const std::vector<std::string>& args) {
   po::options_description options("gpucap build options");
@@ -33,7 +71,11 @@ int RunBuild(const std::vector<std::string>& args) {
       ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (libdeflate 1-12, zlib 1-9, ISA-L 0-3)")
       ("gzip-codec", po::value<std::string>()->default_value("libdeflate"),
        "libdeflate (reproducible bytes) | isal (3-4x faster; same content, bytes may vary run to run) | zlib")
-      ("list-windows", po::bool_switch(), "print the windows and exit");
+      ("list-windows", po::bool_switch(), "print the windows and exit")
+      ("into", po::value<std::string>(),
+       "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
+       "its time span (or of the one window --window selects) inserted")
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   po::positional_options_description positional;
   positional.add("capture", 1);
   po::variables_map vm;
@@ -114,12 +156,18 @@ int RunBuild(const std::vector<std::string>& args) {
     std::cerr << "gpucap build: cannot create " << parent.string() << ": " << ec.message() << "\n";
     return 1;
   }
+  if (vm.count("into")) return Splice(**index, o, vm);
+  Progress progress("build", Progress::ShouldShow(vm["quiet"].as<bool>()));
+  o.on_window = [&](const Window& w, size_t done, size_t total) {
+    progress.Step(w.label.empty() ? "window" : "window " + w.label, done + 1, total);
+  };
   auto report = BuildTraces(**index, o);
+  progress.Clear();
   if (!report.ok()) {
     std::cerr << "gpucap build: " << report.status().message() << "\n";
     return 1;
   }
-  for (const std::string& w : report->warnings) std::cerr << "gpucap build: warning: " << w << "\n";
+  for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
   for (const WindowReport& w : report->windows) {
     std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
               << w.join.ranges << " ranges, " << w.join.flows << " flows";

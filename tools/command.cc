@@ -11,6 +11,11 @@ const std::vector<Command>& Commands() {
       {"record", "run a program with the recorder injected: gpucap record -- CMD ARGS", RunRecord},
       {"info", "summarise a capture: process, devices, frames, records, damage", RunInfo},
       {"build", "build traces (Kineto-compatible Chrome JSON) per window", RunBuild},
+      {"stats", "GPU time per kernel, copy, API call, NVTX range and stream", RunStats},
+      {"diff", "per kernel, count and time changes between two captures or windows", RunDiff},
+      {"trim", "cut a valid smaller capture holding only what some windows need", RunTrim},
+      {"fixture", "trim, plus golden outputs and a manifest for a regression suite", RunFixture},
+      {"merge", "one trace from several processes' captures (all ranks of a job)", RunMerge},
   };
   return commands;
 }

@@ -28,6 +28,11 @@ bool ParseArgs(const std::vector<std::string>& args, const char* usage,
 int RunInfo(const std::vector<std::string>& args);
 int RunRecord(const std::vector<std::string>& args);
 int RunBuild(const std::vector<std::string>& args);
+int RunStats(const std::vector<std::string>& args);
+int RunDiff(const std::vector<std::string>& args);
+int RunTrim(const std::vector<std::string>& args);
+int RunFixture(const std::vector<std::string>& args);
+int RunMerge(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 

@@ -233,6 +233,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   for (size_t c : order) {
     const Cached& cached = *cache_[c];
     parts.push_back(&cached.tables);
+    report->chunks.emplace_back(c, cached.families);
     decode.Merge(cached.stats);
     report->rows += cached.tables.rows();
     report->table_bytes += cached.tables.memory_bytes();
@@ -293,6 +294,7 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
   report.warnings = index.capture().report.Describe(index.path());
   if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
   for (const Window& w : *windows) {
+    if (options.on_window) options.on_window(w, report.windows.size(), windows->size());
     WindowReport wr;
     wr.path = WindowOutputPath(options.output, w, one);
     auto out = OpenOutput(wr.path, options.output_options);

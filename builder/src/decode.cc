@@ -97,6 +97,13 @@ const RecordLayout* Decoder::LayoutFor(uint32_t kind, uint32_t stride) const {
   return format::MatchLayoutBySize(kind, stride);
 }
 
+Decoder::RecordShape Decoder::ShapeOf(uint32_t kind, const format::ChunkInfo& info) const {
+  RecordShape shape;
+  shape.stride = StrideFor(kind, info);
+  if (shape.stride != 0) shape.layout = LayoutFor(kind, shape.stride);
+  return shape;
+}
+
 void Decoder::DecodeChunk(size_t index, uint32_t families, ActivityTables* out, DecodeStats* stats,
                           std::vector<uint64_t>* scratch) const {
   const format::ChunkView& chunk = capture_.chunks[index];

@@ -22,10 +22,12 @@
 #define GPUCAP_BUILDER_BUILDER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "gpucap/builder/capture_index.h"
@@ -52,6 +54,8 @@ struct BuildOptions {
   // op belongs to the window that holds its launch, and runs after it.
   uint64_t gpu_lookahead_ns = 2'000'000'000;
   int threads = 0;  // decode threads; 0: one per core
+  // Called before each window BuildTraces builds (a progress line); may be empty.
+  std::function<void(const Window& w, size_t done, size_t total)> on_window;
 };
 
 struct WindowReport {
@@ -63,6 +67,10 @@ struct WindowReport {
   uint64_t rows = 0;
   uint64_t table_bytes = 0;     // decoded rows held while building it
   uint64_t launches_unfound = 0;  // GPU launches in the window whose ops the lookahead did not reach
+  // The chunks the window drew on (indices into Capture::chunks, ascending),
+  // each with the record families (decode.h) it was decoded with: exactly
+  // what a capture trimmed to this window must keep.
+  std::vector<std::pair<size_t, uint32_t>> chunks;
 };
 
 struct BuildReport {

@@ -74,6 +74,16 @@ class Decoder {
   void DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInfo& info, uint32_t sequence,
                      uint32_t families, ActivityTables* out, DecodeStats* stats) const;
 
+  // How records of `kind` sit in a chunk described by `info`: the stride
+  // from one to the next (0: nothing tells) and the layout their fields are
+  // read with (null: none known; the decoder skips them). For tools that walk
+  // raw records themselves, e.g. to re-pack some of them into a new chunk.
+  struct RecordShape {
+    uint32_t stride = 0;
+    const format::RecordLayout* layout = nullptr;
+  };
+  RecordShape ShapeOf(uint32_t kind, const format::ChunkInfo& info) const;
+
   // Lines for a person about what was skipped, naming the CUPTI version.
   std::vector<std::string> Describe(const DecodeStats& stats) const;
 
