@@ -114,14 +114,15 @@ TEST(Cli, FixtureWritesCaptureGoldensAndManifest) {
   TempDir dir;
   CliRun r = Gpucap("fixture " + Fixture("graphs_nvtx") + " -o " + dir.File("fx") + " -w marks --name replays");
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* f : {"fx/replays.gpucap", "fx/replays.0-captured_replays.json", "fx/replays.stats.json",
+  for (const char* f : {"fx/replays.gpucap", "fx/replays.0-captured_replays.json",
+                        "fx/replays.0-captured_replays.pftrace", "fx/replays.stats.json",
                         "fx/replays.fixture.json"}) {
     EXPECT_TRUE(std::filesystem::exists(dir.File(f))) << f << "\n" << r.output;
   }
   Json m = ParseOrFail(ReadFile(dir.File("fx/replays.fixture.json")));
   EXPECT_EQ(m["capture"].text, "replays.gpucap");
   EXPECT_EQ(m["window"].text, "marks");
-  EXPECT_EQ(m["goldens"].items.size(), 2u);
+  EXPECT_EQ(m["goldens"].items.size(), 3u) << "a Chrome JSON and a pftrace golden per window, and stats";
   auto trace = ReadTrace(dir.File("fx/replays.0-captured_replays.json"));
   EXPECT_EQ((*trace).root["gpucap"]["capture"].text, "replays.gpucap") << "no machine's path in a golden";
 }
