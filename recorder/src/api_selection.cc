@@ -32,26 +32,32 @@ bool IsLeanApi(const char* name) {
   return false;
 }
 
-ApiSelectionResult ApplyApiSelection(ApiSelection selection) {
-  ApiSelectionResult r;
-  if (selection == ApiSelection::kNone) return r;
+int SelectApis(ApiSelection selection, bool enable) {
   if (selection == ApiSelection::kAll) {
-    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS) r.error += "runtime ";
-    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER) != CUPTI_SUCCESS) r.error += "driver ";
-    r.runtime_cbids = r.driver_cbids = -1;
-    return r;
+    for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
+      if (enable) {
+        cuptiActivityEnable(kind);
+      } else {
+        cuptiActivityDisable(kind);
+      }
+    }
+    return 0;
   }
-  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS) continue;
-    if (IsLeanApi(name) && cuptiActivityEnableRuntimeApi(cbid, 1) == CUPTI_SUCCESS) ++r.runtime_cbids;
+  if (selection != ApiSelection::kLean) return 0;
+  int switched = 0;
+  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+    CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                               ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
+                               : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
+    for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !IsLeanApi(name)) continue;
+      CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, enable)
+                                                            : cuptiActivityEnableDriverApi(cbid, enable);
+      switched += r == CUPTI_SUCCESS;
+    }
   }
-  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) != CUPTI_SUCCESS) continue;
-    if (IsLeanApi(name) && cuptiActivityEnableDriverApi(cbid, 1) == CUPTI_SUCCESS) ++r.driver_cbids;
-  }
-  return r;
+  return switched;
 }
 
 }  // namespace gpucap::recorder

@@ -16,15 +16,10 @@ namespace gpucap::recorder {
 // belongs to the lean set.
 bool IsLeanApi(const char* name);
 
-struct ApiSelectionResult {
-  int runtime_cbids = 0;
-  int driver_cbids = 0;
-  std::string error;
-};
-
-// Applies the selection to CUPTI. kAll enables the RUNTIME and DRIVER kinds
-// whole; kLean enables the lean callback ids one by one; kNone neither.
-ApiSelectionResult ApplyApiSelection(ApiSelection selection);
+// Turns the selected API records on or off in CUPTI: kAll switches the
+// RUNTIME and DRIVER kinds whole, kLean the lean callback ids one by one,
+// kNone nothing. Returns how many callback ids kLean switched.
+int SelectApis(ApiSelection selection, bool enable);
 
 }  // namespace gpucap::recorder
 

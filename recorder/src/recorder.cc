@@ -314,31 +314,7 @@ void Recorder::SetActivityEnabled(bool enabled) {
   for (uint32_t kind : config_.kinds) {
     want_api |= kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver);
   }
-  if (!want_api) return;
-  if (config_.api == ApiSelection::kAll) {
-    if (enabled) {
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-    } else {
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-    }
-  } else if (config_.api == ApiSelection::kLean) {
-    for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS &&
-          IsLeanApi(name)) {
-        cuptiActivityEnableRuntimeApi(cbid, enabled ? 1 : 0);
-      }
-    }
-    for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS &&
-          IsLeanApi(name)) {
-        cuptiActivityEnableDriverApi(cbid, enabled ? 1 : 0);
-      }
-    }
-  }
+  if (want_api) SelectApis(config_.api, enabled);
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
