@@ -20,7 +20,9 @@ TEST(Exec, TheShimClosesTheCaptureBeforeTheProgramIsReplaced) {
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    setenv("LD_PRELOAD", GPUCAP_EXEC_SHIM, 1);
+    std::string preload = GPUCAP_EXEC_SHIM;
+    if (*GPUCAP_ASAN_RUNTIME) preload = std::string(GPUCAP_ASAN_RUNTIME) + ":" + preload;
+    setenv("LD_PRELOAD", preload.c_str(), 1);
     setenv("GPUCAP_OUTPUT", capture.c_str(), 1);
     setenv("GPUCAP_QUIET", "1", 1);
     setenv("LD_LIBRARY_PATH", GPUCAP_DRIVER_STUB_DIR, 1);
