@@ -5,27 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "../support/gpucap_cli.h"
 #include "json.h"
 #include "scene.h"
 
 namespace gpucap::testing {
 namespace {
-
-struct CliRun {
-  int code;
-  std::string output;
-};
-
-CliRun Gpucap(const std::string& args) {
-  std::string command = std::string(GPUCAP_BINARY_DIR) + "/tools/gpucap " + args + " 2>&1";
-  FILE* p = popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 std::string Gunzip(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");

@@ -30,17 +30,6 @@ void WriteFlippedCopy(const std::string& from, const std::string& to, double fra
   WriteFile(to, bytes);
 }
 
-CliRun Gpucap(const std::string& args) {
-  std::string command = std::string(GPUCAP_BINARY_DIR) + "/tools/gpucap " + args + " 2>&1";
-  FILE* p = popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 std::unique_ptr<Trace> ParseTrace(std::string text) {
   auto t = std::make_unique<Trace>();
   t->text = std::move(text);

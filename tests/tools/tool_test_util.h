@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/gpucap_cli.h"
 #include "json.h"
 #include "trace_util.h"
 
@@ -24,12 +25,6 @@ void WriteCutCopy(const std::string& from, const std::string& to, double fractio
 // disk block): the frames there fail their checksums.
 void WriteFlippedCopy(const std::string& from, const std::string& to, double fraction);
 
-struct CliRun {
-  int code;
-  std::string output;  // stdout and stderr
-};
-// Runs `gpucap ARGS` (the build tree's binary) through the shell.
-CliRun Gpucap(const std::string& args);
 
 // A trace file, gunzipped if needed, parsed; fails the test on bad JSON.
 std::unique_ptr<Trace> ReadTrace(const std::string& path);
