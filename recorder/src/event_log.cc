@@ -59,14 +59,12 @@ void EventLog::Hand(std::vector<format::SmallMessage>* events) {
 
 void EventLog::Add(format::SmallMessage event) {
   ThreadBuffer* b = Mine();
-  std::vector<format::SmallMessage> full;
-  {
-    std::lock_guard<std::mutex> lock(b->mu);
-    b->events.push_back(std::move(event));
-    if (b->events.size() < batch_events_) return;
-    full.swap(b->events);
-  }
-  Hand(&full);
+  // A thread's events are handed over under its lock, by it or by Collect:
+  // one thread's batches reach the writer in the order they were made.
+  // Handing over only queues them, it never waits for the disk.
+  std::lock_guard<std::mutex> lock(b->mu);
+  b->events.push_back(std::move(event));
+  if (b->events.size() >= batch_events_) Hand(&b->events);
 }
 
 void EventLog::Collect() {
@@ -75,18 +73,12 @@ void EventLog::Collect() {
     std::lock_guard<std::mutex> lock(registry_mu_);
     buffers = buffers_;
   }
-  std::vector<format::SmallMessage> batch;
   bool any_retired = false;
   for (auto& b : buffers) {
-    std::vector<format::SmallMessage> taken;
-    {
-      std::lock_guard<std::mutex> lock(b->mu);
-      taken.swap(b->events);
-      any_retired |= b->retired;
-    }
-    for (auto& e : taken) batch.push_back(std::move(e));
+    std::lock_guard<std::mutex> lock(b->mu);
+    if (!b->events.empty()) Hand(&b->events);
+    any_retired |= b->retired;
   }
-  if (!batch.empty()) Hand(&batch);
   if (any_retired) {
     std::lock_guard<std::mutex> lock(registry_mu_);
     buffers_.erase(std::remove_if(buffers_.begin(), buffers_.end(),
