@@ -252,7 +252,12 @@ bool Recorder::Open() {
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
-  control_ = std::thread([this] { ControlLoop(); });
+  {
+    // The control thread may call Stop(), which reads control_: assign it
+    // under the lock the loop takes before doing anything else.
+    std::lock_guard<std::mutex> lock(control_mu_);
+    control_ = std::thread([this] { ControlLoop(); });
+  }
   return true;
 }
 
