@@ -3,6 +3,7 @@
 // everything intact, reports what is not, and never returns damaged data.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -326,7 +327,16 @@ TEST(DamageKill, WriterKilledMidWriteLeavesAReadableFile) {
         (*writer)->Flush(std::chrono::seconds(1));
       }
     }
-    usleep(40000 + round * 37000);
+    // Kill once the child has written a few frames, not after a fixed time:
+    // under TSan on a loaded machine 40 ms was not always enough to write one.
+    // The extra delay varies where in a write the kill lands.
+    size_t want = (64u << 10) * (round + 1);
+    for (int waited_ms = 0; waited_ms < 30000; ++waited_ms) {
+      struct stat st;
+      if (stat(path.c_str(), &st) == 0 && static_cast<size_t>(st.st_size) >= want) break;
+      usleep(1000);
+    }
+    usleep(round * 7000);
     kill(child, SIGKILL);
     int status;
     waitpid(child, &status, 0);
