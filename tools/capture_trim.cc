@@ -173,7 +173,8 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
     builder::StringResolver resolver(c.strings);
     std::unordered_map<uint64_t, std::string> defined;  // pointer -> text as last written
     std::vector<uint64_t> raw;
-    for (const auto& [chunk, keep] : plan.records) {
+    for (const auto& [chunk, chunk_keep] : plan.records) {
+      const std::vector<uint8_t>& keep = chunk_keep;  // clang 14 cannot capture a binding
       if (std::find(keep.begin(), keep.end(), 1) == keep.end()) continue;
       const format::ChunkView& view = c.chunks[chunk];
       GPUCAP_RETURN_IF_ERROR(format::DecompressChunk(*c.file, view, &raw));

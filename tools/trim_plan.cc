@@ -134,7 +134,9 @@ void Planner::Load(const std::vector<std::pair<size_t, uint32_t>>& used) {
   std::map<size_t, std::vector<uint64_t>> raw;
   chunks_.clear();
   recs_.clear();
-  for (auto [chunk, families] : used) {
+  for (const auto& [chunk, read_families] : used) {
+    // A plain copy: clang 14 cannot capture a structured binding in a lambda.
+    const uint32_t families = read_families;
     uint32_t part = static_cast<uint32_t>(chunks_.size());
     chunks_.push_back(chunk);
     auto cached = raw_.find(chunk);
