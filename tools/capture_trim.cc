@@ -212,7 +212,7 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
           start_hi = std::max(start_hi, start);
           end_hi = std::max(end_hi, end);
         }
-        uint32_t family = r.layout ? FamilyOfKind(r.kind) : 0;
+        uint32_t family = r.layout ? builder::FamilyOf(r.kind) : 0;
         if (family == builder::kKernels) define(r.U(Field::kName), true, false);
         if (family == builder::kMarkers) {
           define(r.U(Field::kName), false, false);

@@ -37,25 +37,6 @@ size_t WalkRecords(const builder::Decoder& decoder, std::span<const uint8_t> raw
   return 0;
 }
 
-uint32_t FamilyOfKind(uint32_t kind) {
-  switch (static_cast<ActivityKind>(kind)) {
-    case ActivityKind::kKernel:
-    case ActivityKind::kConcurrentKernel: return builder::kKernels;
-    case ActivityKind::kMemcpy:
-    case ActivityKind::kMemcpy2: return builder::kMemcpys;
-    case ActivityKind::kMemset: return builder::kMemsets;
-    case ActivityKind::kRuntime:
-    case ActivityKind::kDriver: return builder::kApis;
-    case ActivityKind::kExternalCorrelation: return builder::kExternals;
-    case ActivityKind::kOverhead: return builder::kOverheads;
-    case ActivityKind::kSynchronization: return builder::kSyncs;
-    case ActivityKind::kCudaEvent: return builder::kCudaEvents;
-    case ActivityKind::kMarker: return builder::kMarkers;
-    case ActivityKind::kEnvironment: return builder::kEnvironment;
-    default: return 0;
-  }
-}
-
 std::pair<uint64_t, uint64_t> SpanOf(const RawRecord& r) {
   if (r.layout == nullptr) return {0, 0};
   switch (static_cast<ActivityKind>(r.kind)) {

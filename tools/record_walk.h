@@ -29,10 +29,6 @@ struct RawRecord {
 size_t WalkRecords(const builder::Decoder& decoder, std::span<const uint8_t> raw, const format::ChunkInfo& info,
                    const std::function<void(const RawRecord&)>& visit);
 
-// The record's family in the decoder's terms (builder::Family), 0 for kinds
-// the decoder reads into no table.
-uint32_t FamilyOfKind(uint32_t kind);
-
 // The timestamps the recorder counts toward a chunk's span (start, end), as
 // the recorder's buffer walk does; {0, 0} for kinds that have none.
 std::pair<uint64_t, uint64_t> SpanOf(const RawRecord& r);

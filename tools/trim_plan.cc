@@ -154,7 +154,7 @@ void Planner::Load(const std::vector<std::pair<size_t, uint32_t>>& used) {
     size_t walked = 0;
     WalkRecords(idx_.decoder(), span, info, [&](const RawRecord& r) {
       walked++;
-      uint32_t family = r.layout ? FamilyOfKind(r.kind) : 0;
+      uint32_t family = r.layout ? builder::FamilyOf(r.kind) : 0;
       if (r.layout && (family & families) == 0) return;  // the build did not read it
       Rec x{part, r.index, family, r.kind, r.layout != nullptr};
       switch (family) {

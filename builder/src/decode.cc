@@ -28,8 +28,6 @@ void DecodeStats::Merge(const DecodeStats& o) {
   problems.insert(problems.end(), o.problems.begin(), o.problems.end());
 }
 
-namespace {
-
 uint32_t FamilyOf(uint32_t kind) {
   switch (static_cast<ActivityKind>(kind)) {
     case ActivityKind::kKernel:
@@ -48,6 +46,8 @@ uint32_t FamilyOf(uint32_t kind) {
     default: return 0;
   }
 }
+
+namespace {
 
 // A layout's locations of the fields one family reads, looked up once per
 // chunk rather than once per record.

@@ -39,6 +39,9 @@ enum Family : uint32_t {
   kAllFamilies = (1u << 10) - 1,
 };
 
+// The family of an activity kind's records; 0 for kinds no family reads.
+uint32_t FamilyOf(uint32_t kind);
+
 // What decoding found besides rows. Merged across chunks.
 struct DecodeStats {
   uint64_t records = 0;                         // records walked
