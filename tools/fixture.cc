@@ -90,7 +90,6 @@ Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& 
   t.windows = plan->windows.size();
   t.records_seen = plan->records_seen;
   t.result = *written;
-  t.source_windows = plan->windows;
   t.warnings = source.capture().report.Describe(source.path());
   t.warnings.insert(t.warnings.end(), plan->warnings.begin(), plan->warnings.end());
   if (!t.warnings.empty()) t.warnings.push_back("the trimmed capture holds what could be read of " + source.path());

@@ -35,7 +35,6 @@ struct Trimmed {
   TrimResult result;
   // The spec and selection that find the same windows in the trimmed capture.
   std::string window, select;
-  std::vector<builder::Window> source_windows;
   std::vector<std::string> warnings;
 };
 

@@ -30,14 +30,12 @@ struct Rec {
   uint32_t part;    // position of its chunk among the window's chunks
   uint32_t index;   // in its chunk's walk
   uint32_t family;  // 0: a kind the decoder skips (no layout) or ignores
-  uint32_t kind;
   bool layout;
   uint64_t start = 0, end = 0;
   uint32_t correlation = 0, tid = 0, context = 0, device = 0;
   uint64_t node = 0;     // graph node id; external id for externals
   uint64_t sync_id = 0;  // cudaEventSyncId
   uint32_t flags = 0, marker_id = 0;
-  uint64_t name_pointer = 0;
 };
 
 // Graph events that belong together: a graph, its nodes, their clones, the
@@ -156,7 +154,7 @@ void Planner::Load(const std::vector<std::pair<size_t, uint32_t>>& used) {
       walked++;
       uint32_t family = r.layout ? builder::FamilyOf(r.kind) : 0;
       if (r.layout && (family & families) == 0) return;  // the build did not read it
-      Rec x{part, r.index, family, r.kind, r.layout != nullptr};
+      Rec x{part, r.index, family, r.layout != nullptr};
       switch (family) {
         case builder::kKernels:
         case builder::kMemcpys:
@@ -167,7 +165,6 @@ void Planner::Load(const std::vector<std::pair<size_t, uint32_t>>& used) {
           x.context = r.U32(Field::kContextId);
           x.device = r.U32(Field::kDeviceId);
           x.node = r.U(Field::kGraphNodeId);
-          x.name_pointer = r.U(Field::kName);
           break;
         case builder::kSyncs:
           x.start = r.U(Field::kStart);
