@@ -6,7 +6,6 @@ namespace gpucap::recorder {
 
 BufferPool::BufferPool(size_t count, size_t bytes) : count_(count), bytes_(bytes) {
   free_.reserve(count);
-  all_.reserve(count);
 }
 
 BufferPool::~BufferPool() {
@@ -23,10 +22,7 @@ uint8_t* BufferPool::Take() {
       free_.pop_back();
     } else if (allocated_ < count_) {
       b = static_cast<uint8_t*>(std::aligned_alloc(64, bytes_));
-      if (b) {
-        ++allocated_;
-        all_.push_back(b);
-      }
+      if (b) ++allocated_;
     }
   }
   if (!b) {

@@ -36,7 +36,6 @@ class BufferPool {
   std::mutex mu_;  // held for a few instructions; never across I/O
   std::vector<uint8_t*> free_;
   size_t allocated_ = 0;
-  std::vector<uint8_t*> all_;
   std::atomic<size_t> outstanding_{0};
   std::atomic<uint64_t> exhausted_{0};
 };

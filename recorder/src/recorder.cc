@@ -208,7 +208,6 @@ bool Recorder::Open() {
   s.start_realtime_ns = ClockNs(CLOCK_REALTIME);
   s.start_monotonic_ns = ClockNs(CLOCK_MONOTONIC);
   s.start_cupti_ns = Now();
-  start_ns_ = s.start_cupti_ns;
   cuptiGetVersion(&s.cupti_runtime_version);
   s.cupti_header_version = CUPTI_API_VERSION;
   s.cuda_driver_version = DriverVersion();
@@ -295,10 +294,11 @@ void Recorder::SetActivityEnabled(bool enabled) {
   if (!cupti_started_.load() || activity_enabled_.load() == enabled) return;
   activity_enabled_.store(enabled);
   using K = format::ActivityKind;
-  enabled_kinds_.clear();
+  bool want_api = false;
   for (uint32_t kind : config_.kinds) {
     if (kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver)) {
-      continue;  // by callback id, below
+      want_api = true;  // by callback id, below
+      continue;
     }
     auto k = static_cast<CUpti_ActivityKind>(kind);
     CUptiResult r = enabled ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
@@ -306,18 +306,12 @@ void Recorder::SetActivityEnabled(bool enabled) {
       // Query records for work not done yet (polling loops) are noise and cost.
       cuptiActivityEnableAllSyncRecords(0);
     }
-    if (r == CUPTI_SUCCESS) {
-      enabled_kinds_.push_back(kind);
-    } else if (enabled) {
+    if (r != CUPTI_SUCCESS && enabled) {
       const char* msg = nullptr;
       cuptiGetResultString(r, &msg);
       LogOnce("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
               (msg ? msg : "error"));
     }
-  }
-  bool want_api = false;
-  for (uint32_t kind : config_.kinds) {
-    want_api |= kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver);
   }
   if (want_api) SelectApis(config_.api, enabled);
 }
@@ -485,11 +479,6 @@ void Recorder::AddRange(format::RangeEvent e) {
     }
   }
   events_->Add(std::move(e));
-}
-
-bool Recorder::Submit(std::vector<format::SmallMessage> messages) {
-  if (state_.load(std::memory_order_acquire) == kStopped) return false;
-  return writer_->Submit(std::move(messages));
 }
 
 void Recorder::SampleClock(format::ClockKind kind) {

@@ -48,7 +48,6 @@ class Recorder {
   bool accepting() const { return state_.load(std::memory_order_acquire) == kRecording; }
   void AddEvent(format::SmallMessage event);  // batched per thread
   void AddRange(format::RangeEvent event);    // also derives window marks
-  bool Submit(std::vector<format::SmallMessage> messages);  // straight to the writer
 
   // --- CUPTI callbacks ---
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -93,7 +92,6 @@ class Recorder {
   std::atomic<int> state_{kStarting};
   std::atomic<bool> cupti_started_{false};
   std::atomic<bool> activity_enabled_{false};
-  std::vector<uint32_t> enabled_kinds_;
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};
@@ -118,10 +116,8 @@ class Recorder {
   std::atomic<bool> toggle_requested_{false};
   std::atomic<bool> flush_wanted_{false};
   std::atomic<int> stop_signal_{0};
-  int wake_fd_[2] = {-1, -1};
   std::mutex stop_mu_;
   bool logged_writer_stop_ = false;
-  uint64_t start_ns_ = 0;
 };
 
 }  // namespace gpucap::recorder
