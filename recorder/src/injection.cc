@@ -87,7 +87,7 @@ int ApiRangePush(const char* name) {
   e.kind = format::RangeKind::kPush;
   e.source = format::RangeSource::kApi;
   e.timestamp_ns = r->Now();
-  e.os_tid = static_cast<uint32_t>(gettid());
+  e.os_tid = CurrentOsTid();
   e.name = name ? name : "";
   r->AddRange(std::move(e));
   return 0;
@@ -100,7 +100,7 @@ int ApiRangePop() {
   e.kind = format::RangeKind::kPop;
   e.source = format::RangeSource::kApi;
   e.timestamp_ns = r->Now();
-  e.os_tid = static_cast<uint32_t>(gettid());
+  e.os_tid = CurrentOsTid();
   r->AddRange(std::move(e));
   return 0;
 }
@@ -112,7 +112,7 @@ void ApiMark(const char* name) {
   e.kind = format::RangeKind::kMark;
   e.source = format::RangeSource::kApi;
   e.timestamp_ns = r->Now();
-  e.os_tid = static_cast<uint32_t>(gettid());
+  e.os_tid = CurrentOsTid();
   e.name = name ? name : "";
   r->AddRange(std::move(e));
 }
@@ -125,7 +125,7 @@ uint64_t ApiWindowBegin(const char* label) {
   format::WindowMark m;
   m.kind = format::WindowMarkKind::kOpen;
   m.timestamp_ns = r->Now();
-  m.os_tid = static_cast<uint32_t>(gettid());
+  m.os_tid = CurrentOsTid();
   m.id = g_next_window.fetch_add(1);
   m.label = label ? label : "";
   uint64_t id = m.id;
@@ -139,7 +139,7 @@ void ApiWindowEnd(uint64_t id) {
   format::WindowMark m;
   m.kind = format::WindowMarkKind::kClose;
   m.timestamp_ns = r->Now();
-  m.os_tid = static_cast<uint32_t>(gettid());
+  m.os_tid = CurrentOsTid();
   m.id = id;
   r->AddEvent(std::move(m));
 }
@@ -153,7 +153,7 @@ int ApiMetadata(const char* name, const char* content_type, const void* data, si
   b.content_type = content_type ? content_type : "";
   if (data && size) b.data.assign(static_cast<const char*>(data), size);
   b.timestamp_ns = r->Now();
-  b.os_tid = static_cast<uint32_t>(gettid());
+  b.os_tid = CurrentOsTid();
   r->AddEvent(std::move(b));
   return 0;
 }

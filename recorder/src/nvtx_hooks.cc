@@ -2,7 +2,6 @@
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,11 +30,6 @@ using format::RangeKind;
 std::atomic<Recorder*> g_recorder{nullptr};
 std::atomic<uint64_t> g_next_domain{1};
 std::atomic<uint64_t> g_next_range{1};
-
-uint32_t Tid() {
-  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
-  return tid;
-}
 
 std::string Utf8(const wchar_t* w) {
   std::string out;
@@ -73,7 +67,7 @@ RangeEvent Event(RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttri
   e.kind = kind;
   e.source = format::RangeSource::kNvtx;
   e.timestamp_ns = r->Now();
-  e.os_tid = Tid();
+  e.os_tid = CurrentOsTid();
   e.domain = DomainId(domain);
   if (a) {
     e.name = MessageOf(a);
@@ -151,7 +145,7 @@ void Name(RangeKind kind, nvtxDomainHandle_t domain, uint64_t id, std::string na
   e.kind = kind;
   e.source = format::RangeSource::kNvtx;
   e.timestamp_ns = r->Now();
-  e.os_tid = Tid();
+  e.os_tid = CurrentOsTid();
   e.domain = DomainId(domain);
   e.id = id;
   e.name = std::move(name);

@@ -28,6 +28,11 @@
 
 namespace gpucap::recorder {
 
+uint32_t CurrentOsTid() {
+  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  return tid;
+}
+
 // CUPTI's callbacks are plain functions; they find the recorder here. Set
 // once by Create and only cleared never: the recorder lives as long as the
 // process.
@@ -39,11 +44,6 @@ int64_t ClockNs(clockid_t id) {
   timespec ts;
   clock_gettime(id, &ts);
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-uint32_t Tid() {
-  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
-  return tid;
 }
 
 std::string ReadText(const std::string& path) {
@@ -406,7 +406,7 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
   }
   if (!config_.graphs || state_.load(std::memory_order_acquire) == kStopped) return;
   // Topology is kept while paused: a graph built now may be replayed later.
-  if (auto e = GraphEventFor(cbid, data, Now(), Tid())) AddEvent(std::move(*e));
+  if (auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid())) AddEvent(std::move(*e));
 }
 
 void Recorder::AddEvent(format::SmallMessage event) {

@@ -25,6 +25,10 @@
 
 namespace gpucap::recorder {
 
+// The calling thread's OS thread id, cached per thread. After fork the
+// recorder does nothing, so a cached id never outlives its process.
+uint32_t CurrentOsTid();
+
 class Recorder {
  public:
   // Opens the capture and starts the writer and control threads. Returns
