@@ -117,8 +117,6 @@ void ApiMark(const char* name) {
   r->AddRange(std::move(e));
 }
 
-std::atomic<uint64_t> g_next_window{1};
-
 uint64_t ApiWindowBegin(const char* label) {
   Recorder* r = g_recorder.load();
   if (!r) return 0;
@@ -126,7 +124,7 @@ uint64_t ApiWindowBegin(const char* label) {
   m.kind = format::WindowMarkKind::kOpen;
   m.timestamp_ns = r->Now();
   m.os_tid = CurrentOsTid();
-  m.id = g_next_window.fetch_add(1);
+  m.id = r->NextWindowId();
   m.label = label ? label : "";
   uint64_t id = m.id;
   r->AddEvent(std::move(m));

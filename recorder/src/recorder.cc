@@ -443,7 +443,6 @@ void Recorder::AddRange(format::RangeEvent e) {
     // Window marks from ranges whose names match --window-nvtx: the push's
     // mark id is kept per thread until its pop.
     thread_local std::vector<uint64_t> open_windows;
-    static std::atomic<uint64_t> next_window{1};
     auto mark = [&](format::WindowMarkKind kind, uint64_t id, const std::string& label) {
       format::WindowMark m;
       m.kind = kind;
@@ -455,7 +454,7 @@ void Recorder::AddRange(format::RangeEvent e) {
     };
     switch (e.kind) {
       case format::RangeKind::kPush: {
-        uint64_t id = WindowName(e.name) ? next_window.fetch_add(1) : 0;
+        uint64_t id = WindowName(e.name) ? NextWindowId() : 0;
         open_windows.push_back(id);
         if (id) mark(format::WindowMarkKind::kOpen, id, e.name);
         break;

@@ -52,6 +52,9 @@ class Recorder {
   bool accepting() const { return state_.load(std::memory_order_acquire) == kRecording; }
   void AddEvent(format::SmallMessage event);  // batched per thread
   void AddRange(format::RangeEvent event);    // also derives window marks
+  // Ids for window marks, shared by --window-nvtx and the C API so that
+  // one's close never ends the other's window.
+  uint64_t NextWindowId() { return next_window_id_.fetch_add(1, std::memory_order_relaxed); }
 
   // --- CUPTI callbacks ---
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -96,6 +99,7 @@ class Recorder {
   std::atomic<int> state_{kStarting};
   std::atomic<bool> cupti_started_{false};
   std::atomic<bool> activity_enabled_{false};
+  std::atomic<uint64_t> next_window_id_{1};
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <cstring>
 #include <thread>
 
@@ -295,6 +296,37 @@ TEST(Pipeline, TheToggleSignalPausesAndResumes) {
   std::vector<std::string> names;
   for (const auto& e : c->ranges) names.push_back(e.name);
   EXPECT_EQ(names, (std::vector<std::string>{"first", "resumed"}));
+  delete r;
+}
+
+// --window-nvtx marks and the C API's window marks come from one id space:
+// with two counters both started at 1, an API window's close ended the NVTX
+// window of the same number.
+TEST(Pipeline, NvtxAndApiWindowsNeverShareAnId) {
+  testing::TempDir dir;
+  std::string path = dir.File("windows.gpucap");
+  Config config = TestConfig(path);
+  config.window_nvtx = "ProfilerStep#\\d+";
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  r->AddRange(Push(1, "ProfilerStep#0"));
+  format::WindowMark api;  // what gpucap_window_begin writes
+  api.kind = format::WindowMarkKind::kOpen;
+  api.os_tid = 1;
+  api.id = r->NextWindowId();
+  api.label = "api";
+  r->AddEvent(std::move(api));
+  r->AddRange(Push(1, "not a window"));
+  r->AddRange(Push(1, "ProfilerStep#1"));
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  std::map<uint64_t, std::string> opened;
+  for (const auto& m : c->windows) {
+    if (m.kind != format::WindowMarkKind::kOpen) continue;
+    EXPECT_TRUE(opened.emplace(m.id, m.label).second) << "id " << m.id << " opened twice";
+  }
+  EXPECT_EQ(opened.size(), 3u);
   delete r;
 }
 
