@@ -537,9 +537,6 @@ void WindowJoin::CollectRefs() {
     counters_.push_back({tracks_.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
                          Real(s.timestamp_ns), s.value});
   }
-  std::stable_sort(counters_.begin(), counters_.end(), [](const Counter& a, const Counter& b) {
-    return a.track != b.track ? a.track < b.track : a.ts < b.ts;
-  });
   stats_.counters = counters_.size();
 }
 
@@ -816,9 +813,11 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
       refs_.swap(grouped);
     }
   }
+  // Sorted once, after the tracks have their final numbers.
   for (Counter& c : counters_) c.track = track_id[c.track];
-  std::stable_sort(counters_.begin(), counters_.end(),
-                   [](const Counter& a, const Counter& b) { return a.track < b.track; });
+  std::stable_sort(counters_.begin(), counters_.end(), [](const Counter& a, const Counter& b) {
+    return a.track != b.track ? a.track < b.track : a.ts < b.ts;
+  });
   stats_.slices = refs_.size();
 
   TraceHeader header = MakeHeader(decode);
