@@ -154,8 +154,8 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
     for (const Plan& p : plans) {
       if (p.kind == kind) return p;
     }
-    uint32_t stride = StrideFor(kind, info);
-    plans.push_back({kind, stride, stride ? LayoutFor(kind, stride) : nullptr});
+    RecordShape shape = ShapeOf(kind, info);
+    plans.push_back({kind, shape.stride, shape.layout});
     return plans.back();
   };
 
