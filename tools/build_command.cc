@@ -99,18 +99,15 @@ int RunBuild(const std::vector<std::string>& args) {
   } else if (codec == "zlib") {
     o.output_options.codec = GzipCodec::kZlib;
   } else {
-    std::cerr << "gpucap build: --gzip-codec '" << codec << "': expected libdeflate, isal or zlib\n";
-    return 2;
+    return Fail("build", "--gzip-codec '" + codec + "': expected libdeflate, isal or zlib", kExitUsage);
   }
   if (!GzipCodecAvailable(o.output_options.codec)) {
-    std::cerr << "gpucap build: this gpucap was built without ISA-L (libisal-dev)\n";
-    return 2;
+    return Fail("build", "this gpucap was built without ISA-L (libisal-dev)", kExitUsage);
   }
   if (vm.count("format")) {
     auto format = ParseOutputFormat(vm["format"].as<std::string>());
     if (!format.ok()) {
-      std::cerr << "gpucap build: " << format.status().message() << "\n";
-      return 2;
+      return Fail("build", format.status(), kExitUsage);
     }
     o.format = *format;
   } else if (vm.count("output")) {
@@ -118,24 +115,17 @@ int RunBuild(const std::vector<std::string>& args) {
   }
   auto lag = ParseDuration(lookback);
   if (!lag.ok()) {
-    std::cerr << "gpucap build: --lookback: " << lag.status().message() << "\n";
-    return 2;
+    return Fail("build", "--lookback: " + lag.status().message(), kExitUsage);
   }
   o.launch_lookback_ns = *lag;
 
   std::string path = vm["capture"].as<std::string>();
-  auto index = CaptureIndex::Open(path);
-  if (!index.ok()) {
-    std::cerr << "gpucap build: " << index.status().message() << "\n";
-    return 1;
-  }
+  auto index = OpenCapture(path);
+  if (!index.ok()) return Fail("build", index.status());
   if (vm["list-windows"].as<bool>()) {
     Builder builder(**index, o);
     auto windows = builder.Windows();
-    if (!windows.ok()) {
-      std::cerr << "gpucap build: " << windows.status().message() << "\n";
-      return 1;
-    }
+    if (!windows.ok()) return Fail("build", windows.status());
     uint64_t origin = (*index)->extent().start_ns;
     for (const Window& w : *windows) {
       std::printf("%4u  +%.6f s  %.6f s  %s\n", w.index, (w.start_ns - origin) / 1e9,
@@ -144,8 +134,7 @@ int RunBuild(const std::vector<std::string>& args) {
     return 0;
   }
   if (!vm.count("output")) {
-    std::cerr << "gpucap build: no output given (-o OUT)\n";
-    return 2;
+    return Fail("build", "no output given (-o OUT)", kExitUsage);
   }
   o.output = vm["output"].as<std::string>();
   // A trace's folder is made on demand, as `-o out/step.json.gz` suggests.
@@ -153,8 +142,7 @@ int RunBuild(const std::vector<std::string>& args) {
   std::error_code ec;
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec) {
-    std::cerr << "gpucap build: cannot create " << parent.string() << ": " << ec.message() << "\n";
-    return 1;
+    return Fail("build", "cannot create " + parent.string() + ": " + ec.message());
   }
   if (vm.count("into")) return Splice(**index, o, vm);
   Progress progress("build", Progress::ShouldShow(vm["quiet"].as<bool>()));
@@ -163,10 +151,7 @@ int RunBuild(const std::vector<std::string>& args) {
   };
   auto report = BuildTraces(**index, o);
   progress.Clear();
-  if (!report.ok()) {
-    std::cerr << "gpucap build: " << report.status().message() << "\n";
-    return 1;
-  }
+  if (!report.ok()) return Fail("build", report.status());
   for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
   for (const WindowReport& w : report->windows) {
     std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
