@@ -118,10 +118,7 @@ Config Config::FromEnvironment() {
   if (const char* v = Env("GPUCAP_COUNTERS")) {
     std::string counters = v;
     c.nvml_counters = counters.find("nvml") != std::string::npos;
-    c.pm_counters = counters.find("pm") != std::string::npos && EnvBool("GPUCAP_EXPERIMENTAL_PM", false);
-    if (counters.find("pm") != std::string::npos && !c.pm_counters) {
-      c.raw.emplace_back("pm_counters", "refused: experimental, set GPUCAP_EXPERIMENTAL_PM=1");
-    }
+    c.pm_counters = counters.find("pm") != std::string::npos;
   }
   c.counter_interval_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_COUNTER_MS", 100));
   if (const char* v = Env("GPUCAP_PM_METRICS")) c.pm_metrics = v;

@@ -31,10 +31,9 @@ struct Config {
   std::string window_nvtx;                    // GPUCAP_WINDOW_NVTX: regex of range names that mark windows
   bool quiet = false;                         // GPUCAP_QUIET=1: nothing on stderr but errors
   bool nvml_counters = false;                 // GPUCAP_COUNTERS contains "nvml"
-  // PM sampling inside the recorder crashed the program under test on the
-  // H200 (at exit, and on a retry after a failed configure), so it runs only
-  // when GPUCAP_EXPERIMENTAL_PM=1 as well; tests/gpu/pm_probe exercises it
-  // on its own.
+  // CUPTI PM sampling, configured in the first context's creation callback:
+  // it delays that first CUDA call by the configure time (~0.75 s on the
+  // H200).
   bool pm_counters = false;                   // GPUCAP_COUNTERS contains "pm"
   uint32_t counter_interval_ms = 100;         // GPUCAP_COUNTER_MS: NVML sampling interval
   std::string pm_metrics;                     // GPUCAP_PM_METRICS: comma separated; empty = defaults

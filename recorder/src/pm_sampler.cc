@@ -10,6 +10,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -503,35 +504,52 @@ void PmSampler::Poll() {
 }
 
 void PmSampler::Stop() {
-  std::vector<format::SmallMessage> out;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopped_) return;
-    stopped_ = true;
-    if (running_) {
-      const uint64_t t0 = SteadyNs();
-      GPUCAP_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params, p);
-      p.pPmSamplingObject = sampling_;
-      CUptiResult r = cuptiPmSamplingStop(&p);
-      running_ = false;
-      if (r != CUPTI_SUCCESS) {
-        error_ = Describe("cuptiPmSamplingStop", r);
-      } else {
-        DecodeLocked(&out);  // what the GPU sampled since the last poll
-      }
-      stats_.poll_ns += SteadyNs() - t0;
-    }
-    if (sampling_) {
-      // After a failure too: this frees the hardware buffer.
-      GPUCAP_CUPTI_PARAMS(CUpti_PmSampling_Disable_Params, p);
-      p.pPmSamplingObject = sampling_;
-      if (CUptiResult r = cuptiPmSamplingDisable(&p); r != CUPTI_SUCCESS && error_.empty()) {
-        error_ = Describe("cuptiPmSamplingDisable", r);
-      }
-      sampling_ = nullptr;
-    }
-    ReleaseHostObject();
+  std::unique_lock<std::mutex> lock(mu_);
+  StopLocked(&lock);
+}
+
+bool PmSampler::StopWithin(std::chrono::milliseconds timeout) {
+  // A poll holds mu_ for a decode, a few milliseconds. Waiting longer than
+  // that means the poll is stuck, perhaps behind the caller itself.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  while (!lock.owns_lock()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    lock.try_lock();
   }
+  StopLocked(&lock);
+  return true;
+}
+
+void PmSampler::StopLocked(std::unique_lock<std::mutex>* lock) {
+  std::vector<format::SmallMessage> out;
+  if (stopped_) return;
+  stopped_ = true;
+  if (running_) {
+    const uint64_t t0 = SteadyNs();
+    GPUCAP_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params, p);
+    p.pPmSamplingObject = sampling_;
+    CUptiResult r = cuptiPmSamplingStop(&p);
+    running_ = false;
+    if (r != CUPTI_SUCCESS) {
+      error_ = Describe("cuptiPmSamplingStop", r);
+    } else {
+      DecodeLocked(&out);  // what the GPU sampled since the last poll
+    }
+    stats_.poll_ns += SteadyNs() - t0;
+  }
+  if (sampling_) {
+    // After a failure too: this frees the hardware buffer.
+    GPUCAP_CUPTI_PARAMS(CUpti_PmSampling_Disable_Params, p);
+    p.pPmSamplingObject = sampling_;
+    if (CUptiResult r = cuptiPmSamplingDisable(&p); r != CUPTI_SUCCESS && error_.empty()) {
+      error_ = Describe("cuptiPmSamplingDisable", r);
+    }
+    sampling_ = nullptr;
+  }
+  ReleaseHostObject();
+  lock->unlock();
   if (!out.empty() && emit_) emit_(std::move(out));
 }
 

@@ -16,11 +16,13 @@
 //
 // Errors are values. Start says why sampling cannot run; a CUPTI failure
 // later stops sampling (error() says why) and the process carries on.
-// Poll, Stop and the accessors may be called from any thread, one at a time
-// or concurrently (they serialize on a mutex); never from a CUPTI callback.
+// Start, Poll, Stop and the accessors may be called from any thread, CUPTI's
+// resource callbacks included (Start is called from the context-created
+// one, StopWithin from context-destroy-starting); they serialize on a mutex.
 #ifndef GPUCAP_RECORDER_PM_SAMPLER_H_
 #define GPUCAP_RECORDER_PM_SAMPLER_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -76,8 +78,9 @@ class PmSampler {
   // Configures and starts sampling on CUDA device `device_index` (an ordinal
   // as the process sees it) and emits one CounterDef per accepted metric,
   // numbered from `first_counter_id`, before returning. Needs cuInit done
-  // and, to be safe, a context on the device; call it from the control
-  // thread, never from inside cuInit or a CUPTI callback. Returns nullptr and
+  // and a context on the device, with the device idle: the recorder calls
+  // it from the context-created callback, because from another thread
+  // while kernels ran, cuptiPmSamplingSetConfig failed. Returns nullptr and
   // the reason in *why_not when PM sampling cannot run: not permitted,
   // unsupported device, no requested metric known to the chip, the metrics
   // not fitting one pass, a session already running on the device.
@@ -95,10 +98,15 @@ class PmSampler {
   void Poll();
 
   // Stops sampling, emits what is left and releases the device. Idempotent.
-  // Disabling PM sampling might tear down more of CUPTI than sampling on
-  // some versions (OpenXLA avoids it): call this after the final activity
-  // flush unless the pm_probe showed activity records survive it.
+  // Must run before the context sampling was configured in is destroyed,
+  // and before libnvperf_host's static objects are: CUPTI loads that
+  // library on the first PM call, so its destructors run before atexit
+  // handlers registered earlier (on the H200, Disable then double-freed).
+  // Activity tracing keeps working after it (pm_probe checks).
   void Stop();
+  // Stop, unless a poll holds the sampler longer than `timeout`; then false
+  // and nothing is done. For callers that must not wait on a stuck poll.
+  bool StopWithin(std::chrono::milliseconds timeout);
 
   bool running() const;
   // Why sampling ended early; empty while it runs or after a clean Stop.
@@ -127,6 +135,8 @@ class PmSampler {
   bool DecodeLocked(std::vector<format::SmallMessage>* out);
   bool ResetImageLocked(std::string* why);
   void FailLocked(std::string why);
+  // Stops and unlocks *lock (held on mu_) before emitting what was left.
+  void StopLocked(std::unique_lock<std::mutex>* lock);
 
   const uint32_t device_;
   const Emit emit_;

@@ -40,6 +40,10 @@ namespace {
 
 std::atomic<Recorder*> g_active{nullptr};
 
+void StopPmSamplersAtExit() {
+  if (Recorder* r = g_active.load(std::memory_order_acquire)) r->StopPmSamplers();
+}
+
 int64_t ClockNs(clockid_t id) {
   timespec ts;
   clock_gettime(id, &ts);
@@ -393,8 +397,13 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
         // Configured here, on the creating thread with the new context
         // current and the device still idle: from the control thread, with
         // the device busy, cuptiPmSamplingSetConfig fails.
-        if (first && config_.pm_counters) StartPmSampling(device);
+        if (first && config_.pm_counters) StartPmSampling(device, rd->context);
       }
+      return;
+    }
+    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
+      const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+      if (rd && rd->context && config_.pm_counters) StopPmSampling(rd->context);
       return;
     }
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
@@ -513,7 +522,7 @@ void Recorder::ReportDevices() {
   if (!out.empty()) writer_->Submit(std::move(out));
 }
 
-void Recorder::StartPmSampling(uint32_t device) {
+void Recorder::StartPmSampling(uint32_t device, const void* context) {
   PmSamplerOptions options;
   if (!config_.pm_metrics.empty()) options.metrics = SplitPmMetricList(config_.pm_metrics);
   options.interval_ns = config_.pm_interval_us * 1000;
@@ -528,8 +537,43 @@ void Recorder::StartPmSampling(uint32_t device) {
     return;
   }
   for (const std::string& d : sampler->dropped()) LogOnce("gpucap: PM sampling: " + d);
+  {
+    std::lock_guard<std::mutex> lock(pm_mu_);
+    pm_.push_back(PmSession{context, std::move(sampler)});
+  }
+  // CUPTI has just loaded libnvperf_host, whose static destructors now run
+  // before any exit handler registered earlier, Stop's included. PM
+  // sampling must end before them, so it gets an exit handler of its own.
+  std::call_once(pm_exit_hook_, [] { atexit(StopPmSamplersAtExit); });
+}
+
+void Recorder::StopPmSampling(const void* context) {
+  PmSampler* sampler = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(pm_mu_);
+    for (PmSession& s : pm_) {
+      if (s.context == context) sampler = s.sampler.get();
+    }
+  }
+  if (sampler == nullptr) return;
+  // On the application's thread, inside cuCtxDestroy: wait for a poll in
+  // progress, but not for one that may be waiting on this very thread.
+  if (!sampler->StopWithin(std::chrono::milliseconds(500))) {
+    LogOnce("gpucap: PM sampling of device " + std::to_string(sampler->device_index()) +
+            " could not be stopped before its context was destroyed");
+  }
+}
+
+std::vector<PmSampler*> Recorder::PmSamplers() {
+  // Sessions are never removed, so the pointers outlive the lock.
   std::lock_guard<std::mutex> lock(pm_mu_);
-  pm_.push_back(std::move(sampler));
+  std::vector<PmSampler*> out;
+  for (PmSession& s : pm_) out.push_back(s.sampler.get());
+  return out;
+}
+
+void Recorder::StopPmSamplers() {
+  for (PmSampler* pm : PmSamplers()) pm->Stop();
 }
 
 void Recorder::ReportThreads() {
@@ -571,8 +615,7 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()}};
-  std::lock_guard<std::mutex> pm_lock(pm_mu_);
-  for (const auto& pm : pm_) {
+  for (const PmSampler* pm : PmSamplers()) {
     PmSamplerStats ps = pm->stats();
     std::string d = "pm" + std::to_string(pm->device_index()) + "_";
     s.extra.emplace_back(d + "samples", ps.samples);
@@ -664,8 +707,7 @@ void Recorder::ControlLoop() {
     }
     if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
       last_pm_poll = now;
-      std::lock_guard<std::mutex> lock(pm_mu_);
-      for (auto& pm : pm_) pm->Poll();
+      for (PmSampler* pm : PmSamplers()) pm->Poll();
     }
     if (now - last_tick >= std::chrono::seconds(1)) {
       last_tick = now;
@@ -709,12 +751,8 @@ void Recorder::Stop(const char* reason) {
       }
       seen = c;
     }
-    // After the last activity flush: disabling PM sampling may tear down
-    // more of CUPTI on some versions.
-    {
-      std::lock_guard<std::mutex> lock(pm_mu_);
-      for (auto& pm : pm_) pm->Stop();
-    }
+    // Already stopped when this runs at exit (StopPmSamplersAtExit).
+    StopPmSamplers();
     SetActivityEnabled(false);
   }
   if (nvml_) nvml_->Stop();

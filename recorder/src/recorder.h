@@ -44,6 +44,10 @@ class Recorder {
   // trailer. Idempotent; safe from atexit and from the control thread.
   void Stop(const char* reason);
 
+  // Ends PM sampling on every device; idempotent. Run at exit before
+  // libnvperf_host's destructors and from Stop.
+  void StopPmSamplers();
+
   // After fork, in the child: never touch the parent's capture.
   void AbandonAfterFork();
 
@@ -79,7 +83,9 @@ class Recorder {
   void SampleClock(format::ClockKind kind);
   void ReportDevices();
   void ReportThreads();
-  void StartPmSampling(uint32_t device);
+  void StartPmSampling(uint32_t device, const void* context);
+  void StopPmSampling(const void* context);
+  std::vector<PmSampler*> PmSamplers();
   format::RecorderStats Stats();
   void SetActivityEnabled(bool enabled);
   void LogOnce(const std::string& line);
@@ -93,8 +99,15 @@ class Recorder {
   std::unique_ptr<EventLog> events_;
   std::unique_ptr<std::regex> window_regex_;
   std::unique_ptr<NvmlSampler> nvml_;
-  std::vector<std::unique_ptr<PmSampler>> pm_;  // one per device; control thread and Stop only
-  std::mutex pm_mu_;                            // pm_ grows from the context callback
+  // One PM sampler per device, with the context it was configured in: it
+  // must stop before that context goes away.
+  struct PmSession {
+    const void* context;
+    std::unique_ptr<PmSampler> sampler;
+  };
+  std::vector<PmSession> pm_;
+  std::mutex pm_mu_;  // pm_ changes from context callbacks
+  std::once_flag pm_exit_hook_;
 
   std::atomic<int> state_{kStarting};
   std::atomic<bool> cupti_started_{false};

@@ -21,6 +21,8 @@ record() {
 }
 record basics -- "$dist/gpu/basics" "$out/basics.expect.json"
 record graphs_nvtx -- "$dist/gpu/graphs_nvtx" "$out/graphs_nvtx.expect.json"
-record counters --counters nvml -- "$dist/gpu/busy" "$out/counters.expect.json"
+record counters --counters nvml,pm -- "$dist/gpu/busy" "$out/counters.expect.json"
+# Not a fixture: PM sampling must stop cleanly when the program destroys its context.
+record ctx_reset --counters pm -- "$dist/gpu/ctx_reset" "$out/ctx_reset.expect.json"
 record torch_train --window-nvtx 'ProfilerStep#\d+' -- python3 "$dist/gpu/torch_train.py" "$out/torch_train.expect.json"
 exit $status
