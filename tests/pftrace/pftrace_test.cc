@@ -312,15 +312,20 @@ TEST(PftraceFixtures, CountersCarryTheirUnits) {
   std::vector<std::string> pf = BuildPftraces(path, {});
   ASSERT_EQ(pf.size(), 1u);
   PfTrace t = ReadChecked(pf[0], "counters");
-  std::set<std::string> units;
+  std::set<std::string> units, names;
   for (const auto& [uuid, track] : t.tracks) {
     if (!track.is_counter) continue;
     units.insert(track.unit_name);
+    names.insert(track.name);
     const PfTrack* gpu = t.Track(track.parent);
     ASSERT_NE(gpu, nullptr);
     EXPECT_EQ(gpu->name.substr(0, 4), "GPU ");
   }
   for (const char* unit : {"W", "MHz", "%"}) EXPECT_TRUE(units.count(unit)) << unit;
+  // NVML's tracks and PM sampling's, side by side under the GPU.
+  for (const char* name : {"power", "SM clock", "SM active", "DRAM throughput", "Tensor pipe active"}) {
+    EXPECT_TRUE(names.count(name)) << name;
+  }
   EXPECT_FALSE(t.counters.empty());
 }
 
