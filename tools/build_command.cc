@@ -68,9 +68,12 @@ int RunBuild(const std::vector<std::string>& args) {
       ("lookback", po::value<std::string>(&lookback)->default_value("2s"),
        "how far before a window to look for launch records of its ops")
       ("threads,j", po::value<int>()->default_value(0), "decode and compression threads (0: one per core)")
-      ("gzip-level", po::value<int>()->default_value(1), "gzip level for .gz outputs (libdeflate 1-12, zlib 1-9, ISA-L 0-3)")
-      ("gzip-codec", po::value<std::string>()->default_value("libdeflate"),
-       "libdeflate (reproducible bytes) | isal (3-4x faster; same content, bytes may vary run to run) | zlib")
+      ("gzip-level", po::value<int>()->default_value(-1),
+       "gzip level for .gz outputs: ISA-L 0-3, libdeflate 1-12, zlib 1-9; -1: the codec's fast level "
+       "(ISA-L 0, others 1). ISA-L's 1-3 can give different bytes run to run")
+      ("gzip-codec", po::value<std::string>()->default_value("default"),
+       "default (isal where built with ISA-L, else libdeflate) | isal (~2 GB/s per core) | libdeflate (~0.5 GB/s, "
+       "~10% smaller) | zlib")
       ("list-windows", po::bool_switch(), "print the windows and exit")
       ("into", po::value<std::string>(),
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
@@ -92,14 +95,16 @@ int RunBuild(const std::vector<std::string>& args) {
   o.output_options.threads = o.threads;
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
   std::string codec = vm["gzip-codec"].as<std::string>();
-  if (codec == "libdeflate") {
+  if (codec == "default") {
+    o.output_options.codec = GzipCodec::kDefault;
+  } else if (codec == "libdeflate") {
     o.output_options.codec = GzipCodec::kLibdeflate;
   } else if (codec == "isal") {
     o.output_options.codec = GzipCodec::kIsal;
   } else if (codec == "zlib") {
     o.output_options.codec = GzipCodec::kZlib;
   } else {
-    return Fail("build", "--gzip-codec '" + codec + "': expected libdeflate, isal or zlib", kExitUsage);
+    return Fail("build", "--gzip-codec '" + codec + "': expected default, isal, libdeflate or zlib", kExitUsage);
   }
   if (!GzipCodecAvailable(o.output_options.codec)) {
     return Fail("build", "this gpucap was built without ISA-L (libisal-dev)", kExitUsage);

@@ -126,7 +126,7 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
   o.format = FormatForPath(out);  // t.json.gz or t.pftrace.gz
   o.threads = std::atoi(Flag(argc, argv, "--threads", "0"));
   o.output_options.threads = o.threads;
-  o.output_options.gzip_level = std::atoi(Flag(argc, argv, "--level", "1"));
+  o.output_options.gzip_level = std::atoi(Flag(argc, argv, "--level", "-1"));
   std::string codec = Flag(argc, argv, "--codec", "default");
   o.output_options.codec = codec == "zlib" ? GzipCodec::kZlib
                            : codec == "libdeflate" ? GzipCodec::kLibdeflate
@@ -309,7 +309,7 @@ int Render(const std::string& capture, int argc, char** argv) {
     std::unique_ptr<ByteSink> out = std::make_unique<CountingSink>(&bytes);
     if (gzip > 0) {
       OutputOptions g;
-      g.gzip_level = gzip;
+      g.gzip_level = -1;  // the default codec at its default level
       g.threads = 1;
       out = NewGzipSink(std::move(out), g);
     }

@@ -22,22 +22,28 @@ class ByteSink {
   virtual Status Close() = 0;
 };
 
-// Measured on this project's traces (bench/README.md): libdeflate level 1
-// ~0.5 GB/s per core at ratio ~22, zlib level 1 ~0.25 GB/s at ~19, ISA-L's
-// igzip level 1 ~2 GB/s at ~19. kDefault is libdeflate: the same trace
-// always gzips to the same bytes. ISA-L is 3-4x faster, but on this
-// project's machines the same block compressed in different runs
-// occasionally came out as different (equally valid) bytes, so traces
-// gzipped with it are identical only once decompressed.
+// Measured on this project's traces (bench/README.md), per core: libdeflate
+// level 1 ~0.5 GB/s at ratio ~20, zlib level 1 ~0.25 GB/s at ~19, ISA-L
+// level 0 with a Huffman code fitted to each block ~2 GB/s at ~18. Every
+// codec's default level gives the same bytes for the same trace, so
+// kDefault is ISA-L level 0 where gpucap was built with ISA-L, else
+// libdeflate. ISA-L's levels 1-3 compress a little better but, on this
+// project's machines, a block compressed in different runs occasionally came
+// out as different (equally valid) bytes: with them, traces are identical
+// only once decompressed.
 enum class GzipCodec { kDefault, kIsal, kLibdeflate, kZlib };
 // False for kIsal in a build without ISA-L.
 bool GzipCodecAvailable(GzipCodec codec);
+// What kDefault stands for in this build.
+GzipCodec DefaultGzipCodec();
 
 struct OutputOptions {
   // gzip for paths ending in ".gz". The stream is cut into blocks compressed
   // independently on `threads` threads and written as concatenated gzip
   // members, which every gzip reader (and Perfetto) reads as one stream.
-  int gzip_level = 1;  // the codec's own scale: ISA-L 0-3, libdeflate 1-12, zlib 1-9
+  // The codec's own scale: ISA-L 0-3, libdeflate 1-12, zlib 1-9. -1: the
+  // codec's fast reproducible level (ISA-L 0, libdeflate 1, zlib 1).
+  int gzip_level = -1;
   GzipCodec codec = GzipCodec::kDefault;
   size_t block_bytes = 1 << 20;
   int threads = 0;  // 0: one per core
