@@ -10,7 +10,6 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -492,7 +491,7 @@ bool PmSampler::DecodeLocked(std::vector<format::SmallMessage>* out) {
 void PmSampler::Poll() {
   std::vector<format::SmallMessage> out;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::timed_mutex> lock(mu_);
     if (!running_) return;
     const uint64_t t0 = SteadyNs();
     DecodeLocked(&out);
@@ -504,25 +503,20 @@ void PmSampler::Poll() {
 }
 
 void PmSampler::Stop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::timed_mutex> lock(mu_);
   StopLocked(&lock);
 }
 
 bool PmSampler::StopWithin(std::chrono::milliseconds timeout) {
   // A poll holds mu_ for a decode, a few milliseconds. Waiting longer than
   // that means the poll is stuck, perhaps behind the caller itself.
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  while (!lock.owns_lock()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    lock.try_lock();
-  }
+  std::unique_lock<std::timed_mutex> lock(mu_, timeout);
+  if (!lock.owns_lock()) return false;
   StopLocked(&lock);
   return true;
 }
 
-void PmSampler::StopLocked(std::unique_lock<std::mutex>* lock) {
+void PmSampler::StopLocked(std::unique_lock<std::timed_mutex>* lock) {
   std::vector<format::SmallMessage> out;
   if (stopped_) return;
   stopped_ = true;
@@ -554,17 +548,17 @@ void PmSampler::StopLocked(std::unique_lock<std::mutex>* lock) {
 }
 
 bool PmSampler::running() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   return running_;
 }
 
 std::string PmSampler::error() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   return error_;
 }
 
 PmSamplerStats PmSampler::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   PmSamplerStats s = stats_;
   s.samples = sequence_.kept();
   s.empty_samples = sequence_.empty();
@@ -576,7 +570,7 @@ PmSamplerStats PmSampler::stats() const {
 }
 
 std::string PmSampler::clock_description() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::timed_mutex> lock(mu_);
   return clock_.Describe();
 }
 

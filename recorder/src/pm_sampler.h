@@ -136,7 +136,7 @@ class PmSampler {
   bool ResetImageLocked(std::string* why);
   void FailLocked(std::string why);
   // Stops and unlocks *lock (held on mu_) before emitting what was left.
-  void StopLocked(std::unique_lock<std::mutex>* lock);
+  void StopLocked(std::unique_lock<std::timed_mutex>* lock);
 
   const uint32_t device_;
   const Emit emit_;
@@ -152,7 +152,7 @@ class PmSampler {
   std::vector<uint8_t> config_;
   uint32_t max_samples_ = 0;
 
-  mutable std::mutex mu_;
+  mutable std::timed_mutex mu_;  // timed: StopWithin
   CUpti_Profiler_Host_Object* host_ = nullptr;
   CUpti_PmSampling_Object* sampling_ = nullptr;
   std::vector<uint8_t> image_;
