@@ -94,18 +94,9 @@ int RunBuild(const std::vector<std::string>& args) {
   o.threads = vm["threads"].as<int>();
   o.output_options.threads = o.threads;
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
-  std::string codec = vm["gzip-codec"].as<std::string>();
-  if (codec == "default") {
-    o.output_options.codec = GzipCodec::kDefault;
-  } else if (codec == "libdeflate") {
-    o.output_options.codec = GzipCodec::kLibdeflate;
-  } else if (codec == "isal") {
-    o.output_options.codec = GzipCodec::kIsal;
-  } else if (codec == "zlib") {
-    o.output_options.codec = GzipCodec::kZlib;
-  } else {
-    return Fail("build", "--gzip-codec '" + codec + "': expected default, isal, libdeflate or zlib", kExitUsage);
-  }
+  auto codec = ParseGzipCodec(vm["gzip-codec"].as<std::string>());
+  if (!codec.ok()) return Fail("build", codec.status(), kExitUsage);
+  o.output_options.codec = *codec;
   if (!GzipCodecAvailable(o.output_options.codec)) {
     return Fail("build", "this gpucap was built without ISA-L (libisal-dev)", kExitUsage);
   }

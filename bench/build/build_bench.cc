@@ -127,10 +127,12 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
   o.threads = std::atoi(Flag(argc, argv, "--threads", "0"));
   o.output_options.threads = o.threads;
   o.output_options.gzip_level = std::atoi(Flag(argc, argv, "--level", "-1"));
-  std::string codec = Flag(argc, argv, "--codec", "default");
-  o.output_options.codec = codec == "zlib" ? GzipCodec::kZlib
-                           : codec == "libdeflate" ? GzipCodec::kLibdeflate
-                           : codec == "isal" ? GzipCodec::kIsal : GzipCodec::kDefault;
+  auto codec = ParseGzipCodec(Flag(argc, argv, "--codec", "default"));
+  if (!codec.ok()) {
+    std::fprintf(stderr, "%s\n", codec.status().message().c_str());
+    return 2;
+  }
+  o.output_options.codec = *codec;
   auto report = BuildTraces(**index, o);
   if (!report.ok()) {
     std::fprintf(stderr, "%s\n", report.status().message().c_str());
@@ -308,8 +310,7 @@ int Render(const std::string& capture, int argc, char** argv) {
   for (int i = 0; i < repeat; ++i) {
     std::unique_ptr<ByteSink> out = std::make_unique<CountingSink>(&bytes);
     if (gzip > 0) {
-      OutputOptions g;
-      g.gzip_level = -1;  // the default codec at its default level
+      OutputOptions g;  // the default codec at its default level
       g.threads = 1;
       out = NewGzipSink(std::move(out), g);
     }

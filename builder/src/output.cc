@@ -337,6 +337,14 @@ GzipCodec DefaultGzipCodec() {
 #endif
 }
 
+Result<GzipCodec> ParseGzipCodec(std::string_view name) {
+  if (name == "default") return GzipCodec::kDefault;
+  if (name == "isal") return GzipCodec::kIsal;
+  if (name == "libdeflate") return GzipCodec::kLibdeflate;
+  if (name == "zlib") return GzipCodec::kZlib;
+  return Status::InvalidArgument("--gzip-codec '" + std::string(name) + "': expected default, isal, libdeflate or zlib");
+}
+
 bool GzipCodecAvailable(GzipCodec codec) {
 #ifndef GPUCAP_HAVE_ISAL
   if (codec == GzipCodec::kIsal) return false;

@@ -43,7 +43,7 @@ TEST(Output, GzipMembersCompressedInParallelReadBackInOrder) {
     GzipCodec codec;
     int level;
   };
-  for (Case c : {Case{GzipCodec::kDefault, 1}, Case{GzipCodec::kIsal, 0}, Case{GzipCodec::kIsal, 1},
+  for (Case c : {Case{GzipCodec::kDefault, -1}, Case{GzipCodec::kIsal, 0}, Case{GzipCodec::kIsal, 1},
                  Case{GzipCodec::kIsal, 3}, Case{GzipCodec::kLibdeflate, 1}, Case{GzipCodec::kZlib, 1}}) {
     if (!GzipCodecAvailable(c.codec)) continue;
     testing::TempDir dir;

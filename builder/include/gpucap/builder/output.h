@@ -36,6 +36,8 @@ enum class GzipCodec { kDefault, kIsal, kLibdeflate, kZlib };
 bool GzipCodecAvailable(GzipCodec codec);
 // What kDefault stands for in this build.
 GzipCodec DefaultGzipCodec();
+// "default", "isal", "libdeflate" or "zlib".
+Result<GzipCodec> ParseGzipCodec(std::string_view name);
 
 struct OutputOptions {
   // gzip for paths ending in ".gz". The stream is cut into blocks compressed
