@@ -320,6 +320,7 @@ class SpliceSink : public builder::TraceSink {
     args_.insert(args_.end(), s.args.begin(), s.args.end());
     builder::Slice linked = s;
     linked.args = args_;
+    linked.shared_first = s.shared_first + 1;  // the run moved with the args
     return out_->AddSlice(linked);
   }
 

@@ -239,9 +239,10 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
     report->table_bytes += cached.tables.memory_bytes();
   }
   report->chunks_used = parts.size();
-  Status s = JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join);
-  // A window's join allocates and frees hundreds of MB in large blocks;
-  // hand them back so the next window does not stack on top of them.
+  Status s = JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join, &workspace_);
+  // What else the window allocated (decoded rows evicted, renderer state)
+  // goes back, so the next window does not stack on top of it; the join's
+  // workspace stays.
   malloc_trim(0);
   return s;
 }

@@ -19,7 +19,8 @@ class ChromeJsonRenderer : public TraceSink {
     trace_name_ = h.trace_name;
     for (const Track& t : h.tracks) {
       const Process& p = h.processes[t.process];
-      tracks_.push_back({p.pid, t.tid, t.name});
+      std::string where = ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(t.tid) + ",\"ts\":";
+      tracks_.push_back({p.pid, t.tid, t.name, std::move(where)});
     }
     w_.Raw("{\n\"schemaVersion\":1,\n");
     // HTA reads the rank from the first lines of a trace.
@@ -116,11 +117,7 @@ class ChromeJsonRenderer : public TraceSink {
       w_.Raw("\",\"name\":");
     }
     Name(s.name_id, s.name);
-    w_.Raw(",\"pid\":");
-    w_.Uint(t.pid);
-    w_.Raw(",\"tid\":");
-    w_.Uint(t.tid);
-    w_.Raw(",\"ts\":");
+    w_.Raw(t.where);
     w_.Micros(s.ts_ns - base_);
     if (!s.instant()) {
       w_.Raw(",\"dur\":");
@@ -128,9 +125,15 @@ class ChromeJsonRenderer : public TraceSink {
     }
     if (!s.args.empty()) {
       w_.Raw(",\"args\":{");
-      for (size_t i = 0; i < s.args.size(); ++i) {
+      size_t shared_end = s.shared_id != 0 ? size_t{s.shared_first} + s.shared_count : 0;
+      for (size_t i = 0; i < s.args.size();) {
         if (i) w_.Char(',');
-        WriteArg(s.args[i]);
+        if (i == s.shared_first && shared_end > i && shared_end <= s.args.size()) {
+          WriteShared(s.shared_id, s.args.subspan(i, s.shared_count));
+          i = shared_end;
+        } else {
+          WriteArg(s.args[i++]);
+        }
       }
       w_.Char('}');
     }
@@ -175,7 +178,25 @@ class ChromeJsonRenderer : public TraceSink {
   struct TrackRef {
     uint32_t pid, tid;
     std::string name;
+    std::string where;  // ,"pid":P,"tid":T,"ts":  (every event on the track writes it)
   };
+
+  // A run of args repeated across slices: formatted the first time, copied
+  // after.
+  void WriteShared(uint32_t id, std::span<const Arg> run) {
+    if (id >= shared_.size()) shared_.resize(id + 1);
+    std::string& text = shared_[id];
+    if (!text.empty()) {
+      w_.Raw(text);
+      return;
+    }
+    size_t from = w_.Position();
+    for (size_t i = 0; i < run.size(); ++i) {
+      if (i) w_.Char(',');
+      WriteArg(run[i]);
+    }
+    text = w_.Since(from);
+  }
 
   void Open() {
     w_.Raw(first_ ? "\n" : ",\n");
@@ -219,11 +240,7 @@ class ChromeJsonRenderer : public TraceSink {
   void Flow(char ph, const FlowEnd& f, const TrackRef& t, int64_t ts) {
     w_.Raw(ph == 's' ? std::string_view(",\n{\"ph\":\"s\",\"id\":") : std::string_view(",\n{\"ph\":\"f\",\"id\":"));
     w_.Uint(f.id);
-    w_.Raw(",\"pid\":");
-    w_.Uint(t.pid);
-    w_.Raw(",\"tid\":");
-    w_.Uint(t.tid);
-    w_.Raw(",\"ts\":");
+    w_.Raw(t.where);
     w_.Micros(ts - base_);
     const FlowTail& tail = f.kind == FlowKind::kLaunch ? launch_tail_ : dependency_tail_;
     w_.Raw(ph == 'f' ? tail.end : tail.start);
@@ -289,6 +306,7 @@ class ChromeJsonRenderer : public TraceSink {
   bool first_ = true;
   std::vector<TrackRef> tracks_;
   std::vector<std::string> names_;
+  std::vector<std::string> shared_;  // by Slice::shared_id
   std::string trace_name_;
 };
 

@@ -36,6 +36,12 @@ class FlatMap {
 
   size_t size() const { return size_; }
 
+  // Empties the map for about `expected` keys, keeping its memory.
+  void Reset(size_t expected) {
+    slots_.assign(Capacity(expected), Slot{});
+    size_ = 0;
+  }
+
  private:
   struct Slot {
     uint64_t key = 0;

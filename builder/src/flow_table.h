@@ -20,10 +20,15 @@ class FlowTable {
     for (const auto& e : edges_) begin_[e.first + 1]++;
     for (size_t i = 0; i < owners; ++i) begin_[i + 1] += begin_[i];
     ends_.resize(edges_.size());
-    std::vector<uint32_t> at(begin_.begin(), begin_.end() - 1);
-    for (const auto& e : edges_) ends_[at[e.first]++] = e.second;
+    at_.assign(begin_.begin(), begin_.end() - 1);
+    for (const auto& e : edges_) ends_[at_[e.first]++] = e.second;
     edges_.clear();
-    edges_.shrink_to_fit();
+  }
+  // Empties the table, keeping its memory for the next window.
+  void Clear() {
+    edges_.clear();
+    begin_.clear();
+    ends_.clear();
   }
   std::span<const FlowEnd> Of(uint32_t owner) const {
     if (owner + 1 >= begin_.size()) return {};
@@ -35,6 +40,7 @@ class FlowTable {
   std::vector<std::pair<uint32_t, FlowEnd>> edges_;
   std::vector<uint32_t> begin_;
   std::vector<FlowEnd> ends_;
+  std::vector<uint32_t> at_;
 };
 
 }  // namespace gpucap::builder

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -86,12 +87,41 @@ struct AnnotationSpan {
   uint8_t depth;
 };
 
+}  // namespace
+
+struct JoinWorkspace::Tables {
+  std::vector<ApiRef> apis;
+  FlatMap api_by_correlation;
+  std::vector<Op> ops;
+  FlowTable op_flows_in, op_flows_out, api_flows_out;
+  std::vector<SliceRef> refs, refs_scratch;
+  std::vector<uint32_t> flow_begin, flow_order, flow_at;
+
+  void Clear() {
+    apis.clear();
+    ops.clear();
+    op_flows_in.Clear();
+    op_flows_out.Clear();
+    api_flows_out.Clear();
+    refs.clear();
+  }
+};
+
+JoinWorkspace::JoinWorkspace() : tables_(std::make_unique<Tables>()) {}
+JoinWorkspace::~JoinWorkspace() = default;
+
+namespace {
+
 class WindowJoin {
  public:
   WindowJoin(const CaptureIndex& index, const Window& window,
              std::span<const ActivityTables* const> parts, const JoinOptions& options,
-             JoinStats* stats)
-      : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), tracks_(index) {}
+             JoinStats* stats, JoinWorkspace::Tables* tables)
+      : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
+        apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
+        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs) {
+    t_.Clear();
+  }
 
   Status Run(const DecodeStats& decode, TraceSink* sink);
 
@@ -127,8 +157,9 @@ class WindowJoin {
   const JoinOptions& options_;
   JoinStats& stats_;
 
-  std::vector<ApiRef> apis_;
-  FlatMap api_by_correlation_;
+  JoinWorkspace::Tables& t_;
+  std::vector<ApiRef>& apis_;
+  FlatMap& api_by_correlation_;
   std::vector<uint64_t> external_ids_;
   FlatMap external_by_correlation_;
   FlatMap event_by_sync_id_;  // cudaEventSyncId -> index into events_
@@ -136,8 +167,8 @@ class WindowJoin {
   std::vector<std::pair<uint16_t, uint32_t>> row_refs_;    // overhead / CUDA event slices
   std::unordered_map<uint32_t, uint32_t> context_device_;
 
-  std::vector<Op> ops_;
-  FlowTable op_flows_in_, op_flows_out_, api_flows_out_;
+  std::vector<Op>& ops_;
+  FlowTable &op_flows_in_, &op_flows_out_, &api_flows_out_;
   std::vector<AnnotationSpan> spans_;
   std::vector<MarkerRange> markers_;
 
@@ -148,7 +179,7 @@ class WindowJoin {
     double value;
   };
   std::vector<Counter> counters_;
-  std::vector<SliceRef> refs_;
+  std::vector<SliceRef>& refs_;
 
   NameTable names_;
   std::vector<uint32_t> kernel_name_ids_;  // capture string -> name id, 0: not yet
@@ -160,7 +191,13 @@ class WindowJoin {
   struct Args {
     std::array<Arg, 32> items;
     size_t n = 0;
-    void clear() { n = 0; }
+    uint32_t shared_id = 0;  // see Slice::shared_id
+    uint8_t shared_first = 0, shared_count = 0;
+    void clear() {
+      n = 0;
+      shared_id = 0;
+      shared_count = 0;
+    }
     void push_back(const Arg& a) {
       if (n < items.size()) items[n++] = a;
     }
@@ -168,8 +205,43 @@ class WindowJoin {
   } args_;
   std::vector<std::string_view> stack_names_;
   std::vector<uint32_t> stack_scratch_;
-  std::array<int64_t, 3> grid_{}, block_{};
   std::string scratch_string_;
+
+  // Runs of an op's arguments that repeat from launch to launch: for a
+  // kernel, its launch shape's (registers to occupancy) and its annotation
+  // stack; for other ops, the stack. Made once per distinct key and copied
+  // into the op's args (Slice::shared_id), so the occupancy arithmetic and a
+  // renderer's formatting happen once per key, not once per launch.
+  struct RunKey {
+    uint32_t kind, device;
+    int32_t grid[3], block[3];
+    uint32_t registers;
+    int32_t static_shared, dynamic_shared;
+    uint32_t launch_stack, capture_stack;
+    uint32_t unused = 0;  // hashed as seven words
+    bool operator==(const RunKey&) const = default;
+    uint64_t Hash() const {
+      uint64_t words[7];
+      std::memcpy(words, this, sizeof(words));
+      uint64_t h = 0x243f6a8885a308d3ull;
+      for (uint64_t w : words) h = (h ^ w) * 0x9e3779b97f4a7c15ull + (h >> 29);
+      return h;
+    }
+  };
+  static_assert(sizeof(RunKey) == 56);
+  struct SharedRun {
+    RunKey key;
+    std::array<int64_t, 3> grid, block;
+    std::vector<std::string_view> stack_names;
+    std::array<Arg, 9> args;
+    uint8_t n = 0;
+    uint32_t id = 0;  // Slice::shared_id; 0: not shared
+  };
+  const SharedRun& RunFor(const Op& op);
+  void MakeRun(const Op& op, const RunKey& key, SharedRun* run);
+  std::deque<SharedRun> runs_;  // args point into their runs: stable addresses
+  FlatMap run_by_hash_;
+  SharedRun unshared_run_;
 };
 
 const ActivityTables& Part(std::span<const ActivityTables* const> parts, uint16_t p) { return *parts[p]; }
@@ -180,7 +252,7 @@ void WindowJoin::IndexLaunches() {
   size_t n = 0;
   for (const ActivityTables* p : parts_) n += p->apis.size();
   apis_.reserve(n);
-  api_by_correlation_ = FlatMap(n);
+  api_by_correlation_.Reset(n);
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ApiTable& t = parts_[pi]->apis;
     for (uint32_t r = 0; r < t.size(); ++r) {
@@ -324,14 +396,17 @@ std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t
 void WindowJoin::LinkFlows() {
   // Launch -> op: only when both are drawn in this window. Ops grouped by
   // launch (a counting sort: launch indices are dense), each group by start.
-  std::vector<uint32_t> begin(apis_.size() + 1, 0);
+  std::vector<uint32_t>& begin = t_.flow_begin;
+  begin.assign(apis_.size() + 1, 0);
   for (const Op& op : ops_) {
     if (op.api != kNone && apis_[op.api].in_window) begin[op.api + 1]++;
   }
   for (size_t i = 0; i < apis_.size(); ++i) begin[i + 1] += begin[i];
-  std::vector<uint32_t> order(begin.back());
+  std::vector<uint32_t>& order = t_.flow_order;
+  order.resize(begin.back());
   {
-    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+    std::vector<uint32_t>& at = t_.flow_at;
+    at.assign(begin.begin(), begin.end() - 1);
     for (uint32_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].api != kNone && apis_[ops_[i].api].in_window) order[at[ops_[i].api]++] = i;
     }
@@ -595,15 +670,75 @@ std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
   return names_.Intern(buf);
 }
 
-void WindowJoin::AnnotationArgs(const Op& op) {
+const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
+  RunKey key{};
+  key.kind = static_cast<uint32_t>(op.kind);
+  key.launch_stack = op.launch_stack;
+  key.capture_stack = op.capture_stack;
+  if (op.kind == OpKind::kKernel) {
+    const KernelTable& k = Part(parts_, op.part).kernels;
+    uint32_t r = op.row;
+    key.device = k.device[r];
+    key.grid[0] = k.grid_x[r], key.grid[1] = k.grid_y[r], key.grid[2] = k.grid_z[r];
+    key.block[0] = k.block_x[r], key.block[1] = k.block_y[r], key.block[2] = k.block_z[r];
+    key.registers = k.registers_per_thread[r];
+    key.static_shared = k.static_shared_memory[r];
+    key.dynamic_shared = k.dynamic_shared_memory[r];
+  }
+  uint64_t hash = key.Hash();
+  uint32_t found = run_by_hash_.Find(hash);
+  if (found != FlatMap::kMissing) {
+    if (runs_[found].key == key) return runs_[found];
+    // Two keys with one hash: the later one is made afresh each time.
+    MakeRun(op, key, &unshared_run_);
+    unshared_run_.id = 0;
+    return unshared_run_;
+  }
+  SharedRun& run = runs_.emplace_back();
+  run_by_hash_.Insert(hash, static_cast<uint32_t>(runs_.size() - 1));
+  MakeRun(op, key, &run);
+  run.id = static_cast<uint32_t>(runs_.size());
+  return run;
+}
+
+void WindowJoin::MakeRun(const Op& op, const RunKey& key, SharedRun* run) {
+  run->key = key;
+  run->n = 0;
+  run->stack_names.clear();
+  auto push = [&](const Arg& a) { run->args[run->n++] = a; };
+  if (op.kind == OpKind::kKernel) {
+    static const format::DeviceInfo kUnknownDevice;
+    const format::DeviceInfo* d = idx_.Device(key.device);
+    if (d == nullptr) d = &kUnknownDevice;
+    KernelShape shape{key.grid[0], key.grid[1], key.grid[2], key.block[0], key.block[1], key.block[2],
+                      static_cast<uint16_t>(key.registers), key.static_shared, key.dynamic_shared};
+    run->grid = {key.grid[0], key.grid[1], key.grid[2]};
+    run->block = {key.block[0], key.block[1], key.block[2]};
+    push(Arg::Uint("registers per thread", key.registers));
+    push(Arg::Int("shared memory", int64_t{key.static_shared} + key.dynamic_shared));
+    push(Arg::Float6("blocks per SM", BlocksPerSm(*d, shape)));
+    push(Arg::Float6("warps per SM", WarpsPerSm(*d, shape)));
+    push(Arg::Ints("grid", run->grid));
+    push(Arg::Ints("block", run->block));
+    push(Arg::Int("est. achieved occupancy %", EstimatedOccupancyPercent(*d, shape)));
+  }
   std::span<const uint32_t> stack = StackOf(op, &stack_scratch_);
   if (!stack.empty()) {
     const std::vector<Range>& ranges = idx_.ranges().ranges();
-    stack_names_.clear();
-    for (uint32_t r : stack) stack_names_.push_back(ranges[r].name);
-    args_.push_back(Arg::String("annotation", stack_names_.back()));
-    args_.push_back(Arg::Strings("annotation stack", stack_names_));
+    for (uint32_t r : stack) run->stack_names.push_back(ranges[r].name);
+    push(Arg::String("annotation", run->stack_names.back()));
+    push(Arg::Strings("annotation stack", run->stack_names));
   }
+}
+
+void WindowJoin::AnnotationArgs(const Op& op) {
+  const SharedRun& run = RunFor(op);
+  if (run.id != 0 && run.n != 0) {
+    args_.shared_id = run.id;
+    args_.shared_first = static_cast<uint8_t>(args_.n);
+    args_.shared_count = run.n;
+  }
+  for (uint8_t i = 0; i < run.n; ++i) args_.push_back(run.args[i]);
   if (op.graph_node != 0) {
     args_.push_back(Arg::Uint("graph node", op.graph_node));
     if (op.origin != nullptr) {
@@ -643,25 +778,12 @@ void WindowJoin::OpArgs(const Op& op) {
     case OpKind::kKernel: {
       const KernelTable& k = p.kernels;
       uint32_t r = op.row;
-      static const format::DeviceInfo kUnknownDevice;
-      const format::DeviceInfo* d = idx_.Device(k.device[r]);
-      if (d == nullptr) d = &kUnknownDevice;
-      KernelShape shape{k.grid_x[r], k.grid_y[r], k.grid_z[r], k.block_x[r], k.block_y[r], k.block_z[r],
-                        k.registers_per_thread[r], k.static_shared_memory[r], k.dynamic_shared_memory[r]};
-      grid_ = {k.grid_x[r], k.grid_y[r], k.grid_z[r]};
-      block_ = {k.block_x[r], k.block_y[r], k.block_z[r]};
       args_.push_back(Arg::Uint("queued", k.queued[r] / 1000));
       args_.push_back(Arg::Uint("device", k.device[r]));
       args_.push_back(Arg::Uint("context", k.context[r]));
       args_.push_back(Arg::Uint("stream", k.stream[r]));
       args_.push_back(Arg::Uint("correlation", k.correlation[r]));
-      args_.push_back(Arg::Uint("registers per thread", k.registers_per_thread[r]));
-      args_.push_back(Arg::Int("shared memory", int64_t{k.static_shared_memory[r]} + k.dynamic_shared_memory[r]));
-      args_.push_back(Arg::Float6("blocks per SM", BlocksPerSm(*d, shape)));
-      args_.push_back(Arg::Float6("warps per SM", WarpsPerSm(*d, shape)));
-      args_.push_back(Arg::Ints("grid", grid_));
-      args_.push_back(Arg::Ints("block", block_));
-      args_.push_back(Arg::Int("est. achieved occupancy %", EstimatedOccupancyPercent(*d, shape)));
+      // Registers to occupancy come with the annotation stack (RunFor).
       break;
     }
     case OpKind::kMemcpy: {
@@ -793,7 +915,7 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   CollectAnnotationSpans();
   CollectRefs();
   CollectMarkers();
-  stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_);
+  stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_, &t_.refs_scratch);
 
   // Renumber tracks into the order the trace lists them, and regroup the
   // slices by the new ids (a counting sort keeps each track's slices in the
@@ -808,7 +930,8 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
     bool ordered = true;
     for (size_t i = 1; i < refs_.size() && ordered; ++i) ordered = refs_[i - 1].track <= refs_[i].track;
     if (!ordered) {
-      std::vector<SliceRef> grouped(refs_.size());
+      std::vector<SliceRef>& grouped = t_.refs_scratch;
+      grouped.resize(refs_.size());
       for (const SliceRef& r : refs_) grouped[at[r.track]++] = r;
       refs_.swap(grouped);
     }
@@ -976,6 +1099,9 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
       }
     }
     s.args = args_.span();
+    s.shared_id = args_.shared_id;
+    s.shared_first = args_.shared_first;
+    s.shared_count = args_.shared_count;
   }
 }
 
@@ -983,12 +1109,20 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
 
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,
-                  const JoinOptions& options, TraceSink* sink, JoinStats* stats) {
+                  const JoinOptions& options, TraceSink* sink, JoinStats* stats,
+                  JoinWorkspace* workspace) {
   if (parts.size() > 0xffff) {
     return Status::InvalidArgument("a window spans more than 65535 chunks; use smaller windows");
   }
-  WindowJoin join(index, window, parts, options, stats);
+  WindowJoin join(index, window, parts, options, stats, &workspace->tables());
   return join.Run(decode, sink);
+}
+
+Status JoinWindow(const CaptureIndex& index, const Window& window,
+                  std::span<const ActivityTables* const> parts, const DecodeStats& decode,
+                  const JoinOptions& options, TraceSink* sink, JoinStats* stats) {
+  JoinWorkspace workspace;
+  return JoinWindow(index, window, parts, decode, options, sink, stats, &workspace);
 }
 
 }  // namespace gpucap::builder

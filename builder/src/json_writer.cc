@@ -1,5 +1,6 @@
 #include "json_writer.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 
@@ -97,33 +98,56 @@ constexpr char kDigitPairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+// Decimal digits of v (v > 0 gives at least 1): the bit length gives the
+// count to within one, a table of powers of ten settles it.
 int Digits(uint64_t v) {
-  int n = 1;
-  for (;;) {
-    if (v < 10) return n;
-    if (v < 100) return n + 1;
-    if (v < 1000) return n + 2;
-    if (v < 10000) return n + 3;
-    v /= 10000;
-    n += 4;
-  }
+  static constexpr uint64_t kPow10[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                        10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                        100000000000ull, 1000000000000ull, 10000000000000ull,
+                                        100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                        100000000000000000ull, 1000000000000000000ull,
+                                        10000000000000000000ull};
+  int bits = 64 - std::countl_zero(v | 1);
+  int t = (bits * 1233) >> 12;  // log10(2) ~ 1233/4096
+  return t + (v >= kPow10[t]);
 }
 
-// Writes v's decimal digits ending at `end`, two at a time.
+// Writes v's decimal digits ending at `end`, two at a time; 32-bit
+// arithmetic once the value fits, which is most of the time.
 void WriteDigits(char* end, uint64_t v) {
-  while (v >= 100) {
+  while (v > UINT32_MAX) {
     unsigned pair = static_cast<unsigned>(v % 100) * 2;
     v /= 100;
     *--end = kDigitPairs[pair + 1];
     *--end = kDigitPairs[pair];
   }
-  if (v >= 10) {
-    *--end = kDigitPairs[v * 2 + 1];
-    *--end = kDigitPairs[v * 2];
+  uint32_t w = static_cast<uint32_t>(v);
+  while (w >= 100) {
+    unsigned pair = (w % 100) * 2;
+    w /= 100;
+    std::memcpy(end - 2, kDigitPairs + pair, 2);
+    end -= 2;
+  }
+  if (w >= 10) {
+    std::memcpy(end - 2, kDigitPairs + w * 2, 2);
   } else {
-    *--end = static_cast<char>('0' + v);
+    *--end = static_cast<char>('0' + w);
   }
 }
+
+// ".000" to ".999": the three decimals of a microsecond time.
+struct Millis {
+  char text[1000][4];
+  constexpr Millis() : text() {
+    for (int i = 0; i < 1000; ++i) {
+      text[i][0] = '.';
+      text[i][1] = static_cast<char>('0' + i / 100);
+      text[i][2] = static_cast<char>('0' + i / 10 % 10);
+      text[i][3] = static_cast<char>('0' + i % 10);
+    }
+  }
+};
+constexpr Millis kMillis;
 
 }  // namespace
 
@@ -188,13 +212,15 @@ void JsonWriter::Float6(double v) {
 }
 
 void JsonWriter::Micros(int64_t ns) {
+  Reserve(32);
   uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  if (ns < 0) Char('-');
-  Uint(mag / 1000);
-  unsigned frac = static_cast<unsigned>(mag % 1000);
-  char d[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-               static_cast<char>('0' + frac % 10)};
-  Raw(std::string_view(d, 4));
+  char* p = buf_.data() + used_;
+  if (ns < 0) *p++ = '-';
+  uint64_t us = mag / 1000;
+  int n = us == 0 ? 1 : Digits(us);
+  WriteDigits(p + n, us);
+  std::memcpy(p + n, kMillis.text[mag % 1000], 4);
+  used_ = p + n + 4 - buf_.data();
 }
 
 void JsonWriter::Grow(size_t n) {

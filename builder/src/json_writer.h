@@ -56,6 +56,11 @@ class JsonWriter {
   // ns as us with exactly three decimals: 1234567 -> 1234.567.
   void Micros(int64_t ns);
 
+  // What was written since Position() returned `from`, valid until the next
+  // flush (or the next write, which may move the buffer).
+  size_t Position() const { return used_; }
+  std::string_view Since(size_t from) const { return {buf_.data() + from, used_ - from}; }
+
   // Hands the buffer to the sink once it is large.
   Status MaybeFlush() { return used_ >= flush_bytes_ ? Flush() : Status::Ok(); }
   Status Flush();

@@ -4,7 +4,8 @@
 
 namespace gpucap::builder {
 
-uint64_t SortAndPackSlices(std::vector<SliceRef>* refs_ptr, TrackRegistry* tracks) {
+uint64_t SortAndPackSlices(std::vector<SliceRef>* refs_ptr, TrackRegistry* tracks,
+                           std::vector<SliceRef>* scratch) {
   std::vector<SliceRef>& refs_ = *refs_ptr;
   const size_t track_count = tracks->size();
   uint64_t added = 0;
@@ -14,7 +15,8 @@ uint64_t SortAndPackSlices(std::vector<SliceRef>* refs_ptr, TrackRegistry* track
     std::vector<uint32_t> begin(track_count + 1, 0);
     for (const SliceRef& r : refs_) begin[r.track + 1]++;
     for (size_t i = 0; i < track_count; ++i) begin[i + 1] += begin[i];
-    std::vector<SliceRef> sorted(refs_.size());
+    std::vector<SliceRef>& sorted = *scratch;
+    sorted.resize(refs_.size());
     std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
     for (const SliceRef& r : refs_) sorted[at[r.track]++] = r;
     refs_.swap(sorted);

@@ -37,8 +37,10 @@ struct SliceRef {
 
 // Sorts `refs` by track and time, then moves each slice that would partially
 // overlap its track's earlier slices to the first sibling lane where it
-// nests, making lanes as needed. Returns the number of lanes made.
-uint64_t SortAndPackSlices(std::vector<SliceRef>* refs, TrackRegistry* tracks);
+// nests, making lanes as needed. Returns the number of lanes made. `scratch`
+// is working memory, kept by the caller to be reused.
+uint64_t SortAndPackSlices(std::vector<SliceRef>* refs, TrackRegistry* tracks,
+                           std::vector<SliceRef>* scratch);
 
 }  // namespace gpucap::builder
 

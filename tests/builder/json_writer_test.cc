@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "json.h"
 
 namespace gpucap::builder {
@@ -30,6 +34,37 @@ TEST(JsonWriter, NumbersAsKinetoPrintsThem) {
   EXPECT_EQ(Written([](JsonWriter* w) { w->Double(1.0 / 0.0); }), "null");
   EXPECT_EQ(Written([](JsonWriter* w) { w->Int(-42); }), "-42");
   EXPECT_EQ(Written([](JsonWriter* w) { w->Uint(UINT64_MAX); }), "18446744073709551615");
+}
+
+// The writer counts digits from the bit length and switches to 32-bit
+// arithmetic below 2^32: every edge of both, against the standard library.
+TEST(JsonWriter, IntegersMatchToStringAtEveryDigitAndWidthEdge) {
+  std::vector<uint64_t> values = {0, UINT32_MAX, uint64_t{UINT32_MAX} + 1, UINT64_MAX};
+  for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10) {
+    for (uint64_t v : {p - 1, p, p + 1, p * 10 - 1}) values.push_back(v);
+  }
+  for (int bit = 0; bit < 64; ++bit) {
+    uint64_t b = uint64_t{1} << bit;
+    for (uint64_t v : {b - 1, b, b + 1}) values.push_back(v);
+  }
+  std::string out;
+  auto sink = NewStringSink(&out);
+  JsonWriter w(sink.get());
+  std::string expected;
+  for (uint64_t v : values) {
+    w.Uint(v);
+    w.Char(' ');
+    expected += std::to_string(v) + " ";
+    int64_t ns = static_cast<int64_t>(v >> 1) * ((v & 1) ? -1 : 1);
+    w.Micros(ns);
+    w.Char(' ');
+    uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+    char frac[8];
+    std::snprintf(frac, sizeof(frac), ".%03u", static_cast<unsigned>(mag % 1000));
+    expected += (ns < 0 ? "-" : "") + std::to_string(mag / 1000) + frac + " ";
+  }
+  ASSERT_TRUE(w.Flush().ok());
+  EXPECT_EQ(out, expected);
 }
 
 TEST(JsonWriter, EveryByteStringIsValidJson) {

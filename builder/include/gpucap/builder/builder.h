@@ -109,6 +109,7 @@ class Builder {
   BuildOptions options_;
   std::map<size_t, std::unique_ptr<Cached>> cache_;
   DecodeStats decoded_;
+  JoinWorkspace workspace_;
 };
 
 // Writes one file per window. Fails on the first window that cannot be

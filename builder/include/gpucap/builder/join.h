@@ -21,6 +21,7 @@
 #define GPUCAP_BUILDER_JOIN_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -60,9 +61,32 @@ struct JoinStats {
   std::vector<std::pair<std::string, uint64_t>> Named() const;
 };
 
+// The join's large tables (ops, launches, slices, flows), kept from one
+// window to the next. A window's tables run to tens of MB; allocated afresh
+// each time, every page of them faults in again, which cost a build of many
+// windows more than a tenth of its time. Holds at most the largest window's.
+class JoinWorkspace {
+ public:
+  JoinWorkspace();
+  ~JoinWorkspace();
+  JoinWorkspace(const JoinWorkspace&) = delete;
+  JoinWorkspace& operator=(const JoinWorkspace&) = delete;
+
+  struct Tables;  // defined by the join
+  Tables& tables() { return *tables_; }
+
+ private:
+  std::unique_ptr<Tables> tables_;
+};
+
 // Joins `window` from `parts` (decoded chunks, in chunk order) and streams it
 // into `sink`, from Begin to End. `decode` describes what decoding skipped,
-// for the trace's metadata.
+// for the trace's metadata. `workspace` is reused across windows.
+Status JoinWindow(const CaptureIndex& index, const Window& window,
+                  std::span<const ActivityTables* const> parts, const DecodeStats& decode,
+                  const JoinOptions& options, TraceSink* sink, JoinStats* stats,
+                  JoinWorkspace* workspace);
+// The same with a workspace of its own.
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,
                   const JoinOptions& options, TraceSink* sink, JoinStats* stats);

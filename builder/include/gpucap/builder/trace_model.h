@@ -128,6 +128,13 @@ struct Slice {
   uint32_t name_id = 0;   // equal names share an id (for interning); 0: none
   Category category = Category::kKernel;
   std::span<const Arg> args;
+  // args[shared_first, shared_first + shared_count) are the same, key for
+  // key and value for value, on every slice of this trace with the same
+  // nonzero shared_id: a kernel's launch shape and annotation stack repeat
+  // across the thousands of launches of one step. A renderer may write them
+  // once and repeat the bytes; every arg is still in `args`.
+  uint32_t shared_id = 0;
+  uint8_t shared_first = 0, shared_count = 0;
   std::span<const FlowEnd> flows_out;  // flows this slice starts
   std::span<const FlowEnd> flows_in;   // flows this slice ends
   bool instant() const { return dur_ns < 0; }
