@@ -54,9 +54,29 @@ namespace {
 struct Reader {
   const uint8_t* r;
   const RecordLayout& l;
-  uint64_t U(Field f) const { return ReadUnsigned(r, l.at(f)); }
-  uint32_t U32(Field f) const { return static_cast<uint32_t>(ReadUnsigned(r, l.at(f))); }
-  int32_t I32(Field f) const { return static_cast<int32_t>(ReadSigned(r, l.at(f))); }
+  [[gnu::always_inline]] uint64_t U(Field f) const { return ReadUnsigned(r, l.at(f)); }
+  [[gnu::always_inline]] uint32_t U32(Field f) const { return static_cast<uint32_t>(ReadUnsigned(r, l.at(f))); }
+  [[gnu::always_inline]] int32_t I32(Field f) const { return static_cast<int32_t>(ReadSigned(r, l.at(f))); }
+};
+
+// Rows written in place into a table grown ahead of them (by the recorder's
+// count of the chunk's records, doubling if that falls short) and cut to
+// what was written at the end: a push_back per column per record cost more
+// than decoding the record.
+template <class Table>
+class RowWriter {
+ public:
+  explicit RowWriter(Table* t) : t_(*t), used_(t->size()) {}
+  void Expect(size_t n) { t_.resize(used_ + n); }
+  size_t Next() {
+    if (used_ == t_.size()) [[unlikely]] t_.resize(std::max<size_t>(64, used_ * 2));
+    return used_++;
+  }
+  void Finish() { t_.resize(used_); }
+
+ private:
+  Table& t_;
+  size_t used_;
 };
 
 }  // namespace
@@ -137,18 +157,31 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
     const RecordLayout* layout;
   };
   std::vector<Plan> plans;
+  RowWriter<KernelTable> kernels(&out->kernels);
+  RowWriter<ApiTable> apis(&out->apis);
+  RowWriter<MemcpyTable> memcpys(&out->memcpys);
+  RowWriter<MemsetTable> memsets(&out->memsets);
+  RowWriter<ExternalCorrelationTable> externals(&out->externals);
   // The recorder counted records per kind: size the tables once.
-  for (const format::KindCount& k : info.kind_counts) {
-    if ((FamilyOf(k.kind) & families) == 0 || k.count > raw.size() / 8) continue;
-    size_t n = static_cast<size_t>(k.count);
-    switch (FamilyOf(k.kind)) {
-      case kKernels: out->kernels.reserve(out->kernels.size() + n); break;
-      case kApis: out->apis.reserve(out->apis.size() + n); break;
-      case kMemcpys: out->memcpys.reserve(out->memcpys.size() + n); break;
-      case kMemsets: out->memsets.reserve(out->memsets.size() + n); break;
-      case kExternals: out->externals.reserve(out->externals.size() + n); break;
-      default: break;
+  {
+    size_t expect[5] = {};
+    for (const format::KindCount& k : info.kind_counts) {
+      if ((FamilyOf(k.kind) & families) == 0 || k.count > raw.size() / 8) continue;
+      size_t n = static_cast<size_t>(k.count);
+      switch (FamilyOf(k.kind)) {
+        case kKernels: expect[0] += n; break;
+        case kApis: expect[1] += n; break;
+        case kMemcpys: expect[2] += n; break;
+        case kMemsets: expect[3] += n; break;
+        case kExternals: expect[4] += n; break;
+        default: break;
+      }
     }
+    kernels.Expect(expect[0]);
+    apis.Expect(expect[1]);
+    memcpys.Expect(expect[2]);
+    memsets.Expect(expect[3]);
+    externals.Expect(expect[4]);
   }
   auto plan_for = [&](uint32_t kind) -> const Plan& {
     for (const Plan& p : plans) {
@@ -191,10 +224,11 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
     switch (family) {
       case kKernels: {
         KernelTable& t = out->kernels;
-        t.start.push_back(r.U(Field::kStart));
-        t.end.push_back(r.U(Field::kEnd));
-        t.queued.push_back(r.U(Field::kQueued));
-        t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
+        size_t i = kernels.Next();
+        t.start[i] = r.U(Field::kStart);
+        t.end[i] = r.U(Field::kEnd);
+        t.queued[i] = r.U(Field::kQueued);
+        t.graph_node_id[i] = r.U(Field::kGraphNodeId);
         uint64_t pointer = r.U(Field::kName);
         // Kernels of a buffer repeat a few names: a small cache in front of
         // the resolver's binary search.
@@ -205,81 +239,85 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
         StringResolver::Resolution name = slot.resolution;
         if (name.index == kNoString) stats->unresolved_names++;
         if (name.late) stats->late_names++;
-        t.name_pointer.push_back(pointer);
-        t.name.push_back(name.index);
-        t.correlation.push_back(r.U32(Field::kCorrelationId));
-        t.device.push_back(r.U32(Field::kDeviceId));
-        t.context.push_back(r.U32(Field::kContextId));
-        t.stream.push_back(r.U32(Field::kStreamId));
-        t.graph_id.push_back(r.U32(Field::kGraphId));
-        t.grid_x.push_back(r.I32(Field::kGridX));
-        t.grid_y.push_back(r.I32(Field::kGridY));
-        t.grid_z.push_back(r.I32(Field::kGridZ));
-        t.block_x.push_back(r.I32(Field::kBlockX));
-        t.block_y.push_back(r.I32(Field::kBlockY));
-        t.block_z.push_back(r.I32(Field::kBlockZ));
-        t.static_shared_memory.push_back(r.I32(Field::kStaticSharedMemory));
-        t.dynamic_shared_memory.push_back(r.I32(Field::kDynamicSharedMemory));
-        t.registers_per_thread.push_back(static_cast<uint16_t>(r.U(Field::kRegistersPerThread)));
-        t.launch_type.push_back(static_cast<uint8_t>(r.U(Field::kLaunchType)));
+        t.name_pointer[i] = pointer;
+        t.name[i] = name.index;
+        t.correlation[i] = r.U32(Field::kCorrelationId);
+        t.device[i] = r.U32(Field::kDeviceId);
+        t.context[i] = r.U32(Field::kContextId);
+        t.stream[i] = r.U32(Field::kStreamId);
+        t.graph_id[i] = r.U32(Field::kGraphId);
+        t.grid_x[i] = r.I32(Field::kGridX);
+        t.grid_y[i] = r.I32(Field::kGridY);
+        t.grid_z[i] = r.I32(Field::kGridZ);
+        t.block_x[i] = r.I32(Field::kBlockX);
+        t.block_y[i] = r.I32(Field::kBlockY);
+        t.block_z[i] = r.I32(Field::kBlockZ);
+        t.static_shared_memory[i] = r.I32(Field::kStaticSharedMemory);
+        t.dynamic_shared_memory[i] = r.I32(Field::kDynamicSharedMemory);
+        t.registers_per_thread[i] = static_cast<uint16_t>(r.U(Field::kRegistersPerThread));
+        t.launch_type[i] = static_cast<uint8_t>(r.U(Field::kLaunchType));
         break;
       }
       case kMemcpys: {
         MemcpyTable& t = out->memcpys;
+        size_t i = memcpys.Next();
         bool peer = kind == static_cast<uint32_t>(ActivityKind::kMemcpy2);
         uint32_t device = r.U32(Field::kDeviceId), context = r.U32(Field::kContextId);
-        t.start.push_back(r.U(Field::kStart));
-        t.end.push_back(r.U(Field::kEnd));
-        t.bytes.push_back(r.U(Field::kBytes));
-        t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
-        t.correlation.push_back(r.U32(Field::kCorrelationId));
-        t.device.push_back(device);
-        t.context.push_back(context);
-        t.stream.push_back(r.U32(Field::kStreamId));
-        t.graph_id.push_back(r.U32(Field::kGraphId));
-        t.src_device.push_back(peer ? r.U32(Field::kSrcDeviceId) : device);
-        t.src_context.push_back(peer ? r.U32(Field::kSrcContextId) : context);
-        t.dst_device.push_back(peer ? r.U32(Field::kDstDeviceId) : device);
-        t.dst_context.push_back(peer ? r.U32(Field::kDstContextId) : context);
-        t.copy_kind.push_back(static_cast<uint8_t>(r.U(Field::kCopyKind)));
-        t.src_kind.push_back(static_cast<uint8_t>(r.U(Field::kSrcKind)));
-        t.dst_kind.push_back(static_cast<uint8_t>(r.U(Field::kDstKind)));
-        t.peer.push_back(peer);
+        t.start[i] = r.U(Field::kStart);
+        t.end[i] = r.U(Field::kEnd);
+        t.bytes[i] = r.U(Field::kBytes);
+        t.graph_node_id[i] = r.U(Field::kGraphNodeId);
+        t.correlation[i] = r.U32(Field::kCorrelationId);
+        t.device[i] = device;
+        t.context[i] = context;
+        t.stream[i] = r.U32(Field::kStreamId);
+        t.graph_id[i] = r.U32(Field::kGraphId);
+        t.src_device[i] = peer ? r.U32(Field::kSrcDeviceId) : device;
+        t.src_context[i] = peer ? r.U32(Field::kSrcContextId) : context;
+        t.dst_device[i] = peer ? r.U32(Field::kDstDeviceId) : device;
+        t.dst_context[i] = peer ? r.U32(Field::kDstContextId) : context;
+        t.copy_kind[i] = static_cast<uint8_t>(r.U(Field::kCopyKind));
+        t.src_kind[i] = static_cast<uint8_t>(r.U(Field::kSrcKind));
+        t.dst_kind[i] = static_cast<uint8_t>(r.U(Field::kDstKind));
+        t.peer[i] = peer;
         break;
       }
       case kMemsets: {
         MemsetTable& t = out->memsets;
-        t.start.push_back(r.U(Field::kStart));
-        t.end.push_back(r.U(Field::kEnd));
-        t.bytes.push_back(r.U(Field::kBytes));
-        t.graph_node_id.push_back(r.U(Field::kGraphNodeId));
-        t.correlation.push_back(r.U32(Field::kCorrelationId));
-        t.device.push_back(r.U32(Field::kDeviceId));
-        t.context.push_back(r.U32(Field::kContextId));
-        t.stream.push_back(r.U32(Field::kStreamId));
-        t.graph_id.push_back(r.U32(Field::kGraphId));
-        t.value.push_back(r.U32(Field::kValue));
-        t.memory_kind.push_back(static_cast<uint16_t>(r.U(Field::kMemoryKind)));
+        size_t i = memsets.Next();
+        t.start[i] = r.U(Field::kStart);
+        t.end[i] = r.U(Field::kEnd);
+        t.bytes[i] = r.U(Field::kBytes);
+        t.graph_node_id[i] = r.U(Field::kGraphNodeId);
+        t.correlation[i] = r.U32(Field::kCorrelationId);
+        t.device[i] = r.U32(Field::kDeviceId);
+        t.context[i] = r.U32(Field::kContextId);
+        t.stream[i] = r.U32(Field::kStreamId);
+        t.graph_id[i] = r.U32(Field::kGraphId);
+        t.value[i] = r.U32(Field::kValue);
+        t.memory_kind[i] = static_cast<uint16_t>(r.U(Field::kMemoryKind));
         break;
       }
       case kApis: {
         ApiTable& t = out->apis;
-        t.start.push_back(r.U(Field::kStart));
-        t.end.push_back(r.U(Field::kEnd));
-        t.cbid.push_back(r.U32(Field::kCbid));
-        t.pid.push_back(r.U32(Field::kProcessId));
-        t.tid.push_back(r.U32(Field::kThreadId));
-        t.correlation.push_back(r.U32(Field::kCorrelationId));
-        t.return_value.push_back(r.U32(Field::kReturnValue));
-        t.domain.push_back(kind == static_cast<uint32_t>(ActivityKind::kDriver) ? ApiDomain::kDriver
-                                                                               : ApiDomain::kRuntime);
+        size_t i = apis.Next();
+        t.start[i] = r.U(Field::kStart);
+        t.end[i] = r.U(Field::kEnd);
+        t.cbid[i] = r.U32(Field::kCbid);
+        t.pid[i] = r.U32(Field::kProcessId);
+        t.tid[i] = r.U32(Field::kThreadId);
+        t.correlation[i] = r.U32(Field::kCorrelationId);
+        t.return_value[i] = r.U32(Field::kReturnValue);
+        t.domain[i] = kind == static_cast<uint32_t>(ActivityKind::kDriver) ? ApiDomain::kDriver
+                                                                          : ApiDomain::kRuntime;
         break;
       }
       case kExternals: {
         ExternalCorrelationTable& t = out->externals;
-        t.external_id.push_back(r.U(Field::kExternalId));
-        t.correlation.push_back(r.U32(Field::kCorrelationId));
-        t.external_kind.push_back(r.U32(Field::kExternalKind));
+        size_t i = externals.Next();
+        t.external_id[i] = r.U(Field::kExternalId);
+        t.correlation[i] = r.U32(Field::kCorrelationId);
+        t.external_kind[i] = r.U32(Field::kExternalKind);
         break;
       }
       case kOverheads: {
@@ -349,6 +387,11 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
         break;
     }
   }
+  kernels.Finish();
+  apis.Finish();
+  memcpys.Finish();
+  memsets.Finish();
+  externals.Finish();
 }
 
 std::vector<std::string> Decoder::Describe(const DecodeStats& stats) const {

@@ -415,7 +415,10 @@ Status DecompressChunk(const CaptureFile& file, const ChunkView& chunk, std::vec
     return fail("declared size " + std::to_string(raw_size) + " over the limit of " +
                 std::to_string(file.options().max_chunk_raw));
   }
-  raw->assign((raw_size + 7) / 8, 0);
+  // Every byte up to raw_size is written below; only the last word's tail
+  // needs zeroing. (assign() zeroed the whole buffer first: 3% of a build.)
+  raw->resize((raw_size + 7) / 8);
+  if (!raw->empty()) raw->back() = 0;
   auto* out = reinterpret_cast<char*>(raw->data());
   if (chunk.codec == Codec::kNone) {
     if (chunk.stored.size() != raw_size) return fail("stored size differs from declared size");

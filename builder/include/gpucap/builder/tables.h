@@ -19,6 +19,7 @@ inline constexpr uint32_t kNoString = std::numeric_limits<uint32_t>::max();
 #define GPUCAP_COLUMN_RESERVE(type, name) name.reserve(n);
 #define GPUCAP_COLUMN_COPY(type, name) name.push_back(from.name[row]);
 #define GPUCAP_COLUMN_CLEAR(type, name) name.clear();
+#define GPUCAP_COLUMN_RESIZE(type, name) name.resize(n);
 #define GPUCAP_COLUMN_BYTES(type, name) total += name.capacity() * sizeof(type);
 #define GPUCAP_TABLE(Table, COLUMNS, first)                                        \
   COLUMNS(GPUCAP_COLUMN)                                                           \
@@ -26,6 +27,7 @@ inline constexpr uint32_t kNoString = std::numeric_limits<uint32_t>::max();
   bool empty() const { return first.empty(); }                                     \
   void reserve(size_t n) { COLUMNS(GPUCAP_COLUMN_RESERVE) }                        \
   void clear() { COLUMNS(GPUCAP_COLUMN_CLEAR) }                                    \
+  void resize(size_t n) { COLUMNS(GPUCAP_COLUMN_RESIZE) }                          \
   /* Appends row `row` of `from`. */                                               \
   void CopyRow(const Table& from, size_t row) { COLUMNS(GPUCAP_COLUMN_COPY) }      \
   size_t memory_bytes() const {                                                         \
