@@ -20,7 +20,16 @@ class ChromeJsonRenderer : public TraceSink {
     for (const Track& t : h.tracks) {
       const Process& p = h.processes[t.process];
       std::string where = ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(t.tid) + ",\"ts\":";
-      tracks_.push_back({p.pid, t.tid, t.name, std::move(where)});
+      tracks_.push_back({p.pid, t.tid, t.name, Piece(where)});
+    }
+    for (int instant = 0; instant < 2; ++instant) {
+      for (size_t c = 0; c < kCategories; ++c) {
+        std::string head = instant ? "{\"ph\":\"i\",\"cat\":\"" + std::string(CategoryName(Category(c))) +
+                                         "\",\"s\":\"t\",\"name\":"
+                                   : "{\"ph\":\"X\",\"cat\":\"" + std::string(CategoryName(Category(c))) +
+                                         "\",\"name\":";
+        heads_[instant][c] = Piece(head);
+      }
     }
     w_.Raw("{\n\"schemaVersion\":1,\n");
     // HTA reads the rank from the first lines of a trace.
@@ -106,23 +115,23 @@ class ChromeJsonRenderer : public TraceSink {
 
   Status AddSlice(const Slice& s) override {
     const TrackRef& t = tracks_[s.track];
-    Open();
-    if (s.instant()) {
-      w_.Raw("{\"ph\":\"i\",\"cat\":\"");
-      w_.Raw(CategoryName(s.category));
-      w_.Raw("\",\"s\":\"t\",\"name\":");
-    } else {
-      w_.Raw("{\"ph\":\"X\",\"cat\":\"");
-      w_.Raw(CategoryName(s.category));
-      w_.Raw("\",\"name\":");
-    }
-    Name(s.name_id, s.name);
-    w_.Raw(t.where);
-    w_.Micros(s.ts_ns - base_);
+    std::string_view name = EscapedName(s.name_id, s.name);
+    // The fixed part of an event through one cursor: most of a trace.
+    char* p = w_.Room(name.size() + 2 * Piece::kCapacity + 2 * JsonWriter::kMaxNumber + 32);
+    *p = ',';
+    p += !first_;
+    *p++ = '\n';
+    first_ = false;
+    size_t category = static_cast<size_t>(s.category);
+    p = PutPiece(p, heads_[s.instant() ? 1 : 0][category < kCategories ? category : 0]);
+    p = PutBytes(p, name);
+    p = PutPiece(p, t.where);
+    p = PutMicros(p, s.ts_ns - base_);
     if (!s.instant()) {
-      w_.Raw(",\"dur\":");
-      w_.Micros(s.dur_ns);
+      p = PutBytes(p, ",\"dur\":");
+      p = PutMicros(p, s.dur_ns);
     }
+    w_.Commit(p);
     if (!s.args.empty()) {
       w_.Raw(",\"args\":{");
       size_t shared_end = s.shared_id != 0 ? size_t{s.shared_first} + s.shared_count : 0;
@@ -178,7 +187,7 @@ class ChromeJsonRenderer : public TraceSink {
   struct TrackRef {
     uint32_t pid, tid;
     std::string name;
-    std::string where;  // ,"pid":P,"tid":T,"ts":  (every event on the track writes it)
+    Piece where;  // ,"pid":P,"tid":T,"ts":  (every event on the track writes it)
   };
 
   // A run of args repeated across slices: formatted the first time, copied
@@ -238,34 +247,41 @@ class ChromeJsonRenderer : public TraceSink {
   // Flow events are half of a trace's events: written from a few
   // prebuilt pieces.
   void Flow(char ph, const FlowEnd& f, const TrackRef& t, int64_t ts) {
-    w_.Raw(ph == 's' ? std::string_view(",\n{\"ph\":\"s\",\"id\":") : std::string_view(",\n{\"ph\":\"f\",\"id\":"));
-    w_.Uint(f.id);
-    w_.Raw(t.where);
-    w_.Micros(ts - base_);
     const FlowTail& tail = f.kind == FlowKind::kLaunch ? launch_tail_ : dependency_tail_;
-    w_.Raw(ph == 'f' ? tail.end : tail.start);
+    char* p = w_.Room(3 * Piece::kCapacity + 2 * JsonWriter::kMaxNumber);
+    p = PutPiece(p, ph == 's' ? flow_start_ : flow_end_);
+    p = PutUint(p, f.id);
+    p = PutPiece(p, t.where);
+    p = PutMicros(p, ts - base_);
+    p = PutPiece(p, ph == 'f' ? tail.end : tail.start);
+    w_.Commit(p);
   }
 
   // ,"cat":"<kind>","name":"<kind>"} and the same with "bp":"e" for ends.
   struct FlowTail {
     explicit FlowTail(std::string_view kind)
         : start(",\"cat\":\"" + std::string(kind) + "\",\"name\":\"" + std::string(kind) + "\"}"),
-          end(start.substr(0, start.size() - 1) + ",\"bp\":\"e\"}") {}
-    std::string start, end;
+          end(",\"cat\":\"" + std::string(kind) + "\",\"name\":\"" + std::string(kind) + "\",\"bp\":\"e\"}") {}
+    Piece start, end;
   };
   const FlowTail launch_tail_{FlowKindName(FlowKind::kLaunch)};
   const FlowTail dependency_tail_{FlowKindName(FlowKind::kGraphDependency)};
+  const Piece flow_start_{",\n{\"ph\":\"s\",\"id\":"};
+  const Piece flow_end_{",\n{\"ph\":\"f\",\"id\":"};
+  static constexpr size_t kCategories = static_cast<size_t>(Category::kCudaEvent) + 1;
+  Piece heads_[2][kCategories];  // {"ph":"X","cat":"<category>","name":  and the instant's
 
-  // Escaping a kernel name costs more than writing it: do it once per name.
-  void Name(uint32_t id, std::string_view name) {
+  // Escaping a kernel name costs more than writing it: done once per name.
+  std::string_view EscapedName(uint32_t id, std::string_view name) {
     if (id == 0) {
-      w_.String(name);
-      return;
+      unnamed_.clear();
+      AppendJsonString(&unnamed_, name);
+      return unnamed_;
     }
     if (id >= names_.size()) names_.resize(id + 1);
     std::string& escaped = names_[id];
     if (escaped.empty()) AppendJsonString(&escaped, name);
-    w_.Raw(escaped);
+    return escaped;
   }
 
   void WriteArg(const Arg& a) {
@@ -306,6 +322,7 @@ class ChromeJsonRenderer : public TraceSink {
   bool first_ = true;
   std::vector<TrackRef> tracks_;
   std::vector<std::string> names_;
+  std::string unnamed_;
   std::vector<std::string> shared_;  // by Slice::shared_id
   std::string trace_name_;
 };

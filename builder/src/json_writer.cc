@@ -114,7 +114,7 @@ int Digits(uint64_t v) {
 
 // Writes v's decimal digits ending at `end`, two at a time; 32-bit
 // arithmetic once the value fits, which is most of the time.
-void WriteDigits(char* end, uint64_t v) {
+inline void WriteDigits(char* end, uint64_t v) {
   while (v > UINT32_MAX) {
     unsigned pair = static_cast<unsigned>(v % 100) * 2;
     v /= 100;
@@ -154,20 +154,33 @@ constexpr Millis kMillis;
 // Integers and doubles need at most 32 characters; kSlack covers them.
 // Traces are mostly small integers (ids, sizes, dimensions): formatted here
 // rather than through std::to_chars, which profiles showed as costly.
-void JsonWriter::Uint(uint64_t v) {
-  Reserve(24);
+char* PutUint(char* p, uint64_t v) {
   if (v < 100) {  // device, context, stream, block sizes: most args
     if (v < 10) {
-      buf_[used_++] = static_cast<char>('0' + v);
-    } else {
-      std::memcpy(buf_.data() + used_, kDigitPairs + v * 2, 2);
-      used_ += 2;
+      *p = static_cast<char>('0' + v);
+      return p + 1;
     }
-    return;
+    std::memcpy(p, kDigitPairs + v * 2, 2);
+    return p + 2;
   }
   int n = Digits(v);
-  WriteDigits(buf_.data() + used_ + n, v);
-  used_ += n;
+  WriteDigits(p + n, v);
+  return p + n;
+}
+
+char* PutMicros(char* p, int64_t ns) {
+  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (ns < 0) *p++ = '-';
+  uint64_t us = mag / 1000;
+  int n = us == 0 ? 1 : Digits(us);
+  WriteDigits(p + n, us);
+  std::memcpy(p + n, kMillis.text[mag % 1000], 4);
+  return p + n + 4;
+}
+
+void JsonWriter::Uint(uint64_t v) {
+  Reserve(kMaxNumber);
+  used_ = PutUint(buf_.data() + used_, v) - buf_.data();
 }
 
 void JsonWriter::Int(int64_t v) {
@@ -213,14 +226,7 @@ void JsonWriter::Float6(double v) {
 
 void JsonWriter::Micros(int64_t ns) {
   Reserve(32);
-  uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  char* p = buf_.data() + used_;
-  if (ns < 0) *p++ = '-';
-  uint64_t us = mag / 1000;
-  int n = us == 0 ? 1 : Digits(us);
-  WriteDigits(p + n, us);
-  std::memcpy(p + n, kMillis.text[mag % 1000], 4);
-  used_ = p + n + 4 - buf_.data();
+  used_ = PutMicros(buf_.data() + used_, ns) - buf_.data();
 }
 
 void JsonWriter::Grow(size_t n) {

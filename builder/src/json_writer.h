@@ -21,8 +21,39 @@ namespace gpucap::builder {
 // Appends `s` as a JSON string, quotes included.
 void AppendJsonString(std::string* out, std::string_view s);
 
+// A short piece of text kept in a fixed block, so that copying it is a
+// fixed-size copy the compiler inlines (the writer's slack takes the
+// overrun): the per-track and per-category pieces every event repeats.
+struct Piece {
+  static constexpr size_t kCapacity = 64;
+  char text[kCapacity] = {};
+  uint8_t len = 0;
+
+  Piece() = default;
+  explicit Piece(std::string_view s) : len(static_cast<uint8_t>(std::min(s.size(), kCapacity))) {
+    std::memcpy(text, s.data(), len);
+  }
+  bool fits(std::string_view s) const { return s.size() <= kCapacity; }
+};
+
+// Writers for hot paths that hold a cursor: each returns the position after
+// what it wrote. The caller has made room (JsonWriter::Room).
+char* PutUint(char* p, uint64_t v);
+char* PutMicros(char* p, int64_t ns);  // ns as us with exactly three decimals
+inline char* PutPiece(char* p, const Piece& piece) {
+  std::memcpy(p, piece.text, Piece::kCapacity);
+  return p + piece.len;
+}
+inline char* PutBytes(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
 class JsonWriter {
  public:
+  // Longest number Put* writes, and how much past its end a Piece may copy.
+  static constexpr size_t kMaxNumber = 24;
+  static constexpr size_t kPieceOverrun = Piece::kCapacity;
   explicit JsonWriter(ByteSink* sink, size_t flush_bytes = 1 << 20)
       : sink_(sink), flush_bytes_(flush_bytes), buf_(flush_bytes + kSlack) {}
 
@@ -55,6 +86,14 @@ class JsonWriter {
   void Float6(double v);
   // ns as us with exactly three decimals: 1234567 -> 1234.567.
   void Micros(int64_t ns);
+
+  // Room for n bytes (plus kPieceOverrun) at the cursor, which Commit moves
+  // to `end`. Nothing else may write in between.
+  char* Room(size_t n) {
+    Reserve(n + kPieceOverrun);
+    return buf_.data() + used_;
+  }
+  void Commit(char* end) { used_ = static_cast<size_t>(end - buf_.data()); }
 
   // What was written since Position() returned `from`, valid until the next
   // flush (or the next write, which may move the buffer).

@@ -61,7 +61,10 @@ TEST(JsonWriter, IntegersMatchToStringAtEveryDigitAndWidthEdge) {
     uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
     char frac[8];
     std::snprintf(frac, sizeof(frac), ".%03u", static_cast<unsigned>(mag % 1000));
-    expected += (ns < 0 ? "-" : "") + std::to_string(mag / 1000) + frac + " ";
+    if (ns < 0) expected += '-';
+    expected += std::to_string(mag / 1000);
+    expected += frac;
+    expected += ' ';
   }
   ASSERT_TRUE(w.Flush().ok());
   EXPECT_EQ(out, expected);
