@@ -126,7 +126,7 @@ class ChromeJsonRenderer : public TraceSink {
     p = PutPiece(p, heads_[s.instant() ? 1 : 0][category < kCategories ? category : 0]);
     p = PutBytes(p, name);
     p = PutPiece(p, t.where);
-    p = PutMicros(p, s.ts_ns - base_);
+    p = ts_text_.Put(p, s.ts_ns - base_);
     if (!s.instant()) {
       p = PutBytes(p, ",\"dur\":");
       p = PutMicros(p, s.dur_ns);
@@ -252,7 +252,7 @@ class ChromeJsonRenderer : public TraceSink {
     p = PutPiece(p, ph == 's' ? flow_start_ : flow_end_);
     p = PutUint(p, f.id);
     p = PutPiece(p, t.where);
-    p = PutMicros(p, ts - base_);
+    p = ts_text_.Put(p, ts - base_);
     p = PutPiece(p, ph == 'f' ? tail.end : tail.start);
     w_.Commit(p);
   }
@@ -323,6 +323,7 @@ class ChromeJsonRenderer : public TraceSink {
   std::vector<TrackRef> tracks_;
   std::vector<std::string> names_;
   std::string unnamed_;
+  TimeText ts_text_;
   std::vector<std::string> shared_;  // by Slice::shared_id
   std::string trace_name_;
 };

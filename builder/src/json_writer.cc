@@ -178,6 +178,22 @@ char* PutMicros(char* p, int64_t ns) {
   return p + n + 4;
 }
 
+char* TimeText::Put(char* p, int64_t ns) {
+  if (ns < 0) return PutMicros(p, ns);
+  uint64_t us = static_cast<uint64_t>(ns) / 1000;
+  uint64_t hundreds = us / 100;
+  if (hundreds != hundreds_ || hundreds == 0) {
+    len_ = static_cast<uint8_t>(PutUint(text_, us) - text_);
+    hundreds_ = hundreds;
+  } else {
+    std::memcpy(text_ + len_ - 2, kDigitPairs + (us % 100) * 2, 2);
+  }
+  std::memcpy(p, text_, 24);  // the caller's room covers a number
+  p += len_;
+  std::memcpy(p, kMillis.text[static_cast<uint64_t>(ns) % 1000], 4);
+  return p + 4;
+}
+
 void JsonWriter::Uint(uint64_t v) {
   Reserve(kMaxNumber);
   used_ = PutUint(buf_.data() + used_, v) - buf_.data();

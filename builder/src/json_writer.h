@@ -49,6 +49,20 @@ inline char* PutBytes(char* p, std::string_view s) {
   return p + s.size();
 }
 
+// Writes times as PutMicros does, for a stream of times that mostly share
+// their leading digits (a track's events in time order, a flow at its
+// slice's start): when only the last two digits of the microseconds change,
+// the previous text is copied and patched instead of formatted again.
+class TimeText {
+ public:
+  char* Put(char* p, int64_t ns);
+
+ private:
+  uint64_t hundreds_ = 0;  // microseconds / 100 of text_; 0: not kept
+  uint8_t len_ = 0;
+  char text_[32] = {};     // the microseconds' digits
+};
+
 class JsonWriter {
  public:
   // Longest number Put* writes, and how much past its end a Piece may copy.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -68,6 +69,29 @@ TEST(JsonWriter, IntegersMatchToStringAtEveryDigitAndWidthEdge) {
   }
   ASSERT_TRUE(w.Flush().ok());
   EXPECT_EQ(out, expected);
+}
+
+// TimeText patches the previous text when only the last two digits of the
+// microseconds change: any sequence must read as PutMicros writes it.
+TEST(JsonWriter, TimeTextWritesWhatPutMicrosWrites) {
+  std::vector<int64_t> times = {0, 5, 99'999, 100'000, 100'001, 199'999, 9'999'999, 10'000'000, 10'000'001, -1500,
+                                -1500, 1'234'567'890'123, 1'234'567'890'124, 1'234'567'899'999, 1'234'567'900'000};
+  uint64_t x = 88172645463325252ull;
+  int64_t t = 1'000'000'000;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    // Mostly small steps forward; now and then a jump, back or far ahead.
+    int64_t step = (x % 16 == 0) ? static_cast<int64_t>(x % 10'000'000'000) - 5'000'000'000
+                                 : static_cast<int64_t>(x % 5000);
+    t = std::max<int64_t>(0, t + step);
+    times.push_back(t);
+  }
+  TimeText text;
+  for (int64_t ns : times) {
+    char got[64], want[64];
+    std::string_view a(got, text.Put(got, ns) - got), b(want, PutMicros(want, ns) - want);
+    ASSERT_EQ(a, b) << "at " << ns;
+  }
 }
 
 TEST(JsonWriter, EveryByteStringIsValidJson) {
