@@ -4,6 +4,7 @@
 #ifndef GPUCAP_BUILDER_SRC_FLAT_MAP_H_
 #define GPUCAP_BUILDER_SRC_FLAT_MAP_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "correlation_map.h"
 #include "flat_map.h"
 #include "flow_table.h"
 #include "name_table.h"
@@ -91,7 +92,7 @@ struct AnnotationSpan {
 
 struct JoinWorkspace::Tables {
   std::vector<ApiRef> apis;
-  FlatMap api_by_correlation;
+  CorrelationMap api_by_correlation;
   std::vector<Op> ops;
   FlowTable op_flows_in, op_flows_out, api_flows_out;
   std::vector<SliceRef> refs, refs_scratch;
@@ -159,7 +160,7 @@ class WindowJoin {
 
   JoinWorkspace::Tables& t_;
   std::vector<ApiRef>& apis_;
-  FlatMap& api_by_correlation_;
+  CorrelationMap& api_by_correlation_;
   std::vector<uint64_t> external_ids_;
   FlatMap external_by_correlation_;
   FlatMap event_by_sync_id_;  // cudaEventSyncId -> index into events_
@@ -250,9 +251,16 @@ const ActivityTables& Part(std::span<const ActivityTables* const> parts, uint16_
 
 void WindowJoin::IndexLaunches() {
   size_t n = 0;
-  for (const ActivityTables* p : parts_) n += p->apis.size();
+  uint32_t low = UINT32_MAX, high = 0;
+  for (const ActivityTables* p : parts_) {
+    n += p->apis.size();
+    for (uint32_t c : p->apis.correlation) {
+      low = std::min(low, c);
+      high = std::max(high, c);
+    }
+  }
   apis_.reserve(n);
-  api_by_correlation_.Reset(n);
+  api_by_correlation_.Reset(low, high, n);
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ApiTable& t = parts_[pi]->apis;
     for (uint32_t r = 0; r < t.size(); ++r) {
