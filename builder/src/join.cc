@@ -218,8 +218,8 @@ class WindowJoin {
     int32_t grid[3], block[3];
     uint32_t registers;
     int32_t static_shared, dynamic_shared;
-    uint32_t launch_stack, capture_stack;
-    uint32_t unused = 0;  // hashed as seven words
+    uint32_t name_stack;  // NameStackId of the annotation stack
+    uint32_t unused[2] = {};  // hashed as seven words
     bool operator==(const RunKey&) const = default;
     uint64_t Hash() const {
       uint64_t words[7];
@@ -239,10 +239,19 @@ class WindowJoin {
     uint32_t id = 0;  // Slice::shared_id; 0: not shared
   };
   const SharedRun& RunFor(const Op& op);
-  void MakeRun(const Op& op, const RunKey& key, SharedRun* run);
+  void MakeRun(const Op& op, const RunKey& key, std::span<const uint32_t> stack, SharedRun* run);
+  // Annotation stacks by their names: in a PyTorch trace every op is a range
+  // of its own, so stacks of range indices never repeat, while the names
+  // they show do, layer after layer. 0: the empty stack; kNone: not made
+  // (too many distinct stacks, or a hash collision).
+  uint32_t NameStackId(std::span<const uint32_t> stack);
+  static constexpr size_t kMaxRuns = 1 << 16;  // bounds the memory runs take in a window
   std::deque<SharedRun> runs_;  // args point into their runs: stable addresses
   FlatMap run_by_hash_;
   SharedRun unshared_run_;
+  std::vector<uint32_t> range_name_ids_;  // range index -> names_ id, 0: not yet
+  std::vector<uint32_t> name_stack_pool_, name_stack_begin_{0, 0};
+  FlatMap name_stack_by_hash_;
 };
 
 const ActivityTables& Part(std::span<const ActivityTables* const> parts, uint16_t p) { return *parts[p]; }
@@ -678,11 +687,40 @@ std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
   return names_.Intern(buf);
 }
 
+uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
+  if (stack.empty()) return 0;
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  if (range_name_ids_.empty()) range_name_ids_.assign(ranges.size(), 0);
+  uint64_t h = 0x13198a2e03707344ull;
+  for (uint32_t r : stack) {
+    uint32_t& id = range_name_ids_[r];
+    if (id == 0) id = names_.Intern(ranges[r].name).first;
+    h = (h ^ id) * 0x9e3779b97f4a7c15ull + (h >> 31);
+  }
+  auto same = [&](uint32_t n) {
+    std::span<const uint32_t> kept(name_stack_pool_.data() + name_stack_begin_[n],
+                                   name_stack_begin_[n + 1] - name_stack_begin_[n]);
+    if (kept.size() != stack.size()) return false;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i] != range_name_ids_[stack[i]]) return false;
+    }
+    return true;
+  };
+  uint32_t found = name_stack_by_hash_.Find(h);
+  if (found != FlatMap::kMissing) return same(found) ? found : kNone;
+  if (name_stack_begin_.size() > kMaxRuns) return kNone;
+  uint32_t id = static_cast<uint32_t>(name_stack_begin_.size() - 1);
+  for (uint32_t r : stack) name_stack_pool_.push_back(range_name_ids_[r]);
+  name_stack_begin_.push_back(static_cast<uint32_t>(name_stack_pool_.size()));
+  name_stack_by_hash_.Insert(h, id);
+  return id;
+}
+
 const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
+  std::span<const uint32_t> stack = StackOf(op, &stack_scratch_);
   RunKey key{};
   key.kind = static_cast<uint32_t>(op.kind);
-  key.launch_stack = op.launch_stack;
-  key.capture_stack = op.capture_stack;
+  key.name_stack = NameStackId(stack);
   if (op.kind == OpKind::kKernel) {
     const KernelTable& k = Part(parts_, op.part).kernels;
     uint32_t r = op.row;
@@ -693,23 +731,26 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
     key.static_shared = k.static_shared_memory[r];
     key.dynamic_shared = k.dynamic_shared_memory[r];
   }
+  uint32_t found = FlatMap::kMissing;
   uint64_t hash = key.Hash();
-  uint32_t found = run_by_hash_.Find(hash);
-  if (found != FlatMap::kMissing) {
-    if (runs_[found].key == key) return runs_[found];
-    // Two keys with one hash: the later one is made afresh each time.
-    MakeRun(op, key, &unshared_run_);
+  if (key.name_stack != kNone) {
+    found = run_by_hash_.Find(hash);
+    if (found != FlatMap::kMissing && runs_[found].key == key) return runs_[found];
+  }
+  if (key.name_stack == kNone || found != FlatMap::kMissing || runs_.size() >= kMaxRuns) {
+    // Not to be shared: made afresh each time.
+    MakeRun(op, key, stack, &unshared_run_);
     unshared_run_.id = 0;
     return unshared_run_;
   }
   SharedRun& run = runs_.emplace_back();
   run_by_hash_.Insert(hash, static_cast<uint32_t>(runs_.size() - 1));
-  MakeRun(op, key, &run);
+  MakeRun(op, key, stack, &run);
   run.id = static_cast<uint32_t>(runs_.size());
   return run;
 }
 
-void WindowJoin::MakeRun(const Op& op, const RunKey& key, SharedRun* run) {
+void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32_t> stack, SharedRun* run) {
   run->key = key;
   run->n = 0;
   run->stack_names.clear();
@@ -730,7 +771,6 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, SharedRun* run) {
     push(Arg::Ints("block", run->block));
     push(Arg::Int("est. achieved occupancy %", EstimatedOccupancyPercent(*d, shape)));
   }
-  std::span<const uint32_t> stack = StackOf(op, &stack_scratch_);
   if (!stack.empty()) {
     const std::vector<Range>& ranges = idx_.ranges().ranges();
     for (uint32_t r : stack) run->stack_names.push_back(ranges[r].name);
