@@ -3,6 +3,7 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
 #include "scene.h"
 #include "trace_util.h"
@@ -135,6 +136,73 @@ TEST(Join, NestedAndOverlappingRangesOnTwoThreads) {
   EXPECT_EQ(Nanos(fwd["dur"]), 1000);
   ASSERT_TRUE(spans.count({"loader", 8}));
   EXPECT_EQ(Nanos((*spans[{"loader", 8}])["dur"]), 1000);
+}
+
+// The join formats a kernel's launch shape and annotation stack once per
+// distinct (shape, stack names) and repeats it: range instances with the same
+// names share it, and nothing that differs may. Six launches under two
+// "layer" > "mm" instances, one "layer" > "add", with shapes that differ in one
+// field each.
+TEST(Join, RepeatedShapesAndStackNamesStayPerKernel) {
+  Scene s;
+  const uint32_t tid = 100;
+  Scene::Ok(s.c().String(0x1000, "k"));
+  struct Launch {
+    uint32_t correlation;
+    int32_t grid_x;
+    int32_t dynamic_shared;
+    const char* inner;  // innermost range name
+  };
+  std::vector<Launch> launches = {
+      {1, 4, 0, "mm"}, {2, 4, 0, "mm"}, {3, 4, 1024, "mm"}, {4, 8, 0, "mm"}, {5, 4, 0, "add"}, {6, 4, 0, "mm"},
+  };
+  uint64_t t = kT0 + 1000;
+  Scene::Ok(s.c().Push(tid, t, "step"));
+  for (const Launch& l : launches) {
+    t += 1000;
+    Scene::Ok(s.c().Push(tid, t, "layer"));
+    Scene::Ok(s.c().Push(tid, t + 100, l.inner));
+    ApiRecord a;
+    a.start = t + 200;
+    a.end = t + 400;
+    a.tid = tid;
+    a.correlation = l.correlation;
+    s.c().Api(a);
+    KernelRecord k;
+    k.start = kT0 + 100000 + l.correlation * 1000;
+    k.end = k.start + 500;
+    k.correlation = l.correlation;
+    k.name_pointer = 0x1000;
+    k.grid_x = l.grid_x;
+    k.block_x = 128;
+    k.registers_per_thread = 64;
+    k.dynamic_shared_memory = l.dynamic_shared;
+    s.c().Kernel(k);
+    Scene::Ok(s.c().Pop(tid, t + 500));
+    Scene::Ok(s.c().Pop(tid, t + 600));
+  }
+  Scene::Ok(s.c().Pop(tid, t + 1000));
+  Trace trace = BuildOne(s.Path());
+  ExpectImporterRules(trace);
+
+  std::map<uint64_t, const Json*> by_corr;
+  for (const Json* k : trace.Events("X", "kernel")) by_corr[(*k)["args"]["correlation"].u()] = &(*k)["args"];
+  ASSERT_EQ(by_corr.size(), launches.size());
+  for (const Launch& l : launches) {
+    SCOPED_TRACE(l.correlation);
+    const Json& args = *by_corr[l.correlation];
+    EXPECT_EQ(args["grid"].items[0].i(), l.grid_x);
+    EXPECT_EQ(args["shared memory"].i(), l.dynamic_shared);
+    EXPECT_EQ(args["annotation"].text, l.inner);
+    ASSERT_EQ(args["annotation stack"].items.size(), 3u);
+    EXPECT_EQ(args["annotation stack"].items[0].text, "step");
+    EXPECT_EQ(args["annotation stack"].items[1].text, "layer");
+    EXPECT_EQ(args["annotation stack"].items[2].text, l.inner);
+  }
+  // Occupancy follows the shape: 4 and 8 blocks of 128 threads on 132 SMs.
+  EXPECT_EQ((*by_corr[1])["blocks per SM"].text, "0.030303");
+  EXPECT_EQ((*by_corr[4])["blocks per SM"].text, "0.0606061");
+  EXPECT_EQ((*by_corr[1])["warps per SM"].text, (*by_corr[6])["warps per SM"].text);
 }
 
 // Start/end ranges are matched by id across threads and may overlap without
