@@ -78,7 +78,7 @@ void JsonWriter::String(std::string_view s) {
     for (char c : s) plain &= Plain(static_cast<unsigned char>(c));
     if (plain) {
       Reserve(s.size() + 2);
-      char* p = buf_.data() + used_;
+      char* p = buf_.data.get() + used_;
       *p = '"';
       std::memcpy(p + 1, s.data(), s.size());
       p[s.size() + 1] = '"';
@@ -196,7 +196,7 @@ char* TimeText::Put(char* p, int64_t ns) {
 
 void JsonWriter::Uint(uint64_t v) {
   Reserve(kMaxNumber);
-  used_ = PutUint(buf_.data() + used_, v) - buf_.data();
+  used_ = PutUint(buf_.data.get() + used_, v) - buf_.data.get();
 }
 
 void JsonWriter::Int(int64_t v) {
@@ -214,7 +214,7 @@ void JsonWriter::Double(double v) {
     return;
   }
   Reserve(32);
-  used_ = std::to_chars(buf_.data() + used_, buf_.data() + used_ + 32, v).ptr - buf_.data();
+  used_ = std::to_chars(buf_.data.get() + used_, buf_.data.get() + used_ + 32, v).ptr - buf_.data.get();
 }
 
 void JsonWriter::Float6(double v) {
@@ -242,18 +242,23 @@ void JsonWriter::Float6(double v) {
 
 void JsonWriter::Micros(int64_t ns) {
   Reserve(32);
-  used_ = PutMicros(buf_.data() + used_, ns) - buf_.data();
+  used_ = PutMicros(buf_.data.get() + used_, ns) - buf_.data.get();
 }
 
 void JsonWriter::Grow(size_t n) {
-  buf_.resize(std::max(buf_.size() * 2, used_ + n + kSlack));
-  capacity_ = buf_.size();
+  ByteBlock bigger;
+  bigger.Reserve(std::max(capacity_ * 2, used_ + n + kSlack));
+  std::memcpy(bigger.data.get(), buf_.data.get(), used_);
+  buf_ = std::move(bigger);
+  capacity_ = buf_.capacity;
 }
 
 Status JsonWriter::Flush() {
   if (used_ == 0) return Status::Ok();
-  Status s = sink_->Append(std::string_view(buf_.data(), used_));
+  Status s = sink_->AppendBlock(&buf_, used_);
   used_ = 0;
+  buf_.Reserve(flush_bytes_ + kSlack);
+  capacity_ = buf_.capacity;
   return s;
 }
 

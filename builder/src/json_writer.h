@@ -68,28 +68,30 @@ class JsonWriter {
   // Longest number Put* writes, and how much past its end a Piece may copy.
   static constexpr size_t kMaxNumber = 24;
   static constexpr size_t kPieceOverrun = Piece::kCapacity;
-  explicit JsonWriter(ByteSink* sink, size_t flush_bytes = 1 << 20)
-      : sink_(sink), flush_bytes_(flush_bytes), buf_(flush_bytes + kSlack) {}
+  explicit JsonWriter(ByteSink* sink, size_t flush_bytes = 1 << 20) : sink_(sink), flush_bytes_(flush_bytes) {
+    buf_.Reserve(flush_bytes + kSlack);
+    capacity_ = buf_.capacity;
+  }
 
   void Raw(std::string_view s) {
     Reserve(s.size());
-    std::memcpy(buf_.data() + used_, s.data(), s.size());
+    std::memcpy(buf_.data.get() + used_, s.data(), s.size());
     used_ += s.size();
   }
   void Char(char c) {
     Reserve(1);
-    buf_[used_++] = c;
+    buf_.data[used_++] = c;
   }
   // "key": for a key of gpucap's own (plain ASCII), copied as it is.
   void Key(std::string_view key) {
     Reserve(key.size() + 3);
-    char* p = buf_.data() + used_;
+    char* p = buf_.data.get() + used_;
     *p++ = '"';
     std::memcpy(p, key.data(), key.size());
     p += key.size();
     *p++ = '"';
     *p++ = ':';
-    used_ = p - buf_.data();
+    used_ = p - buf_.data.get();
   }
   void String(std::string_view s);
   void Int(int64_t v);
@@ -105,14 +107,14 @@ class JsonWriter {
   // to `end`. Nothing else may write in between.
   char* Room(size_t n) {
     Reserve(n + kPieceOverrun);
-    return buf_.data() + used_;
+    return buf_.data.get() + used_;
   }
-  void Commit(char* end) { used_ = static_cast<size_t>(end - buf_.data()); }
+  void Commit(char* end) { used_ = static_cast<size_t>(end - buf_.data.get()); }
 
   // What was written since Position() returned `from`, valid until the next
   // flush (or the next write, which may move the buffer).
   size_t Position() const { return used_; }
-  std::string_view Since(size_t from) const { return {buf_.data() + from, used_ - from}; }
+  std::string_view Since(size_t from) const { return {buf_.data.get() + from, used_ - from}; }
 
   // Hands the buffer to the sink once it is large.
   Status MaybeFlush() { return used_ >= flush_bytes_ ? Flush() : Status::Ok(); }
@@ -137,8 +139,8 @@ class JsonWriter {
 
   ByteSink* sink_;
   size_t flush_bytes_;
-  std::vector<char> buf_;  // sized ahead, reused; used_ bytes are written
-  size_t capacity_ = buf_.size();
+  ByteBlock buf_;  // sized ahead, handed to the sink when full; used_ bytes are written
+  size_t capacity_ = 0;
   size_t used_ = 0;
   std::string scratch_;
 };

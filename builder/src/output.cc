@@ -82,15 +82,8 @@ class StringSink : public ByteSink {
 
 // A byte buffer that is not zeroed on growth: blocks are filled before
 // they are read, and zeroing a megabyte per block showed in profiles.
-struct Buffer {
-  std::unique_ptr<char[]> data;
+struct Buffer : ByteBlock {
   size_t size = 0;
-  size_t capacity = 0;
-  void Reserve(size_t n) {
-    if (n <= capacity) return;
-    data.reset(new char[n]);
-    capacity = n;
-  }
 };
 
 // Per-thread compressor state, made on first use.
@@ -208,6 +201,25 @@ class GzipSink : public ByteSink {
     return Status::Ok();
   }
 
+  // The writer's block becomes a gzip member as it is: its bytes are not
+  // copied into a block of this sink's. Members are then as long as the
+  // writer's flushes, which depend only on the trace, so traces stay
+  // reproducible.
+  Status AppendBlock(ByteBlock* block, size_t used) override {
+    if (used == 0) return Status::Ok();
+    if (current_ != nullptr && current_->in.size > 0) {
+      return Append({block->data.get(), used});  // after bytes copied in earlier
+    }
+    Block* b = TakeBlock(/*reserve=*/false);
+    size_t capacity = block->capacity;
+    std::swap(b->in.data, block->data);
+    std::swap(b->in.capacity, block->capacity);
+    b->in.size = used;
+    block->Reserve(capacity);  // a block new to this sink had no storage yet
+    current_ = b;
+    return Submit();
+  }
+
   Status Close() override {
     if (current_ != nullptr && current_->in.size > 0) GPUCAP_RETURN_IF_ERROR(Submit());
     GPUCAP_RETURN_IF_ERROR(Drain(0));
@@ -222,7 +234,7 @@ class GzipSink : public ByteSink {
     bool ok = true;
   };
 
-  Block* TakeBlock() {
+  Block* TakeBlock(bool reserve = true) {
     Block* b;
     if (free_.empty()) {
       blocks_.push_back(std::make_unique<Block>());
@@ -231,7 +243,7 @@ class GzipSink : public ByteSink {
       b = free_.back();
       free_.pop_back();
     }
-    b->in.Reserve(options_.block_bytes);
+    if (reserve) b->in.Reserve(options_.block_bytes);
     b->in.size = 0;
     b->done = false;
     b->ok = true;

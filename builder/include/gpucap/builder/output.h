@@ -14,10 +14,28 @@
 
 namespace gpucap::builder {
 
+// Heap bytes handed from a writer to a sink without copying them. Not
+// zeroed: a writer fills what it hands over.
+struct ByteBlock {
+  std::unique_ptr<char[]> data;
+  size_t capacity = 0;
+  // Makes room for n bytes; the contents are lost if it has to grow.
+  void Reserve(size_t n) {
+    if (n <= capacity) return;
+    data.reset(new char[n]);
+    capacity = n;
+  }
+};
+
 class ByteSink {
  public:
   virtual ~ByteSink() = default;
   virtual Status Append(std::string_view bytes) = 0;
+  // Appends block->data[0, used). A sink that keeps blocks of its own (gzip)
+  // takes this one and gives back a spare of at least the same capacity,
+  // saving a copy of every byte of a trace. By default the bytes are
+  // appended and the block stays.
+  virtual Status AppendBlock(ByteBlock* block, size_t used) { return Append({block->data.get(), used}); }
   // Completes the output. A sink destroyed without Close leaves nothing.
   virtual Status Close() = 0;
 };
