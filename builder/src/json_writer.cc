@@ -182,14 +182,19 @@ char* TimeText::Put(char* p, int64_t ns) {
   if (ns < 0) return PutMicros(p, ns);
   uint64_t us = static_cast<uint64_t>(ns) / 1000;
   uint64_t hundreds = us / 100;
-  if (hundreds != hundreds_ || hundreds == 0) {
-    len_ = static_cast<uint8_t>(PutUint(text_, us) - text_);
-    hundreds_ = hundreds;
+  // The kept text is copied whole and patched at the destination: patching
+  // it in place and then copying it out would read across a fresh store.
+  if (hundreds == hundreds_ && hundreds != 0) {
+    std::memcpy(p, text_, sizeof(text_));  // the caller's room covers a number
+    std::memcpy(p + len_ - 2, kDigitPairs + (us % 100) * 2, 2);
+    p += len_;
   } else {
-    std::memcpy(text_ + len_ - 2, kDigitPairs + (us % 100) * 2, 2);
+    char* end = PutUint(p, us);
+    len_ = static_cast<uint8_t>(end - p);
+    std::memcpy(text_, p, sizeof(text_));
+    hundreds_ = hundreds;
+    p = end;
   }
-  std::memcpy(p, text_, 24);  // the caller's room covers a number
-  p += len_;
   std::memcpy(p, kMillis.text[static_cast<uint64_t>(ns) % 1000], 4);
   return p + 4;
 }

@@ -60,7 +60,7 @@ class TimeText {
  private:
   uint64_t hundreds_ = 0;  // microseconds / 100 of text_; 0: not kept
   uint8_t len_ = 0;
-  char text_[32] = {};     // the microseconds' digits
+  char text_[24] = {};     // the microseconds' digits (the last two stale), then anything
 };
 
 class JsonWriter {
