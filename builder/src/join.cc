@@ -248,6 +248,10 @@ class WindowJoin {
   static constexpr size_t kMaxRuns = 1 << 16;  // bounds the memory runs take in a window
   std::deque<SharedRun> runs_;  // args point into their runs: stable addresses
   FlatMap run_by_hash_;
+  // In front of run_by_hash_, which outgrows the cache when a window holds
+  // tens of thousands of runs: the runs seen lately, by hash (high half of
+  // the hash, run index + 1).
+  std::array<uint64_t, 4096> recent_runs_{};
   SharedRun unshared_run_;
   std::vector<uint32_t> range_name_ids_;  // range index -> names_ id, 0: not yet
   std::vector<uint32_t> name_stack_pool_, name_stack_begin_{0, 0};
@@ -733,9 +737,17 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
   }
   uint32_t found = FlatMap::kMissing;
   uint64_t hash = key.Hash();
+  uint64_t& recent = recent_runs_[hash % recent_runs_.size()];
   if (key.name_stack != kNone) {
+    if ((recent >> 32) == (hash >> 32) && static_cast<uint32_t>(recent) != 0) {
+      const SharedRun& run = runs_[static_cast<uint32_t>(recent) - 1];
+      if (run.key == key) return run;
+    }
     found = run_by_hash_.Find(hash);
-    if (found != FlatMap::kMissing && runs_[found].key == key) return runs_[found];
+    if (found != FlatMap::kMissing && runs_[found].key == key) {
+      recent = (hash >> 32 << 32) | (found + 1);
+      return runs_[found];
+    }
   }
   if (key.name_stack == kNone || found != FlatMap::kMissing || runs_.size() >= kMaxRuns) {
     // Not to be shared: made afresh each time.
@@ -745,6 +757,7 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
   }
   SharedRun& run = runs_.emplace_back();
   run_by_hash_.Insert(hash, static_cast<uint32_t>(runs_.size() - 1));
+  recent = (hash >> 32 << 32) | runs_.size();
   MakeRun(op, key, stack, &run);
   run.id = static_cast<uint32_t>(runs_.size());
   return run;
