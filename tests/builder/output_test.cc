@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "../support/temp_dir.h"
 
@@ -97,6 +100,55 @@ TEST(Output, IsalFastLevelEncodesBytesItsSampleNeverSaw) {
       EXPECT_EQ(bytes, gz) << "the same block gives the same bytes";
     }
     gz = bytes;
+  }
+}
+
+// With ISA-L's fast level, a Huffman code fitted to the first of every few
+// members serves the next ones too, whatever they hold: here the first
+// member is one letter and later ones random bytes. Writers hand over their
+// buffers (AppendBlock) as the JSON writer does; two runs give one set of
+// bytes.
+TEST(Output, IsalCodeSharedAcrossMembersEncodesWhatFollowsAndRepeats) {
+  if (!GzipCodecAvailable(GzipCodec::kIsal)) GTEST_SKIP() << "built without ISA-L";
+  std::vector<std::string> blocks;
+  uint32_t x = 777;
+  for (int b = 0; b < 20; ++b) {
+    std::string block(40000 + b * 1000, 'a');
+    if (b % 3 != 0) {
+      for (char& c : block) {
+        x = x * 1664525u + 1013904223u;
+        c = static_cast<char>(x >> 24);
+      }
+    }
+    blocks.push_back(std::move(block));
+  }
+  std::string all;
+  for (const std::string& b : blocks) all += b;
+  std::string first;
+  for (int run = 0; run < 2; ++run) {
+    testing::TempDir dir;
+    OutputOptions o;
+    o.codec = GzipCodec::kIsal;
+    o.gzip_level = 0;
+    o.threads = 2;
+    auto out = OpenOutput(dir.File("t.gz"), o);
+    ASSERT_TRUE(out.ok());
+    for (const std::string& b : blocks) {
+      ByteBlock block;
+      block.Reserve(b.size());
+      std::memcpy(block.data.get(), b.data(), b.size());
+      ASSERT_TRUE((*out)->AppendBlock(&block, b.size()).ok());
+      EXPECT_GE(block.capacity, b.size()) << "a spare at least as large comes back";
+    }
+    ASSERT_TRUE((*out)->Close().ok());
+    std::string bytes = testing::ReadFile(dir.File("t.gz"));
+    int members = 0;
+    EXPECT_EQ(Gunzip(bytes, &members), all);
+    EXPECT_EQ(members, 20);
+    if (run == 1) {
+      EXPECT_EQ(bytes, first);
+    }
+    first = bytes;
   }
 }
 
