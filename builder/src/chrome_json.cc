@@ -193,10 +193,10 @@ class ChromeJsonRenderer : public TraceSink {
   // A run of args repeated across slices: formatted the first time, copied
   // after.
   void WriteShared(uint32_t id, std::span<const Arg> run) {
-    if (id >= shared_.size()) shared_.resize(id + 1);
-    std::string& text = shared_[id];
-    if (!text.empty()) {
-      w_.Raw(text);
+    if (id >= shared_.size()) shared_.resize(id + 1, {0, 0});
+    auto [offset, length] = shared_[id];
+    if (length != 0) {
+      w_.Raw(std::string_view(shared_text_).substr(offset, length));
       return;
     }
     size_t from = w_.Position();
@@ -204,7 +204,9 @@ class ChromeJsonRenderer : public TraceSink {
       if (i) w_.Char(',');
       WriteArg(run[i]);
     }
-    text = w_.Since(from);
+    std::string_view text = w_.Since(from);
+    shared_[id] = {shared_text_.size(), text.size()};
+    shared_text_ += text;
   }
 
   void Open() {
@@ -324,7 +326,10 @@ class ChromeJsonRenderer : public TraceSink {
   std::vector<std::string> names_;
   std::string unnamed_;
   TimeText ts_text_;
-  std::vector<std::string> shared_;  // by Slice::shared_id
+  // Slice::shared_id -> (offset, length) of its text in shared_text_: one
+  // string for all, as a window can hold tens of thousands.
+  std::vector<std::pair<size_t, size_t>> shared_;
+  std::string shared_text_;
   std::string trace_name_;
 };
 

@@ -88,6 +88,25 @@ struct AnnotationSpan {
   uint8_t depth;
 };
 
+// Items in blocks of 256: stable addresses without an allocation per item.
+template <class T>
+class BlockStore {
+ public:
+  T& emplace_back() {
+    if (n_ % kBlock == 0) blocks_.push_back(std::make_unique<T[]>(kBlock));
+    T& t = blocks_[n_ / kBlock][n_ % kBlock];
+    n_++;
+    return t;
+  }
+  T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  size_t size() const { return n_; }
+
+ private:
+  static constexpr size_t kBlock = 256;
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  size_t n_ = 0;
+};
+
 }  // namespace
 
 struct JoinWorkspace::Tables {
@@ -233,7 +252,8 @@ class WindowJoin {
   struct SharedRun {
     RunKey key;
     std::array<int64_t, 3> grid, block;
-    std::vector<std::string_view> stack_names;
+    std::vector<std::string_view> stack_names;  // used only when deeper than shallow_names
+    std::array<std::string_view, 8> shallow_names;
     std::array<Arg, 9> args;
     uint8_t n = 0;
     uint32_t id = 0;  // Slice::shared_id; 0: not shared
@@ -246,7 +266,7 @@ class WindowJoin {
   // (too many distinct stacks, or a hash collision).
   uint32_t NameStackId(std::span<const uint32_t> stack);
   static constexpr size_t kMaxRuns = 1 << 16;  // bounds the memory runs take in a window
-  std::deque<SharedRun> runs_;  // args point into their runs: stable addresses
+  BlockStore<SharedRun> runs_;  // args point into their runs: stable addresses
   FlatMap run_by_hash_;
   // In front of run_by_hash_, which outgrows the cache when a window holds
   // tens of thousands of runs: the runs seen lately, by hash (high half of
@@ -786,9 +806,16 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
   }
   if (!stack.empty()) {
     const std::vector<Range>& ranges = idx_.ranges().ranges();
-    for (uint32_t r : stack) run->stack_names.push_back(ranges[r].name);
-    push(Arg::String("annotation", run->stack_names.back()));
-    push(Arg::Strings("annotation stack", run->stack_names));
+    std::span<const std::string_view> names;
+    if (stack.size() <= run->shallow_names.size()) {
+      for (size_t i = 0; i < stack.size(); ++i) run->shallow_names[i] = ranges[stack[i]].name;
+      names = std::span<const std::string_view>(run->shallow_names.data(), stack.size());
+    } else {
+      for (uint32_t r : stack) run->stack_names.push_back(ranges[r].name);
+      names = run->stack_names;
+    }
+    push(Arg::String("annotation", names.back()));
+    push(Arg::Strings("annotation stack", names));
   }
 }
 
