@@ -1005,25 +1005,25 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   CollectMarkers();
   stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_, &t_.refs_scratch);
 
-  // Renumber tracks into the order the trace lists them, and regroup the
-  // slices by the new ids (a counting sort keeps each track's slices in the
-  // time order packing left them in), unless already in order.
+  // Tracks get the numbers of the order the trace lists them in. Slices are
+  // grouped by track already (lanes aside): they are streamed by runs of one
+  // track, the runs ordered by the track's new number, rather than moved.
   TrackRegistry::Ordered order = tracks_.Order();
   const std::vector<uint32_t>& track_id = order.track_id;
-  for (SliceRef& r : refs_) r.track = track_id[r.track];
-  {
-    std::vector<uint32_t> at(tracks_.size() + 1, 0);
-    for (const SliceRef& r : refs_) at[r.track + 1]++;
-    for (size_t i = 0; i < tracks_.size(); ++i) at[i + 1] += at[i];
-    bool ordered = true;
-    for (size_t i = 1; i < refs_.size() && ordered; ++i) ordered = refs_[i - 1].track <= refs_[i].track;
-    if (!ordered) {
-      std::vector<SliceRef>& grouped = t_.refs_scratch;
-      grouped.resize(refs_.size());
-      for (const SliceRef& r : refs_) grouped[at[r.track]++] = r;
-      refs_.swap(grouped);
-    }
+  struct Segment {
+    uint32_t track;  // renumbered
+    size_t begin, end;
+  };
+  std::vector<Segment> segments;
+  for (size_t i = 0; i < refs_.size();) {
+    size_t j = i + 1;
+    while (j < refs_.size() && refs_[j].track == refs_[i].track) ++j;
+    segments.push_back({track_id[refs_[i].track], i, j});
+    i = j;
   }
+  // Stable: a lane's segments, spread over its parent's, stay in time order.
+  std::stable_sort(segments.begin(), segments.end(),
+                   [](const Segment& a, const Segment& b) { return a.track < b.track; });
   // Sorted once, after the tracks have their final numbers.
   for (Counter& c : counters_) c.track = track_id[c.track];
   std::stable_sort(counters_.begin(), counters_.end(), [](const Counter& a, const Counter& b) {
@@ -1035,10 +1035,13 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   header.processes = std::move(order.processes);
   header.tracks = std::move(order.tracks);
   GPUCAP_RETURN_IF_ERROR(sink->Begin(header));
-  for (const SliceRef& r : refs_) {
-    Slice s;
-    Describe(r, &s);
-    GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
+  for (const Segment& g : segments) {
+    for (size_t i = g.begin; i < g.end; ++i) {
+      Slice s;
+      Describe(refs_[i], &s);
+      s.track = g.track;
+      GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
+    }
   }
   for (const Counter& c : counters_) {
     GPUCAP_RETURN_IF_ERROR(sink->AddCounter(CounterPoint{c.track, c.ts, c.value}));
