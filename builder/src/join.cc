@@ -46,20 +46,22 @@ constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUS
 
 enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync };
 
+// One cache line: a window holds hundreds of thousands, read in several
+// passes.
 struct Op {
-  OpKind kind;
-  uint16_t part;
-  uint32_t row;
   uint64_t start, end;
+  uint64_t graph_node;
+  const GraphNode* origin = nullptr;  // the capture-time node of a replayed op
+  uint32_t row;
   uint32_t correlation;
   uint32_t device, stream;
-  uint64_t graph_node;
   uint32_t api = kNone;           // index into apis_
   uint32_t launch_stack = 0;      // RangeIndex stack ids
   uint32_t capture_stack = 0;
-  const GraphNode* origin = nullptr;
-  const GraphIndex::Dependencies* deps = nullptr;
+  uint16_t part;
+  OpKind kind;
 };
+static_assert(sizeof(Op) == 64);
 
 // NVTX as CUPTI reports it (MARKER records): instants, and start/end pairs
 // matched by id.
@@ -165,6 +167,11 @@ class WindowJoin {
   int64_t Real(uint64_t cupti_ns) const { return idx_.clock().ToRealtime(cupti_ns); }
   std::span<const uint32_t> StackOf(const Op& op, std::vector<uint32_t>* scratch) const;
   uint64_t ExternalId(uint32_t correlation) const;
+  // The graph nodes a replayed op waits on, when dependencies are drawn.
+  const GraphIndex::Dependencies* Dependencies(const Op& op) const {
+    if (!options_.graph_dependencies || op.origin == nullptr) return nullptr;
+    return &idx_.graphs().RenderedPredecessors(op.origin->id);
+  }
 
   // Slice argument builders, into args_.
   void OpArgs(const Op& op);
@@ -352,8 +359,17 @@ void WindowJoin::CollectOps() {
     }
     if (!mine) return;
     if (end < start) stats_.ops_without_end++;
-    ops_.push_back(Op{kind, part, row, start, std::max(end, start), correlation, device, stream,
-                      graph_node});
+    Op op;
+    op.start = start;
+    op.end = std::max(end, start);
+    op.graph_node = graph_node;
+    op.row = row;
+    op.correlation = correlation;
+    op.device = device;
+    op.stream = stream;
+    op.part = part;
+    op.kind = kind;
+    ops_.push_back(op);
   };
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ActivityTables& p = *parts_[pi];
@@ -397,7 +413,6 @@ void WindowJoin::JoinOps() {
         stats_.graph_ops_without_node++;
       } else {
         op.capture_stack = ranges.StackIdAt(op.origin->os_tid, op.origin->created_ns);
-        if (options_.graph_dependencies) op.deps = &idx_.graphs().RenderedPredecessors(op.origin->id);
       }
     }
     if (op.launch_stack != 0 || op.capture_stack != 0) stats_.annotated_ops++;
@@ -479,8 +494,9 @@ void WindowJoin::LinkFlows() {
     }
     uint64_t next = kDependencyFlowBase;
     for (uint32_t v = 0; v < ops_.size(); ++v) {
-      if (ops_[v].deps == nullptr) continue;
-      for (uint64_t pred : ops_[v].deps->ops) {
+      const GraphIndex::Dependencies* deps = Dependencies(ops_[v]);
+      if (deps == nullptr) continue;
+      for (uint64_t pred : deps->ops) {
         auto it = by_node.find({ops_[v].correlation, pred});
         if (it == by_node.end()) continue;
         FlowEnd f{next++, FlowKind::kGraphDependency};
@@ -834,8 +850,9 @@ void WindowJoin::AnnotationArgs(const Op& op) {
       args_.push_back(Arg::Uint("capture node", op.origin->id));
     }
   }
-  if (op.deps != nullptr && !op.deps->host_functions.empty()) {
-    args_.push_back(Arg::Strings("after host functions", op.deps->host_functions));
+  const GraphIndex::Dependencies* deps = Dependencies(op);
+  if (deps != nullptr && !deps->host_functions.empty()) {
+    args_.push_back(Arg::Strings("after host functions", deps->host_functions));
   }
   // The application's own descriptions of this op (a collective's size, a
   // layer's shape), keyed the ways the recorder lets it key them.
