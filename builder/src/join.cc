@@ -102,6 +102,10 @@ class BlockStore {
   }
   T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
   size_t size() const { return n_; }
+  void clear() {
+    blocks_.clear();
+    n_ = 0;
+  }
 
  private:
   static constexpr size_t kBlock = 256;
@@ -272,7 +276,13 @@ class WindowJoin {
   // they show do, layer after layer. 0: the empty stack; kNone: not made
   // (too many distinct stacks, or a hash collision).
   uint32_t NameStackId(std::span<const uint32_t> stack);
-  static constexpr size_t kMaxRuns = 1 << 16;  // bounds the memory runs take in a window
+  // The runs and name stacks kept at once. When either fills up both start
+  // over (ids keep counting up, so a renderer's cache stays right): the
+  // memory they take stays bounded in a window of any size, and a long
+  // window still shares what repeats within each step.
+  static constexpr size_t kMaxRuns = 1 << 16;
+  void ForgetRuns();
+  uint32_t run_id_base_ = 0;  // ids given out before the last ForgetRuns
   BlockStore<SharedRun> runs_;  // args point into their runs: stable addresses
   FlatMap run_by_hash_;
   // In front of run_by_hash_, which outgrows the cache when a window holds
@@ -748,7 +758,6 @@ uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
   };
   uint32_t found = name_stack_by_hash_.Find(h);
   if (found != FlatMap::kMissing) return same(found) ? found : kNone;
-  if (name_stack_begin_.size() > kMaxRuns) return kNone;
   uint32_t id = static_cast<uint32_t>(name_stack_begin_.size() - 1);
   for (uint32_t r : stack) name_stack_pool_.push_back(range_name_ids_[r]);
   name_stack_begin_.push_back(static_cast<uint32_t>(name_stack_pool_.size()));
@@ -756,7 +765,18 @@ uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
   return id;
 }
 
+void WindowJoin::ForgetRuns() {
+  run_id_base_ += static_cast<uint32_t>(runs_.size());
+  runs_.clear();
+  run_by_hash_.Reset(0);
+  recent_runs_.fill(0);
+  name_stack_pool_.clear();
+  name_stack_begin_.assign(2, 0);
+  name_stack_by_hash_.Reset(0);
+}
+
 const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
+  if (runs_.size() >= kMaxRuns || name_stack_begin_.size() > kMaxRuns) ForgetRuns();
   std::span<const uint32_t> stack = StackOf(op, &stack_scratch_);
   RunKey key{};
   key.kind = static_cast<uint32_t>(op.kind);
@@ -785,7 +805,7 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
       return runs_[found];
     }
   }
-  if (key.name_stack == kNone || found != FlatMap::kMissing || runs_.size() >= kMaxRuns) {
+  if (key.name_stack == kNone || found != FlatMap::kMissing || run_id_base_ + runs_.size() >= UINT32_MAX - 1) {
     // Not to be shared: made afresh each time.
     MakeRun(op, key, stack, &unshared_run_);
     unshared_run_.id = 0;
@@ -795,7 +815,7 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
   run_by_hash_.Insert(hash, static_cast<uint32_t>(runs_.size() - 1));
   recent = (hash >> 32 << 32) | runs_.size();
   MakeRun(op, key, stack, &run);
-  run.id = static_cast<uint32_t>(runs_.size());
+  run.id = run_id_base_ + static_cast<uint32_t>(runs_.size());
   return run;
 }
 

@@ -205,6 +205,41 @@ TEST(Join, RepeatedShapesAndStackNamesStayPerKernel) {
   EXPECT_EQ((*by_corr[1])["warps per SM"].text, (*by_corr[6])["warps per SM"].text);
 }
 
+// More distinct launch shapes in one window than the join keeps runs for
+// (65536): it starts over and every kernel still carries its own shape,
+// those that repeat after the restart included.
+TEST(Join, MoreDistinctShapesThanRunsKeptStayPerKernel) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "k"));
+  const uint32_t kDistinct = 70000;
+  for (uint32_t i = 0; i < kDistinct + 1000; ++i) {
+    uint32_t correlation = i + 1;
+    ApiRecord a;
+    a.start = kT0 + 1000 + uint64_t{i} * 100;
+    a.end = a.start + 50;
+    a.tid = kPid;
+    a.correlation = correlation;
+    s.c().Api(a);
+    KernelRecord k;
+    k.start = kT0 + 1000 + uint64_t{i} * 100 + 60;
+    k.end = k.start + 30;
+    k.correlation = correlation;
+    k.name_pointer = 0x1000;
+    k.grid_x = static_cast<int32_t>(1 + i % kDistinct);  // the last 1000 repeat the first
+    k.block_x = 32;
+    s.c().Kernel(k);
+  }
+  Trace trace = BuildOne(s.Path());
+  size_t checked = 0;
+  for (const Json* k : trace.Events("X", "kernel")) {
+    const Json& args = (*k)["args"];
+    uint64_t correlation = args["correlation"].u();
+    ASSERT_EQ(args["grid"].items[0].i(), static_cast<int64_t>(1 + (correlation - 1) % kDistinct)) << correlation;
+    checked++;
+  }
+  EXPECT_EQ(checked, kDistinct + 1000);
+}
+
 // Start/end ranges are matched by id across threads and may overlap without
 // nesting: they get a track of their own, with a sibling lane for overlaps.
 TEST(Join, StartEndRangesAcrossThreadsGetLanes) {
