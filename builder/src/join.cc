@@ -449,11 +449,10 @@ std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t
   // launched by a thread that range was not pushed on (PyTorch launches the
   // backward pass from its autograd thread): the range roots its stack.
   if (w_.range != Window::kNoRange && std::find(stack.begin(), stack.end(), w_.range) == stack.end()) {
-    std::vector<uint32_t> rooted;
-    rooted.reserve(stack.size() + 1);
-    rooted.push_back(w_.range);
-    rooted.insert(rooted.end(), stack.begin(), stack.end());
-    *scratch = std::move(rooted);
+    // In the scratch, without allocating once it has grown: every op of a
+    // thread the range was not pushed on comes here.
+    if (stack.data() != scratch->data()) scratch->assign(stack.begin(), stack.end());
+    scratch->insert(scratch->begin(), w_.range);
     stack = *scratch;
   }
   return stack;
