@@ -44,8 +44,36 @@ inline char* PutPiece(char* p, const Piece& piece) {
   std::memcpy(p, piece.text, Piece::kCapacity);
   return p + piece.len;
 }
+// Copies s to p. Most pieces of a trace are short (keys, API names): those
+// are copied inline with overlapping fixed-size moves rather than through a
+// call to memcpy, which profiles showed as a tenth of a build.
+inline void CopyShort(char* p, const char* s, size_t n) {
+  if (n >= 16 && n <= 32) {
+    char a[16], b[16];
+    std::memcpy(a, s, 16);
+    std::memcpy(b, s + n - 16, 16);
+    std::memcpy(p, a, 16);
+    std::memcpy(p + n - 16, b, 16);
+  } else if (n >= 8 && n < 16) {
+    uint64_t a, b;
+    std::memcpy(&a, s, 8);
+    std::memcpy(&b, s + n - 8, 8);
+    std::memcpy(p, &a, 8);
+    std::memcpy(p + n - 8, &b, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t a, b;
+    std::memcpy(&a, s, 4);
+    std::memcpy(&b, s + n - 4, 4);
+    std::memcpy(p, &a, 4);
+    std::memcpy(p + n - 4, &b, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; ++i) p[i] = s[i];
+  } else {
+    std::memcpy(p, s, n);
+  }
+}
 inline char* PutBytes(char* p, std::string_view s) {
-  std::memcpy(p, s.data(), s.size());
+  CopyShort(p, s.data(), s.size());
   return p + s.size();
 }
 
@@ -75,7 +103,7 @@ class JsonWriter {
 
   void Raw(std::string_view s) {
     Reserve(s.size());
-    std::memcpy(buf_.data.get() + used_, s.data(), s.size());
+    CopyShort(buf_.data.get() + used_, s.data(), s.size());
     used_ += s.size();
   }
   void Char(char c) {
@@ -87,7 +115,7 @@ class JsonWriter {
     Reserve(key.size() + 3);
     char* p = buf_.data.get() + used_;
     *p++ = '"';
-    std::memcpy(p, key.data(), key.size());
+    CopyShort(p, key.data(), key.size());
     p += key.size();
     *p++ = '"';
     *p++ = ':';
