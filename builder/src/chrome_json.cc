@@ -31,6 +31,15 @@ class ChromeJsonRenderer : public TraceSink {
         heads_[instant][c] = Piece(head);
       }
     }
+    // The pieces are gpucap's own text and uint32 ids; a cut one would be
+    // broken JSON, so say so rather than write it.
+    bool complete = flow_start_.complete && flow_end_.complete;
+    for (const FlowTail* tail : {&launch_tail_, &dependency_tail_}) complete &= tail->start.complete && tail->end.complete;
+    for (const auto& row : heads_) {
+      for (const Piece& head : row) complete &= head.complete;
+    }
+    for (const TrackRef& t : tracks_) complete &= t.where.complete;
+    if (!complete) return Status::Internal("Chrome JSON: an event piece is longer than its 64-byte slot");
     w_.Raw("{\n\"schemaVersion\":1,\n");
     // HTA reads the rank from the first lines of a trace.
     if (h.rank >= 0) {

@@ -29,11 +29,13 @@ struct Piece {
   char text[kCapacity] = {};
   uint8_t len = 0;
 
+  bool complete = true;  // false: the text was longer than kCapacity and is cut
+
   Piece() = default;
-  explicit Piece(std::string_view s) : len(static_cast<uint8_t>(std::min(s.size(), kCapacity))) {
+  explicit Piece(std::string_view s)
+      : len(static_cast<uint8_t>(std::min(s.size(), kCapacity))), complete(s.size() <= kCapacity) {
     std::memcpy(text, s.data(), len);
   }
-  bool fits(std::string_view s) const { return s.size() <= kCapacity; }
 };
 
 // Writers for hot paths that hold a cursor: each returns the position after
