@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <tuple>
 #include <memory>
 #include <unordered_map>
 
+#include "block_store.h"
 #include "correlation_map.h"
 #include "flat_map.h"
 #include "flow_table.h"
@@ -88,29 +88,6 @@ struct AnnotationSpan {
   uint32_t replay;  // launch correlation for capture-time ranges, else 0
   uint64_t start, end;
   uint8_t depth;
-};
-
-// Items in blocks of 256: stable addresses without an allocation per item.
-template <class T>
-class BlockStore {
- public:
-  T& emplace_back() {
-    if (n_ % kBlock == 0) blocks_.push_back(std::make_unique<T[]>(kBlock));
-    T& t = blocks_[n_ / kBlock][n_ % kBlock];
-    n_++;
-    return t;
-  }
-  T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
-  size_t size() const { return n_; }
-  void clear() {
-    blocks_.clear();
-    n_ = 0;
-  }
-
- private:
-  static constexpr size_t kBlock = 256;
-  std::vector<std::unique_ptr<T[]>> blocks_;
-  size_t n_ = 0;
 };
 
 }  // namespace
