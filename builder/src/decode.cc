@@ -67,7 +67,8 @@ template <class Table>
 class RowWriter {
  public:
   explicit RowWriter(Table* t) : t_(*t), used_(t->size()) {}
-  void Expect(size_t n) { t_.resize(used_ + n); }
+  // n more rows are coming (called before any Next).
+  void Expect(size_t n) { t_.resize(t_.size() + n); }
   size_t Next() {
     if (used_ == t_.size()) [[unlikely]] t_.resize(std::max<size_t>(64, used_ * 2));
     return used_++;
@@ -163,25 +164,17 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
   RowWriter<MemsetTable> memsets(&out->memsets);
   RowWriter<ExternalCorrelationTable> externals(&out->externals);
   // The recorder counted records per kind: size the tables once.
-  {
-    size_t expect[5] = {};
-    for (const format::KindCount& k : info.kind_counts) {
-      if ((FamilyOf(k.kind) & families) == 0 || k.count > raw.size() / 8) continue;
-      size_t n = static_cast<size_t>(k.count);
-      switch (FamilyOf(k.kind)) {
-        case kKernels: expect[0] += n; break;
-        case kApis: expect[1] += n; break;
-        case kMemcpys: expect[2] += n; break;
-        case kMemsets: expect[3] += n; break;
-        case kExternals: expect[4] += n; break;
-        default: break;
-      }
+  for (const format::KindCount& k : info.kind_counts) {
+    if ((FamilyOf(k.kind) & families) == 0 || k.count > raw.size() / 8) continue;
+    size_t n = static_cast<size_t>(k.count);
+    switch (FamilyOf(k.kind)) {
+      case kKernels: kernels.Expect(n); break;
+      case kApis: apis.Expect(n); break;
+      case kMemcpys: memcpys.Expect(n); break;
+      case kMemsets: memsets.Expect(n); break;
+      case kExternals: externals.Expect(n); break;
+      default: break;
     }
-    kernels.Expect(expect[0]);
-    apis.Expect(expect[1]);
-    memcpys.Expect(expect[2]);
-    memsets.Expect(expect[3]);
-    externals.Expect(expect[4]);
   }
   auto plan_for = [&](uint32_t kind) -> const Plan& {
     for (const Plan& p : plans) {

@@ -211,7 +211,6 @@ class WindowJoin {
     }
     std::span<const Arg> span() const { return {items.data(), n}; }
   } args_;
-  std::vector<std::string_view> stack_names_;
   std::vector<uint32_t> stack_scratch_;
   std::string scratch_string_;
 

@@ -252,10 +252,9 @@ void JsonWriter::Micros(int64_t ns) {
 
 void JsonWriter::Grow(size_t n) {
   ByteBlock bigger;
-  bigger.Reserve(std::max(capacity_ * 2, used_ + n + kSlack));
+  bigger.Reserve(std::max(buf_.capacity * 2, used_ + n + kSlack));
   std::memcpy(bigger.data.get(), buf_.data.get(), used_);
   buf_ = std::move(bigger);
-  capacity_ = buf_.capacity;
 }
 
 Status JsonWriter::Flush() {
@@ -263,7 +262,6 @@ Status JsonWriter::Flush() {
   Status s = sink_->AppendBlock(&buf_, used_);
   used_ = 0;
   buf_.Reserve(flush_bytes_ + kSlack);
-  capacity_ = buf_.capacity;
   return s;
 }
 

@@ -49,29 +49,26 @@ inline char* PutPiece(char* p, const Piece& piece) {
 // Copies s to p. Most pieces of a trace are short (keys, API names): those
 // are copied inline with overlapping fixed-size moves rather than through a
 // call to memcpy, which profiles showed as a tenth of a build.
+// Copies n bytes, W <= n <= 2W, as two W-byte moves that overlap.
+template <size_t W>
+inline void CopyEnds(char* p, const char* s, size_t n) {
+  char head[W], tail[W];
+  std::memcpy(head, s, W);
+  std::memcpy(tail, s + n - W, W);
+  std::memcpy(p, head, W);
+  std::memcpy(p + n - W, tail, W);
+}
 inline void CopyShort(char* p, const char* s, size_t n) {
-  if (n >= 16 && n <= 32) {
-    char a[16], b[16];
-    std::memcpy(a, s, 16);
-    std::memcpy(b, s + n - 16, 16);
-    std::memcpy(p, a, 16);
-    std::memcpy(p + n - 16, b, 16);
-  } else if (n >= 8 && n < 16) {
-    uint64_t a, b;
-    std::memcpy(&a, s, 8);
-    std::memcpy(&b, s + n - 8, 8);
-    std::memcpy(p, &a, 8);
-    std::memcpy(p + n - 8, &b, 8);
-  } else if (n >= 4 && n < 8) {
-    uint32_t a, b;
-    std::memcpy(&a, s, 4);
-    std::memcpy(&b, s + n - 4, 4);
-    std::memcpy(p, &a, 4);
-    std::memcpy(p + n - 4, &b, 4);
-  } else if (n < 4) {
-    for (size_t i = 0; i < n; ++i) p[i] = s[i];
-  } else {
+  if (n > 32) {
     std::memcpy(p, s, n);
+  } else if (n >= 16) {
+    CopyEnds<16>(p, s, n);
+  } else if (n >= 8) {
+    CopyEnds<8>(p, s, n);
+  } else if (n >= 4) {
+    CopyEnds<4>(p, s, n);
+  } else {
+    for (size_t i = 0; i < n; ++i) p[i] = s[i];
   }
 }
 inline char* PutBytes(char* p, std::string_view s) {
@@ -100,7 +97,6 @@ class JsonWriter {
   static constexpr size_t kPieceOverrun = Piece::kCapacity;
   explicit JsonWriter(ByteSink* sink, size_t flush_bytes = 1 << 20) : sink_(sink), flush_bytes_(flush_bytes) {
     buf_.Reserve(flush_bytes + kSlack);
-    capacity_ = buf_.capacity;
   }
 
   void Raw(std::string_view s) {
@@ -154,7 +150,7 @@ class JsonWriter {
   static constexpr size_t kSlack = 64;
   static constexpr size_t kFloat6Cache = 8192;  // 4096 sets of 2
   void Reserve(size_t n) {
-    if (used_ + n + kSlack > capacity_) [[unlikely]] Grow(n);
+    if (used_ + n + kSlack > buf_.capacity) [[unlikely]] Grow(n);
   }
   void Grow(size_t n);
 
@@ -170,7 +166,6 @@ class JsonWriter {
   ByteSink* sink_;
   size_t flush_bytes_;
   ByteBlock buf_;  // sized ahead, handed to the sink when full; used_ bytes are written
-  size_t capacity_ = 0;
   size_t used_ = 0;
   std::string scratch_;
 };

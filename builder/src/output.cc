@@ -90,15 +90,19 @@ struct Buffer : ByteBlock {
 struct Compressor {
   libdeflate_compressor* libdeflate = nullptr;
   std::vector<uint8_t> isal_level_buf;
-#ifdef GPUCAP_HAVE_ISAL
-  isal_hufftables isal_tables;
-#endif
   ~Compressor() {
     if (libdeflate != nullptr) libdeflate_free_compressor(libdeflate);
   }
 };
 
 GzipCodec Resolve(GzipCodec codec) { return codec == GzipCodec::kDefault ? DefaultGzipCodec() : codec; }
+
+// The level `level` stands for with `codec` (resolved): -1 is the codec's
+// fast reproducible level.
+int LevelFor(GzipCodec codec, int level) {
+  if (level < 0) return codec == GzipCodec::kIsal ? 0 : 1;
+  return level;
+}
 
 #ifdef GPUCAP_HAVE_ISAL
 // A Huffman code for ISA-L level 0, fitted to `in`. Level 0 with ISA-L's
@@ -123,11 +127,11 @@ std::shared_ptr<const isal_hufftables> FitCode(const Buffer& in) {
 }
 #endif
 
-// One gzip member from `in`; `code` is ISA-L level 0's Huffman code (made
-// from `in` when null).
+// One gzip member from `in`; `code` is ISA-L level 0's Huffman code
+// (GzipSink::AttachCode), unused otherwise.
 bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, Compressor* state,
-                    const void* code = nullptr) {
-  if (level < 0) level = codec == GzipCodec::kIsal ? 0 : 1;
+                    const void* code) {
+  level = LevelFor(codec, level);
 #ifdef GPUCAP_HAVE_ISAL
   if (codec == GzipCodec::kIsal) {
     level = std::clamp(level, 0, 3);
@@ -140,12 +144,8 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
     z.level = static_cast<uint32_t>(level);
     z.level_buf = state->isal_level_buf.data();
     z.level_buf_size = static_cast<uint32_t>(state->isal_level_buf.size());
-    std::shared_ptr<const isal_hufftables> own;
     if (level == 0) {
-      if (code == nullptr) {
-        own = FitCode(in);
-        code = own.get();
-      }
+      if (code == nullptr) return false;
       z.hufftables = const_cast<isal_hufftables*>(static_cast<const isal_hufftables*>(code));
     }
     z.gzip_flag = IGZIP_GZIP;
@@ -260,8 +260,8 @@ class GzipSink : public ByteSink {
   static constexpr size_t kBlocksPerCode = 4;
   void AttachCode(Block* block) {
 #ifdef GPUCAP_HAVE_ISAL
-    int level = options_.gzip_level < 0 ? 0 : options_.gzip_level;
-    if (Resolve(options_.codec) != GzipCodec::kIsal || level != 0) return;
+    GzipCodec codec = Resolve(options_.codec);
+    if (codec != GzipCodec::kIsal || LevelFor(codec, options_.gzip_level) != 0) return;
     if (submitted_ % kBlocksPerCode == 0) code_ = FitCode(block->in);
     block->code = code_;
 #else
