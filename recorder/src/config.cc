@@ -115,6 +115,9 @@ Config Config::FromEnvironment() {
   if (const char* v = Env("GPUCAP_WINDOW_NVTX")) c.window_nvtx = v;
   c.quiet = EnvBool("GPUCAP_QUIET", false);
   c.subscribe = EnvBool("GPUCAP_SUBSCRIBE", true);
+  if (const char* v = Env("GPUCAP_RESOURCE")) c.resource_domain = std::strcmp(v, "domain") == 0;
+  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
+  c.paused_subscribe = EnvBool("GPUCAP_PAUSED_GRAPHS", true);
   if (const char* v = Env("GPUCAP_COUNTERS")) {
     std::string counters = v;
     c.nvml_counters = counters.find("nvml") != std::string::npos;

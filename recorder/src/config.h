@@ -41,6 +41,22 @@ struct Config {
   // H200): 10 ms keeps that near 1% of a core.
   uint64_t pm_interval_us = 10000;            // GPUCAP_PM_INTERVAL_US
   bool subscribe = true;                      // GPUCAP_SUBSCRIBE=0: no resource callbacks (no graphs, devices)
+  // The resource callbacks enabled: only those the recorder handles
+  // (contexts, module unloads, graphs), or GPUCAP_RESOURCE=domain: the whole
+  // domain, which cost every kernel launch about 1 us on the H200, paused or
+  // recording (bench/README.md, "The recorder's price").
+  bool resource_domain = false;
+  // GPUCAP_PAUSE_DETACH=1: a pause also detaches CUPTI (cuptiFinalize at the
+  // next API exit, then attaches again without activity), for the
+  // instrumentation CUPTI may leave behind once kinds were enabled. Off by
+  // default: in-process it measured no different from a plain pause, and
+  // CUPTI re-initialisation after a teardown has crashed with CUDA graphs
+  // on older CUDA (Kineto).
+  bool pause_detach = false;
+  // GPUCAP_PAUSED_GRAPHS=0: a recorder that starts paused (or that a pause
+  // detached) holds no resource subscriber until it records, so graphs built
+  // meanwhile have no topology in the capture.
+  bool paused_subscribe = true;
   bool system_thread_ids = true;              // GPUCAP_SYSTEM_TIDS=0: CUPTI's default thread ids
   std::vector<std::pair<std::string, std::string>> raw;  // every GPUCAP_* seen, for the session
 

@@ -1,6 +1,6 @@
 // The entry points the CUDA driver and NVTX call, and the process hooks
-// (exit, fork, signals). This file holds gpucap's one global: the recorder of
-// this process, created by whichever entry point runs first.
+// (exit, fork, signals). Whichever entry point runs first creates the
+// recorder of this process and makes it the one global (process_recorder.h).
 #include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
@@ -13,32 +13,32 @@
 
 #include "gpucap/gpucap_recorder_api.h"
 #include "nvtx_hooks.h"
+#include "process_recorder.h"
 #include "recorder.h"
 
 namespace gpucap::recorder {
 namespace {
 
-std::atomic<Recorder*> g_recorder{nullptr};
 std::once_flag g_once;
 
 void AtExit() {
-  if (Recorder* r = g_recorder.load()) r->Stop("exit");
+  if (Recorder* r = ProcessRecorder()) r->Stop("exit");
 }
 
 void BeforeExec() {
-  if (Recorder* r = g_recorder.load()) r->Stop("exec");
+  if (Recorder* r = ProcessRecorder()) r->Stop("exec");
 }
 
 void AfterForkInChild() {
-  if (Recorder* r = g_recorder.exchange(nullptr)) r->AbandonAfterFork();
+  if (Recorder* r = TakeProcessRecorder()) r->AbandonAfterFork();
 }
 
 void OnStopSignal(int sig) {
-  if (Recorder* r = g_recorder.load()) r->RequestStop(sig);
+  if (Recorder* r = ProcessRecorder()) r->RequestStop(sig);
 }
 
 void OnToggleSignal(int) {
-  if (Recorder* r = g_recorder.load()) r->RequestToggle();
+  if (Recorder* r = ProcessRecorder()) r->RequestToggle();
 }
 
 // Takes a signal only where the program left it at its default action: a
@@ -61,7 +61,7 @@ Recorder* EnsureRecorder() {
     Config config = Config::FromEnvironment();
     Recorder* r = Recorder::Create(config);
     if (!r) return;
-    g_recorder.store(r);
+    SetProcessRecorder(r);
     atexit(AtExit);
     pthread_atfork(nullptr, nullptr, AfterForkInChild);
     HandleIfDefault(SIGTERM, OnStopSignal);
@@ -75,13 +75,13 @@ Recorder* EnsureRecorder() {
     }
     if (!config.quiet) fprintf(stderr, "gpucap: recording to %s\n", r->output_path().c_str());
   });
-  return g_recorder.load();
+  return ProcessRecorder();
 }
 
 // --- the gpucap C API, reached through gpucap_recorder_api_v1() ---
 
 int ApiRangePush(const char* name) {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   if (!r || !r->accepting()) return -1;
   format::RangeEvent e;
   e.kind = format::RangeKind::kPush;
@@ -94,7 +94,7 @@ int ApiRangePush(const char* name) {
 }
 
 int ApiRangePop() {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   if (!r || !r->accepting()) return -1;
   format::RangeEvent e;
   e.kind = format::RangeKind::kPop;
@@ -106,7 +106,7 @@ int ApiRangePop() {
 }
 
 void ApiMark(const char* name) {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   if (!r || !r->accepting()) return;
   format::RangeEvent e;
   e.kind = format::RangeKind::kMark;
@@ -118,7 +118,7 @@ void ApiMark(const char* name) {
 }
 
 uint64_t ApiWindowBegin(const char* label) {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   if (!r) return 0;
   format::WindowMark m;
   m.kind = format::WindowMarkKind::kOpen;
@@ -132,7 +132,7 @@ uint64_t ApiWindowBegin(const char* label) {
 }
 
 void ApiWindowEnd(uint64_t id) {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   if (!r || id == 0) return;
   format::WindowMark m;
   m.kind = format::WindowMarkKind::kClose;
@@ -143,7 +143,7 @@ void ApiWindowEnd(uint64_t id) {
 }
 
 int ApiMetadata(const char* name, const char* content_type, const void* data, size_t size) {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   if (!r || !r->accepting()) return -1;
   format::MetadataBlob b;
   b.key_kind = format::MetadataKey::kRange;  // the innermost range open on this thread now
@@ -157,7 +157,7 @@ int ApiMetadata(const char* name, const char* content_type, const void* data, si
 }
 
 int ApiIsRecording() {
-  Recorder* r = g_recorder.load();
+  Recorder* r = ProcessRecorder();
   return r && r->accepting() ? 1 : 0;
 }
 
@@ -183,7 +183,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     const void* (*get_export_table)(uint32_t)) {
   auto* r = EnsureRecorder();
   if (!r || !r->config().nvtx) return 0;
-  return gpucap::recorder::InstallNvtxHooks(get_export_table, r) ? 1 : 0;
+  return gpucap::recorder::InstallNvtxHooks(get_export_table) ? 1 : 0;
 }
 
 extern "C" __attribute__((visibility("default"))) const GpucapRecorderApiV1* gpucap_recorder_api_v1(void) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "process_recorder.h"
 #include "recorder.h"
 
 // NVTX's opaque handle types are pointers to structs it never defines; a tool
@@ -26,8 +27,6 @@ namespace {
 using format::RangeEvent;
 using format::RangeKind;
 
-// The recorder NVTX events go to. Set once, at the first table we fill.
-std::atomic<Recorder*> g_recorder{nullptr};
 std::atomic<uint64_t> g_next_domain{1};
 std::atomic<uint64_t> g_next_range{1};
 
@@ -90,7 +89,7 @@ RangeEvent Event(RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttri
 thread_local int t_depth = 0;
 
 Recorder* Live() {
-  Recorder* r = g_recorder.load(std::memory_order_acquire);
+  Recorder* r = ProcessRecorder();
   return r && r->accepting() ? r : nullptr;
 }
 
@@ -139,7 +138,7 @@ void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char*
 }
 
 void Name(RangeKind kind, nvtxDomainHandle_t domain, uint64_t id, std::string name) {
-  Recorder* r = g_recorder.load(std::memory_order_acquire);
+  Recorder* r = ProcessRecorder();
   if (!r) return;
   RangeEvent e;
   e.kind = kind;
@@ -207,7 +206,7 @@ void Set(NvtxFunctionTable table, unsigned size, unsigned cbid, F fn) {
 
 }  // namespace
 
-bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t), Recorder* recorder) {
+bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t)) {
   if (!get_export_table) return false;
   auto* callbacks =
       static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
@@ -215,8 +214,6 @@ bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t), Recorder* recor
       !callbacks->GetModuleFunctionTable) {
     return false;
   }
-  g_recorder.store(recorder, std::memory_order_release);
-
   NvtxFunctionTable core = nullptr;
   unsigned core_size = 0;
   if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size) && core) {

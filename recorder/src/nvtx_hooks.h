@@ -9,11 +9,10 @@
 
 namespace gpucap::recorder {
 
-class Recorder;
-
-// `get_export_table` is NVTX's NvtxGetExportTableFunc_t. Returns false when
-// the NVTX copy offers no callback table.
-bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t), Recorder* recorder);
+// `get_export_table` is NVTX's NvtxGetExportTableFunc_t. The handlers send
+// events to the process's recorder (process_recorder.h) while it records.
+// Returns false when the NVTX copy offers no callback table.
+bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t));
 
 }  // namespace gpucap::recorder
 

@@ -15,10 +15,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "api_selection.h"
 #include "buffer_walk.h"
 #include "device_facts.h"
 #include "graph_events.h"
+#include "process_recorder.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/frame.h"
 
@@ -33,15 +33,10 @@ uint32_t CurrentOsTid() {
   return tid;
 }
 
-// CUPTI's callbacks are plain functions; they find the recorder here. Set
-// once by Create and only cleared never: the recorder lives as long as the
-// process.
 namespace {
 
-std::atomic<Recorder*> g_active{nullptr};
-
 void StopPmSamplersAtExit() {
-  if (Recorder* r = g_active.load(std::memory_order_acquire)) r->StopPmSamplers();
+  if (Recorder* r = ProcessRecorder()) r->StopPmSamplers();
 }
 
 int64_t ClockNs(clockid_t id) {
@@ -67,34 +62,6 @@ int EnvInt(const char* name, int fallback) {
   return v && *v ? atoi(v) : fallback;
 }
 
-void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  if (Recorder* r = g_active.load(std::memory_order_acquire)) {
-    r->OnBufferRequested(buffer, size, max_records);
-  } else {
-    *buffer = nullptr;
-    *size = 0;
-    *max_records = 0;
-  }
-}
-
-void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size,
-                              size_t valid) {
-  Recorder* r = g_active.load(std::memory_order_acquire);
-  if (!r) return;  // never handed out by us
-  // Read the drop count here, outside any lock of ours, as CUPTI asks.
-  size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
-  uint32_t context_id = 0;
-  if (ctx) cuptiGetContextId(ctx, &context_id);
-  r->OnBufferCompleted(context_id, stream, buffer, size, valid, dropped);
-}
-
-void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                         const void* data) {
-  auto* r = static_cast<Recorder*>(userdata);
-  if (r && domain == CUPTI_CB_DOMAIN_RESOURCE) r->OnResource(cbid, data);
-}
-
 // The longest literal the window pattern starts with: names without it
 // cannot match, and checking for it is far cheaper than running the regex
 // on every range push.
@@ -107,8 +74,6 @@ std::string LiteralPrefix(const std::string& pattern) {
   return out;
 }
 
-std::string g_window_literal;  // written once in Create, before any reader
-
 }  // namespace
 
 Recorder::Recorder(const Config& config) : config_(config) {}
@@ -119,7 +84,6 @@ Recorder* Recorder::Create(const Config& config) {
     delete r;
     return nullptr;
   }
-  g_active.store(r, std::memory_order_release);
   return r;
 }
 
@@ -189,7 +153,7 @@ bool Recorder::Open() {
   if (!config_.window_nvtx.empty()) {
     try {
       window_regex_ = std::make_unique<std::regex>(config_.window_nvtx, std::regex::optimize);
-      g_window_literal = LiteralPrefix(config_.window_nvtx);
+      window_literal_ = LiteralPrefix(config_.window_nvtx);
     } catch (const std::regex_error& e) {
       fprintf(stderr, "gpucap: GPUCAP_WINDOW_NVTX '%s' is not a valid regex (%s); ignored\n",
               config_.window_nvtx.c_str(), e.what());
@@ -262,62 +226,6 @@ bool Recorder::Open() {
     control_ = std::thread([this] { ControlLoop(); });
   }
   return true;
-}
-
-void Recorder::StartCupti() {
-  if (cupti_started_.exchange(true)) return;
-  auto check = [&](CUptiResult r, const char* what) {
-    if (r == CUPTI_SUCCESS) return true;
-    const char* msg = nullptr;
-    cuptiGetResultString(r, &msg);
-    LogOnce(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
-    return false;
-  };
-  if (config_.system_thread_ids) {
-    check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
-  }
-  if (config_.device_buffer_bytes) {
-    size_t v = config_.device_buffer_bytes, sz = sizeof(v);
-    check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
-          "device buffer size");
-  }
-  if (!check(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted),
-             "cuptiActivityRegisterCallbacks")) {
-    return;
-  }
-  CUpti_SubscriberHandle subscriber;
-  if (config_.subscribe && check(cuptiSubscribe(&subscriber, OnCallback, this),
-                                 "cuptiSubscribe (another CUPTI tool in this process?)")) {
-    check(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
-  }
-  if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
-  if (state_.load() == kRecording) SetActivityEnabled(true);
-}
-
-void Recorder::SetActivityEnabled(bool enabled) {
-  if (!cupti_started_.load() || activity_enabled_.load() == enabled) return;
-  activity_enabled_.store(enabled);
-  using K = format::ActivityKind;
-  bool want_api = false;
-  for (uint32_t kind : config_.kinds) {
-    if (kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver)) {
-      want_api = true;  // by callback id, below
-      continue;
-    }
-    auto k = static_cast<CUpti_ActivityKind>(kind);
-    CUptiResult r = enabled ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
-    if (enabled && r == CUPTI_SUCCESS && kind == static_cast<uint32_t>(K::kSynchronization)) {
-      // Query records for work not done yet (polling loops) are noise and cost.
-      cuptiActivityEnableAllSyncRecords(0);
-    }
-    if (r != CUPTI_SUCCESS && enabled) {
-      const char* msg = nullptr;
-      cuptiGetResultString(r, &msg);
-      LogOnce("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
-              (msg ? msg : "error"));
-    }
-  }
-  if (want_api) SelectApis(config_.api, enabled);
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -425,7 +333,7 @@ void Recorder::AddEvent(format::SmallMessage event) {
 
 bool Recorder::WindowName(const std::string& name) const {
   if (!window_regex_) return false;
-  if (!g_window_literal.empty() && name.find(g_window_literal) == std::string::npos) return false;
+  if (!window_literal_.empty() && name.find(window_literal_) == std::string::npos) return false;
   return std::regex_search(name, *window_regex_);
 }
 
@@ -614,7 +522,8 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_raw_bytes", c.chunk_raw_bytes},
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
-             {"strings_interned", strings_.size()}};
+             {"strings_interned", strings_.size()},
+             {"cupti_detaches", detaches_.load()}};
   for (const PmSampler* pm : PmSamplers()) {
     PmSamplerStats ps = pm->stats();
     std::string d = "pm" + std::to_string(pm->device_index()) + "_";
@@ -634,10 +543,8 @@ void Recorder::Tick(bool final_tick) {
 }
 
 void Recorder::LogOnce(const std::string& line) {
-  static std::mutex mu;
-  static std::unordered_set<std::string> said;
-  std::lock_guard<std::mutex> lock(mu);
-  if (said.insert(line).second) fprintf(stderr, "%s\n", line.c_str());
+  std::lock_guard<std::mutex> lock(logged_mu_);
+  if (logged_.insert(line).second) fprintf(stderr, "%s\n", line.c_str());
 }
 
 void Recorder::RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
@@ -672,26 +579,26 @@ void Recorder::ControlLoop() {
       delay_done = true;
       if (!config_.start_paused) {
         state_.store(kRecording);
-        SetActivityEnabled(true);
+        RecordCupti();
         recording_since = now;
       }
     }
     if (toggle_requested_.exchange(false) && delay_done) {
       if (state_.load() == kRecording) {
-        SetActivityEnabled(false);
-        cuptiActivityFlushAll(0);
         state_.store(kPaused);
+        PauseCupti();
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
       } else if (writer_->stopped()) {
         // Past the size cap or a disk error there is nothing to resume into.
         LogOnce("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
         state_.store(kRecording);
-        SetActivityEnabled(true);
+        RecordCupti();
         recording_since = now;
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
+    if (state_.load() == kPaused) HoldWhilePaused();
     if (config_.duration_s > 0 && state_.load() == kRecording &&
         std::chrono::duration<double>(now - recording_since).count() >= config_.duration_s) {
       Stop("duration reached");
@@ -700,7 +607,7 @@ void Recorder::ControlLoop() {
     if (writer_->stopped() && !logged_writer_stop_) {
       // Disk full, I/O error or the size cap: stop paying for tracing.
       logged_writer_stop_ = true;
-      SetActivityEnabled(false);
+      PauseCupti();
       Status err = writer_->error();
       fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
               output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
@@ -713,6 +620,24 @@ void Recorder::ControlLoop() {
       last_tick = now;
       Tick(false);
     }
+  }
+}
+
+void Recorder::WaitForCompletions(std::chrono::milliseconds limit) {
+  // Completion callbacks may still be running on CUPTI's thread: wait until
+  // they are done, briefly.
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  uint64_t seen = completions_.load();
+  int quiet_polls = 0;
+  while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t c = completions_.load();
+    if (in_completion_.load() == 0 && c == seen) {
+      ++quiet_polls;
+    } else {
+      quiet_polls = 0;
+    }
+    seen = c;
   }
 }
 
@@ -736,21 +661,7 @@ void Recorder::Stop(const char* reason) {
   }
   if (cupti_started_.load()) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    // Completion callbacks may still be running on CUPTI's thread: wait until
-    // they are done, briefly.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-    uint64_t seen = completions_.load();
-    int quiet_polls = 0;
-    while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      uint64_t c = completions_.load();
-      if (in_completion_.load() == 0 && c == seen) {
-        ++quiet_polls;
-      } else {
-        quiet_polls = 0;
-      }
-      seen = c;
-    }
+    WaitForCompletions(std::chrono::milliseconds(300));
     // Already stopped when this runs at exit (StopPmSamplersAtExit).
     StopPmSamplers();
     SetActivityEnabled(false);
@@ -789,7 +700,6 @@ void Recorder::AbandonAfterFork() {
   // the file is the parent's: keep every path away from both for good.
   state_.store(kStopped);
   (void)writer_.release();
-  g_active.store(nullptr);
 }
 
 }  // namespace gpucap::recorder

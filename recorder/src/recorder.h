@@ -5,6 +5,7 @@
 #define GPUCAP_RECORDER_RECORDER_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -36,8 +37,8 @@ class Recorder {
   // the process then runs unrecorded.
   static Recorder* Create(const Config& config);
 
-  // Turns on CUPTI activity tracing and callbacks. Called once, from the
-  // driver's cuInit through InitializeInjection.
+  // Attaches to CUPTI and, unless paused, turns on activity tracing. Called
+  // once, from the driver's cuInit through InitializeInjection.
   void StartCupti();
 
   // Flushes CUPTI, writes what is pending and closes the capture with its
@@ -65,6 +66,9 @@ class Recorder {
   void OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t size,
                          size_t valid, size_t cupti_dropped);
   void OnResource(uint32_t cbid, const void* data);
+  // Runtime and driver API callbacks, enabled only while a detach waits for
+  // an API exit to run at.
+  void OnApiCallback(const void* data);
 
   // Requests from signal handlers: async-signal-safe.
   void RequestToggle();
@@ -87,7 +91,15 @@ class Recorder {
   void StopPmSampling(const void* context);
   std::vector<PmSampler*> PmSamplers();
   format::RecorderStats Stats();
+  // CUPTI's part (recorder_cupti.cc). What the recorder holds of CUPTI:
+  // nothing, activity callbacks and the resource subscriber, or those with
+  // activity kinds enabled (recording).
+  void AttachCupti(bool subscribe);
+  void RecordCupti();
+  void PauseCupti();
+  void HoldWhilePaused();
   void SetActivityEnabled(bool enabled);
+  void WaitForCompletions(std::chrono::milliseconds limit);
   void LogOnce(const std::string& line);
   bool WindowName(const std::string& name) const;
 
@@ -98,6 +110,9 @@ class Recorder {
   StringInterner strings_;
   std::unique_ptr<EventLog> events_;
   std::unique_ptr<std::regex> window_regex_;
+  // The literal --window-nvtx's pattern starts with: names without it cannot
+  // match, and looking for it is far cheaper than the regex on every push.
+  std::string window_literal_;
   std::unique_ptr<NvmlSampler> nvml_;
   // One PM sampler per device, with the context it was configured in: it
   // must stop before that context goes away.
@@ -113,6 +128,16 @@ class Recorder {
   std::atomic<bool> cupti_started_{false};
   std::atomic<bool> activity_enabled_{false};
   std::atomic<uint64_t> next_window_id_{1};
+
+  // CUPTI attachment, changed by the control thread and, for cuptiFinalize,
+  // by an application thread at an API exit; all under cupti_mu_.
+  std::mutex cupti_mu_;
+  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
+  bool callbacks_registered_ = false;
+  bool detach_pending_ = false;  // API callbacks on, waiting for an exit to finalize at
+  bool detached_ = false;        // finalized since the last attach
+  std::atomic<bool> detach_wanted_{false};
+  std::atomic<uint64_t> detaches_{0};
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};
@@ -139,6 +164,8 @@ class Recorder {
   std::atomic<int> stop_signal_{0};
   std::mutex stop_mu_;
   bool logged_writer_stop_ = false;
+  std::mutex logged_mu_;
+  std::unordered_set<std::string> logged_;  // LogOnce's lines
 };
 
 }  // namespace gpucap::recorder

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "api_selection.h"
 #include "gpucap/format/activity_kind.h"
@@ -45,6 +46,27 @@ TEST(Kinds, DefaultsLeaveOutWhatIsNotCheap) {
   EXPECT_TRUE(has(ActivityKind::kExternalCorrelation));
   EXPECT_FALSE(has(ActivityKind::kSynchronization));
   EXPECT_FALSE(has(ActivityKind::kCudaEvent));
+}
+
+// The whole resource domain cost every launch about 1 us (bench/README.md):
+// by default only the callbacks the recorder handles are enabled, a pause
+// keeps CUPTI attached, and a paused recorder keeps its resource callbacks.
+TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
+  for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
+  Config d = Config::FromEnvironment();
+  EXPECT_FALSE(d.resource_domain);
+  EXPECT_FALSE(d.pause_detach);
+  EXPECT_TRUE(d.paused_subscribe);
+  setenv("GPUCAP_RESOURCE", "domain", 1);
+  setenv("GPUCAP_PAUSE_DETACH", "1", 1);
+  setenv("GPUCAP_PAUSED_GRAPHS", "0", 1);
+  Config c = Config::FromEnvironment();
+  EXPECT_TRUE(c.resource_domain);
+  EXPECT_TRUE(c.pause_detach);
+  EXPECT_FALSE(c.paused_subscribe);
+  setenv("GPUCAP_RESOURCE", "select", 1);
+  EXPECT_FALSE(Config::FromEnvironment().resource_domain);
+  for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
 }
 
 TEST(ApiSelection, LeanSetKeepsWhatATimelineNeeds) {

@@ -1,0 +1,240 @@
+// The recorder's hold on CUPTI: the callbacks CUPTI calls, attaching to it,
+// enabling the activity kinds, and what a pause lets go of.
+//
+// What the application pays for (bench/README.md, "The recorder's price"):
+// CUPTI attached with activity callbacks registered costs nothing; the
+// resource callbacks cost nothing when only the ones the recorder handles
+// are enabled, while the whole resource domain cost every kernel launch
+// about 1 us (0.8-1.3 us in four comparisons), paused or recording. A pause disables the activity kinds
+// and, with GPUCAP_PAUSE_DETACH=1, also finalizes CUPTI at the next API exit
+// and attaches again without activity.
+#include <cuda.h>
+#include <cupti.h>
+
+#include <string>
+
+#include "api_selection.h"
+#include "gpucap/format/activity_kind.h"
+#include "process_recorder.h"
+#include "recorder.h"
+
+namespace gpucap::recorder {
+namespace {
+
+// CUPTI's buffer callbacks take no user data: they find the recorder through
+// the process's one global.
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  if (Recorder* r = ProcessRecorder()) {
+    r->OnBufferRequested(buffer, size, max_records);
+  } else {
+    *buffer = nullptr;
+    *size = 0;
+    *max_records = 0;
+  }
+}
+
+void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size,
+                              size_t valid) {
+  Recorder* r = ProcessRecorder();
+  if (!r) return;  // never handed out by us
+  // Read the drop count here, outside any lock of ours, as CUPTI asks.
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  uint32_t context_id = 0;
+  if (ctx) cuptiGetContextId(ctx, &context_id);
+  r->OnBufferCompleted(context_id, stream, buffer, size, valid, dropped);
+}
+
+void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void* data) {
+  auto* r = static_cast<Recorder*>(userdata);
+  if (!r) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    r->OnResource(cbid, data);
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    r->OnApiCallback(data);
+  }
+}
+
+// The resource callbacks Recorder::OnResource and GraphEventFor handle.
+constexpr CUpti_CallbackId kResourceCallbacks[] = {
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPH_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPH_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS,
+};
+
+}  // namespace
+
+void Recorder::StartCupti() {
+  if (cupti_started_.exchange(true)) return;
+  bool recording = state_.load() == kRecording;
+  // A recorder that starts paused holds what a paused one holds.
+  AttachCupti(recording || config_.paused_subscribe);
+  if (recording) SetActivityEnabled(true);
+}
+
+void Recorder::AttachCupti(bool subscribe) {
+  std::lock_guard<std::mutex> lock(cupti_mu_);
+  auto check = [&](CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    LogOnce(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
+    return false;
+  };
+  if (detach_pending_) {
+    // A pause's detach has not run yet: call it off.
+    detach_wanted_.store(false);
+    auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
+    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    detach_pending_ = false;
+  }
+  bool late = detached_;
+  if (!callbacks_registered_) {
+    if (config_.system_thread_ids) {
+      check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
+    }
+    if (config_.device_buffer_bytes) {
+      size_t v = config_.device_buffer_bytes, sz = sizeof(v);
+      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
+            "device buffer size");
+    }
+    if (!check(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted),
+               "cuptiActivityRegisterCallbacks")) {
+      return;
+    }
+    if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
+    callbacks_registered_ = true;
+    detached_ = false;
+  }
+  if (subscribe && config_.subscribe && !subscriber_) {
+    CUpti_SubscriberHandle sub;
+    if (check(cuptiSubscribe(&sub, OnCallback, this),
+              "cuptiSubscribe (another CUPTI tool in this process?)")) {
+      subscriber_ = sub;
+      if (config_.resource_domain) {
+        check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
+      } else {
+        for (CUpti_CallbackId cbid : kResourceCallbacks) {
+          check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, cbid), "resource callback");
+        }
+      }
+    }
+  }
+  if (late) {
+    // Contexts made while CUPTI was away announced no device: describe
+    // every device, as the first context's callback would have.
+    int count = 0;
+    if (cuDeviceGetCount(&count) == CUDA_SUCCESS) {
+      std::lock_guard<std::mutex> seen(seen_mu_);
+      for (int d = 0; d < count; ++d) {
+        if (devices_seen_.insert(static_cast<uint32_t>(d)).second) {
+          new_devices_.push_back(static_cast<uint32_t>(d));
+        }
+      }
+    }
+  }
+}
+
+void Recorder::RecordCupti() {
+  AttachCupti(true);
+  SetActivityEnabled(true);
+}
+
+void Recorder::PauseCupti() {
+  SetActivityEnabled(false);
+  // PM sampling sessions live in CUPTI too: finalizing would end them.
+  if (!config_.pause_detach || config_.pm_counters) {
+    cuptiActivityFlushAll(0);
+    return;
+  }
+  // Every buffer comes back before CUPTI lets go of them.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  WaitForCompletions(std::chrono::milliseconds(300));
+  std::lock_guard<std::mutex> lock(cupti_mu_);
+  if (!callbacks_registered_ || detach_pending_) return;
+  // cuptiFinalize is safe at the exit of a runtime or driver call
+  // (cupti_activity.h): the next call of any thread runs it. Until then
+  // every call pays for a callback, once.
+  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
+  if (!sub) {
+    if (cuptiSubscribe(&sub, OnCallback, this) != CUPTI_SUCCESS) return;
+    subscriber_ = sub;
+  }
+  detach_pending_ = true;
+  detach_wanted_.store(true);
+  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+}
+
+void Recorder::OnApiCallback(const void* data) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (!cb || cb->callbackSite != CUPTI_API_EXIT || !detach_wanted_.exchange(false)) return;
+  // Never wait on the application's thread: if the control thread is
+  // changing the hold now, the next exit tries again.
+  std::unique_lock<std::mutex> lock(cupti_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    detach_wanted_.store(true);
+    return;
+  }
+  if (!detach_pending_) return;  // a resume called it off
+  detach_pending_ = false;
+  if (cuptiFinalize() == CUPTI_SUCCESS) {
+    subscriber_ = nullptr;
+    callbacks_registered_ = false;
+    detached_ = true;
+    detaches_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Recorder::HoldWhilePaused() {
+  if (!config_.pause_detach || !config_.paused_subscribe || !config_.subscribe) return;
+  {
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    if (!detached_) return;
+  }
+  // Resource callbacks again, so that graphs built while paused keep their
+  // topology; no activity kind is enabled.
+  AttachCupti(true);
+}
+
+void Recorder::SetActivityEnabled(bool enabled) {
+  if (!cupti_started_.load() || activity_enabled_.load() == enabled) return;
+  activity_enabled_.store(enabled);
+  using K = format::ActivityKind;
+  bool want_api = false;
+  for (uint32_t kind : config_.kinds) {
+    if (kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver)) {
+      want_api = true;  // by callback id, below
+      continue;
+    }
+    auto k = static_cast<CUpti_ActivityKind>(kind);
+    CUptiResult r = enabled ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+    if (enabled && r == CUPTI_SUCCESS && kind == static_cast<uint32_t>(K::kSynchronization)) {
+      // Query records for work not done yet (polling loops) are noise and cost.
+      cuptiActivityEnableAllSyncRecords(0);
+    }
+    if (r != CUPTI_SUCCESS && enabled) {
+      const char* msg = nullptr;
+      cuptiGetResultString(r, &msg);
+      LogOnce("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
+              (msg ? msg : "error"));
+    }
+  }
+  if (want_api) SelectApis(config_.api, enabled);
+}
+
+}  // namespace gpucap::recorder
