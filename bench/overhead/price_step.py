@@ -1,0 +1,34 @@
+# The yardstick's eager PyTorch step (../shared/yardstick/torch_work.py: the
+# same 8-layer MLP, AdamW), timed in blocks so that one process gives both
+# the wall time and the launching thread's CPU time per iteration: medians
+# over BLOCKS blocks of PER iterations after WARMUP iterations.
+import os, statistics as st, time, torch
+
+blocks, per, warmup = (int(os.environ.get(k, d)) for k, d in (("BLOCKS", "8"), ("PER", "40"), ("WARMUP", "40")))
+torch.manual_seed(0)
+m = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.GELU(), torch.nn.LayerNorm(256))
+                          for _ in range(8)]).cuda()
+opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+x = torch.randn(64, 256, device="cuda")
+
+
+def step():
+    opt.zero_grad(set_to_none=True)
+    m(x).square().mean().backward()
+    opt.step()
+
+
+for _ in range(warmup):
+    step()
+torch.cuda.synchronize()
+wall, cpu = [], []
+for _ in range(blocks):
+    torch.cuda.synchronize()
+    t0, c0 = time.perf_counter(), time.thread_time()
+    for _ in range(per):
+        step()
+    torch.cuda.synchronize()
+    wall.append((time.perf_counter() - t0) * 1e3 / per)
+    cpu.append((time.thread_time() - c0) * 1e3 / per)
+print(f"RESULT ms_per_iter={st.median(wall):.4f} cpu_ms_per_iter={st.median(cpu):.4f} "
+      f"wall_min={min(wall):.4f} wall_max={max(wall):.4f}", flush=True)
