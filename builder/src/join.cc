@@ -15,6 +15,8 @@
 #include "name_table.h"
 #include "slice_order.h"
 #include "track_registry.h"
+#include "gpucap/builder/trace_keys.h"
+#include "gpucap/format/activity_kind.h"
 #include "gpucap/format/cupti_layout.h"
 #include "names.h"
 #include "occupancy.h"
@@ -41,7 +43,6 @@ std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-constexpr uint64_t kDependencyFlowBase = 1ull << 52;
 constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
 
 enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync };
@@ -465,7 +466,7 @@ void WindowJoin::LinkFlows() {
     for (uint64_t k = 0; j < order.size() && ops_[order[j]].api == api; ++j, ++k) {
       // A launch with several ops (a graph launch) starts one flow per op:
       // importers bind one start to one end.
-      FlowEnd f{ops_[order[j]].correlation + (k << 32), FlowKind::kLaunch};
+      FlowEnd f{trace_keys::LaunchFlowId(ops_[order[j]].correlation, k), FlowKind::kLaunch};
       op_flows_in_.Add(order[j], f);
       api_flows_out_.Add(api, f);
     }
@@ -477,7 +478,7 @@ void WindowJoin::LinkFlows() {
     for (uint32_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].origin != nullptr) by_node.emplace(std::pair{ops_[i].correlation, ops_[i].origin->id}, i);
     }
-    uint64_t next = kDependencyFlowBase;
+    uint64_t next = trace_keys::kDependencyFlowBase;
     for (uint32_t v = 0; v < ops_.size(); ++v) {
       const GraphIndex::Dependencies* deps = Dependencies(ops_[v]);
       if (deps == nullptr) continue;
@@ -625,18 +626,18 @@ void WindowJoin::CollectRefs() {
       if (!w_.Contains(env.timestamp[r])) continue;
       int64_t ts = Real(env.timestamp[r]);
       uint32_t d = env.device[r];
-      switch (env.kind[r]) {
-        case 1:
+      switch (static_cast<format::EnvironmentKind>(env.kind[r])) {
+        case format::EnvironmentKind::kSpeed:
           counters_.push_back({tracks_.CounterTrack(d, "SM clock", "MHz"), ts, double(env.sm_clock[r])});
           counters_.push_back({tracks_.CounterTrack(d, "memory clock", "MHz"), ts, double(env.memory_clock[r])});
           break;
-        case 2:
+        case format::EnvironmentKind::kTemperature:
           counters_.push_back({tracks_.CounterTrack(d, "GPU temperature", "C"), ts, double(env.temperature[r])});
           break;
-        case 3:
+        case format::EnvironmentKind::kPower:
           counters_.push_back({tracks_.CounterTrack(d, "power", "W"), ts, env.power[r] / 1000.0});
           break;
-        case 4:
+        case format::EnvironmentKind::kCooling:
           counters_.push_back({tracks_.CounterTrack(d, "fan speed", "%"), ts, double(env.fan_speed[r])});
           break;
         default:
@@ -867,7 +868,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
 void WindowJoin::OpArgs(const Op& op) {
   args_.clear();
   uint64_t external = ExternalId(op.correlation);
-  if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint("External id", external));
+  if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   const ActivityTables& p = Part(parts_, op.part);
   auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
     uint64_t dur = end > start ? end - start : 0;
@@ -882,7 +883,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint("device", k.device[r]));
       args_.push_back(Arg::Uint("context", k.context[r]));
       args_.push_back(Arg::Uint("stream", k.stream[r]));
-      args_.push_back(Arg::Uint("correlation", k.correlation[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, k.correlation[r]));
       // Registers to occupancy come with the annotation stack (RunFor).
       break;
     }
@@ -901,7 +902,7 @@ void WindowJoin::OpArgs(const Op& op) {
         args_.push_back(Arg::Uint("context", m.context[r]));
       }
       args_.push_back(Arg::Uint("stream", m.stream[r]));
-      args_.push_back(Arg::Uint("correlation", m.correlation[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
       args_.push_back(Arg::Uint("bytes", m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
       break;
@@ -912,7 +913,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint("device", m.device[r]));
       args_.push_back(Arg::Uint("context", m.context[r]));
       args_.push_back(Arg::Uint("stream", m.stream[r]));
-      args_.push_back(Arg::Uint("correlation", m.correlation[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
       args_.push_back(Arg::Uint("bytes", m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
       break;
@@ -934,7 +935,7 @@ void WindowJoin::OpArgs(const Op& op) {
         args_.push_back(Arg::Int("wait_on_cuda_event_record_corr_id", wait_correlation));
       }
       args_.push_back(Arg::Int("stream", static_cast<int32_t>(s.stream[r])));
-      args_.push_back(Arg::Uint("correlation", s.correlation[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, s.correlation[r]));
       args_.push_back(Arg::Uint("device", op.device));
       args_.push_back(Arg::Uint("context", s.context[r]));
       return;
@@ -947,9 +948,9 @@ void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.clear();
   const ApiTable& t = Part(parts_, a.part).apis;
   uint64_t external = ExternalId(t.correlation[a.row]);
-  if (external != 0) args_.push_back(Arg::Uint("External id", external));
+  if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
-  args_.push_back(Arg::Uint("correlation", t.correlation[a.row]));
+  args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
 }
 
 // --- Output -----------------------------------------------------------------
@@ -1197,7 +1198,7 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         args_.clear();
         args_.push_back(Arg::Uint("cuda_event_id", ev.event_id[row]));
         args_.push_back(Arg::Uint("stream", ev.stream[row]));
-        args_.push_back(Arg::Uint("correlation", ev.correlation[row]));
+        args_.push_back(Arg::Uint(trace_keys::kCorrelation, ev.correlation[row]));
         break;
       }
     }

@@ -53,21 +53,14 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
 
 int RunBuild(const std::vector<std::string>& args) {
   po::options_description options("gpucap build options");
-  std::string lookback;
+  WindowFlags window;
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
       ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several "
                                              "windows get their index and label before the extension")
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
-      ("window,w", po::value<std::string>()->default_value("all"),
-       "all | marks | range:START:END (ns, or +1.5s:+2s from the capture's start) | "
-       "every:DURATION | nvtx:REGEX")
-      ("select,s", po::value<std::string>()->default_value(""), "keep some windows by index: 2,5-7")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
-      ("lookback", po::value<std::string>(&lookback)->default_value("2s"),
-       "how far before a window to look for launch records of its ops")
-      ("threads,j", po::value<int>()->default_value(0), "decode and compression threads (0: one per core)")
       ("gzip-level", po::value<int>()->default_value(-1),
        "gzip level for .gz outputs: ISA-L 0-3, libdeflate 1-12, zlib 1-9; -1: the codec's fast level "
        "(ISA-L 0, others 1). ISA-L's 1-3 can give different bytes run to run")
@@ -79,6 +72,7 @@ int RunBuild(const std::vector<std::string>& args) {
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
        "its time span (or of the one window --window selects) inserted")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
+  AddWindowFlags(&options, &window, "Each window is its own trace.", "decode and compression threads (0: one per core)");
   po::positional_options_description positional;
   positional.add("capture", 1);
   po::variables_map vm;
@@ -88,11 +82,8 @@ int RunBuild(const std::vector<std::string>& args) {
     return code;
   }
   BuildOptions o;
-  o.window = vm["window"].as<std::string>();
-  o.select = vm["select"].as<std::string>();
+  if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("build", s, kExitUsage);
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
-  o.threads = vm["threads"].as<int>();
-  o.output_options.threads = o.threads;
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
   auto codec = ParseGzipCodec(vm["gzip-codec"].as<std::string>());
   if (!codec.ok()) return Fail("build", codec.status(), kExitUsage);
@@ -109,11 +100,6 @@ int RunBuild(const std::vector<std::string>& args) {
   } else if (vm.count("output")) {
     o.format = FormatForPath(vm["output"].as<std::string>());
   }
-  auto lag = ParseDuration(lookback);
-  if (!lag.ok()) {
-    return Fail("build", "--lookback: " + lag.status().message(), kExitUsage);
-  }
-  o.launch_lookback_ns = *lag;
 
   std::string path = vm["capture"].as<std::string>();
   auto index = OpenCapture(path);

@@ -6,7 +6,8 @@ namespace po = boost::program_options;
 
 namespace gpucap::tools {
 
-void AddWindowFlags(po::options_description* options, WindowFlags* flags, const char* window_help) {
+void AddWindowFlags(po::options_description* options, WindowFlags* flags, const char* window_help,
+                    const char* threads_help) {
   std::string help = std::string("all | marks | range:START:END (CUPTI ns, or +1.5s:+2s from the capture's start) | "
                                  "every:DURATION | nvtx:REGEX. ") + window_help;
   options->add_options()
@@ -14,7 +15,7 @@ void AddWindowFlags(po::options_description* options, WindowFlags* flags, const 
       ("select,s", po::value<std::string>(&flags->select)->default_value(""), "keep some windows by index: 2,5-7")
       ("lookback", po::value<std::string>(&flags->lookback)->default_value("2s"),
        "how far before a window to look for launch records of its ops")
-      ("threads,j", po::value<int>(&flags->threads)->default_value(0), "decode threads (0: one per core)");
+      ("threads,j", po::value<int>(&flags->threads)->default_value(0), threads_help);
 }
 
 Status ApplyWindowFlags(const WindowFlags& flags, builder::BuildOptions* o) {

@@ -35,7 +35,7 @@ struct WindowFlags {
 // Adds --window, --select, --lookback and --threads; `window_help` says what
 // the command does with several windows.
 void AddWindowFlags(boost::program_options::options_description* options, WindowFlags* flags,
-                    const char* window_help);
+                    const char* window_help, const char* threads_help = "decode threads (0: one per core)");
 // Fills the window part of `o`; the error names the flag.
 Status ApplyWindowFlags(const WindowFlags& flags, builder::BuildOptions* o);
 

@@ -3,53 +3,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpucap/builder/json_string.h"
+
 namespace gpucap::tools {
 
-void AppendJsonString(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-            out->append(buf);
-          } else {
-            out->push_back(static_cast<char>(c));
-          }
-      }
-      ++i;
-      continue;
-    }
-    // A well-formed multi-byte sequence is copied; anything else becomes
-    // U+FFFD, one per bad byte.
-    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-    bool ok = n != 0 && i + n <= s.size();
-    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    if (ok && n == 3) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogates
-    }
-    if (ok && n == 4) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-    }
-    if (ok) {
-      out->append(s.substr(i, n));
-      i += n;
-    } else {
-      out->append("\xef\xbf\xbd");
-      ++i;
-    }
-  }
-  out->push_back('"');
+void AppendJsonString(std::string* out, std::string_view text) {
+  builder::AppendJsonString(out, text, builder::kDocumentStringStyle);
 }
 
 void JsonOut::BeforeValue() {

@@ -5,6 +5,8 @@
 #include <memory>
 #include <set>
 
+#include "gpucap/builder/trace_keys.h"
+
 namespace gpucap::tools {
 namespace {
 
@@ -12,7 +14,6 @@ using builder::Process;
 using builder::Track;
 using builder::TraceHeader;
 
-constexpr uint64_t kFlowIdBits = 52;  // ids of a kind stay below 2^52; 2^53 is JSON's exact limit
 constexpr uint32_t kCapturePidBase = 0x10000000;  // above any Linux pid (pid_max <= 2^22)
 
 // Takes the header and stops the join: the merged header needs every
@@ -69,9 +70,9 @@ class CaptureShare : public builder::TraceSink {
   Status Remap(std::span<const builder::FlowEnd> in, std::vector<builder::FlowEnd>* out) {
     out->clear();
     for (builder::FlowEnd f : in) {
-      uint64_t base = f.id >> kFlowIdBits << kFlowIdBits;
+      uint64_t base = builder::trace_keys::FlowIdBase(f.id);
       uint64_t low = f.id - base;
-      if (low > ((uint64_t{1} << kFlowIdBits) - 1 - capture_) / captures_) {
+      if (low > (builder::trace_keys::FlowIdLowMax() - capture_) / captures_) {
         return Status::ResourceExhausted("too many captures to merge: flow ids would collide");
       }
       f.id = base + low * captures_ + capture_;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "gpucap/builder/trace_keys.h"
+
 namespace gpucap::tools {
 namespace {
 
@@ -12,8 +14,9 @@ using builder::Arg;
 using builder::Category;
 
 bool IsGpuCategory(std::string_view cat) {
-  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_runtime" ||
-         cat == "cuda_driver" || cat == "gpu_user_annotation" || cat == "ac2g";
+  namespace k = builder::trace_keys;
+  return cat == k::kCatKernel || cat == k::kCatGpuMemcpy || cat == k::kCatGpuMemset || cat == k::kCatCudaRuntime ||
+         cat == k::kCatCudaDriver || cat == k::kCatGpuUserAnnotation || cat == k::kFlowLaunch;
 }
 
 // Reads a file, gunzipping it when it is gzipped (zlib passes plain files
@@ -93,7 +96,7 @@ Result<KinetoTrace> KinetoTrace::Parse(std::string text, const std::string& path
       else if (key == "args" && v.type == JsonValue::Type::kObject) {
         (void)ForEachMember(v, [&](const std::string& k, const JsonValue& a) {
           int64_t id;
-          if (k == "External id" && JsonInt(a, &id) && id > 0) external = static_cast<uint64_t>(id);
+          if (k == builder::trace_keys::kExternalId && JsonInt(a, &id) && id > 0) external = static_cast<uint64_t>(id);
           return true;
         });
       }
@@ -116,7 +119,7 @@ Result<KinetoTrace> KinetoTrace::Parse(std::string text, const std::string& path
     if (!any_span || end > t.last_ns_) t.last_ns_ = end;
     any_span = true;
     if (!has_pid || !has_tid) return true;
-    if (cat == "cpu_op" || cat == "user_annotation") {
+    if (cat == builder::trace_keys::kCatCpuOp || cat == builder::trace_keys::kCatUserAnnotation) {
       t.cpu_pids_.insert(pid);
       if (external != 0) t.ops_[{pid, tid}].push_back({start, end, external, -1});
     }
@@ -293,8 +296,8 @@ class SpliceSink : public builder::TraceSink {
     uint64_t correlation = 0;
     bool has_external = false;
     for (const Arg& a : s.args) {
-      if (a.key == "External id") has_external = true;
-      if (a.key == "correlation" && a.type == Arg::Type::kUint) correlation = a.u();
+      if (a.key == builder::trace_keys::kExternalId) has_external = true;
+      if (a.key == builder::trace_keys::kCorrelation && a.type == Arg::Type::kUint) correlation = a.u();
     }
     if (has_external) {
       if (launch) r_.launches_linked_by_capture++;
@@ -316,7 +319,7 @@ class SpliceSink : public builder::TraceSink {
       r_.ops_linked++;
     }
     // Kineto puts the External id first.
-    args_.assign(1, Arg::Uint("External id", external));
+    args_.assign(1, Arg::Uint(builder::trace_keys::kExternalId, external));
     args_.insert(args_.end(), s.args.begin(), s.args.end());
     builder::Slice linked = s;
     linked.args = args_;
