@@ -110,6 +110,99 @@ void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
 }
 
+void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
+  const Op& op = ops_[r.index];
+  std::pair<uint32_t, std::string_view> name;
+  const ActivityTables& p = Part(parts_, op.part);
+  switch (op.kind) {
+    case OpKind::kKernel:
+      name = KernelName(op);
+      s.category = Category::kKernel;
+      break;
+    case OpKind::kMemcpy: {
+      auto k = std::tuple<uint32_t, uint32_t, uint32_t>(p.memcpys.copy_kind[op.row], p.memcpys.src_kind[op.row],
+                                                        p.memcpys.dst_kind[op.row]);
+      auto it = memcpy_names_.find(k);
+      if (it == memcpy_names_.end()) {
+        it = memcpy_names_.emplace(k, names_.Intern(MemcpyName(std::get<0>(k), std::get<1>(k), std::get<2>(k)))).first;
+      }
+      name = it->second;
+      s.category = Category::kGpuMemcpy;
+      break;
+    }
+    case OpKind::kMemset:
+      name = names_.Intern(MemsetName(p.memsets.memory_kind[op.row]));
+      s.category = Category::kGpuMemset;
+      break;
+    case OpKind::kSync:
+      name = names_.Intern(SyncTypeName(p.syncs.type[op.row]));
+      s.category = Category::kCudaSync;
+      break;
+  }
+  s.name_id = name.first;
+  s.name = name.second;
+  OpArgs(op);
+  s.flows_in = op_flows_in_.Of(r.index);
+  s.flows_out = op_flows_out_.Of(r.index);
+}
+
+void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
+  const ApiRef& a = apis_[r.index];
+  const ApiTable& t = Part(parts_, a.part).apis;
+  bool driver = t.domain[a.row] == ApiDomain::kDriver;
+  std::string_view api_name = driver ? format::DriverApiName(t.cbid[a.row])
+                                     : format::RuntimeApiName(t.cbid[a.row]);
+  if (api_name.empty()) {
+    scratch_string_ = std::string(driver ? "driver" : "runtime") + " API cbid " + std::to_string(t.cbid[a.row]);
+    api_name = scratch_string_;
+  }
+  // Interning hashes the name; API names are few, so remember their ids.
+  std::pair<uint32_t, std::string_view>& cached = api_names_[{driver, t.cbid[a.row]}];
+  if (cached.first == 0) cached = names_.Intern(api_name);
+  s.name_id = cached.first;
+  s.name = cached.second;
+  s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
+  ApiArgs(a);
+  s.flows_out = api_flows_out_.Of(r.index);
+}
+
+void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const auto& events = idx_.capture().ranges;
+  const Range& range = ranges[r.index];
+  auto name = names_.Intern(range.name);
+  s.name_id = name.first;
+  s.name = name.second;
+  s.category = Category::kUserAnnotation;
+  args_.clear();
+  const format::RangeEvent& e = events[range.event];
+  if (range.domain != 0) {
+    std::string_view domain = idx_.ranges().DomainName(range.domain);
+    if (!domain.empty()) args_.push_back(Arg::String("domain", domain));
+  }
+  if (e.category != 0) args_.push_back(Arg::Uint("category", e.category));
+  for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
+    args_.push_back(Arg::String(b->name, b->data).Foreign());
+  }
+  if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint("payload", *v));
+  if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));
+  if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double("payload", *v));
+  if (!range.closed) args_.push_back(Arg::String("end", "not recorded: the capture ended first"));
+}
+
+void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
+  const MarkerRange& mk = markers_[r.index];
+  const auto& strings = idx_.capture().strings;
+  std::string_view text = mk.name < strings.size() ? std::string_view(strings[mk.name].def.text) : "NVTX marker";
+  auto name = names_.Intern(text);
+  s.name_id = name.first;
+  s.name = name.second;
+  s.category = mk.instant ? Category::kCpuInstant : Category::kUserAnnotation;
+  args_.clear();
+  if (mk.domain < strings.size()) args_.push_back(Arg::String("domain", strings[mk.domain].def.text));
+  if (!mk.closed) args_.push_back(Arg::String("end", "not in the decoded chunks"));
+}
+
 void WindowJoin::Describe(const SliceRef& r, Slice* out) {
   const std::vector<Range>& ranges = idx_.ranges().ranges();
   const auto& events = idx_.capture().ranges;
@@ -119,62 +212,12 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
     s.ts_ns = r.ts;
     s.dur_ns = r.dur;
     switch (r.kind) {
-      case RefKind::kOp: {
-        const Op& op = ops_[r.index];
-        std::pair<uint32_t, std::string_view> name;
-        const ActivityTables& p = Part(parts_, op.part);
-        switch (op.kind) {
-          case OpKind::kKernel:
-            name = KernelName(op);
-            s.category = Category::kKernel;
-            break;
-          case OpKind::kMemcpy: {
-            auto k = std::tuple<uint32_t, uint32_t, uint32_t>(p.memcpys.copy_kind[op.row], p.memcpys.src_kind[op.row],
-                                                              p.memcpys.dst_kind[op.row]);
-            auto it = memcpy_names_.find(k);
-            if (it == memcpy_names_.end()) {
-              it = memcpy_names_.emplace(k, names_.Intern(MemcpyName(std::get<0>(k), std::get<1>(k), std::get<2>(k)))).first;
-            }
-            name = it->second;
-            s.category = Category::kGpuMemcpy;
-            break;
-          }
-          case OpKind::kMemset:
-            name = names_.Intern(MemsetName(p.memsets.memory_kind[op.row]));
-            s.category = Category::kGpuMemset;
-            break;
-          case OpKind::kSync:
-            name = names_.Intern(SyncTypeName(p.syncs.type[op.row]));
-            s.category = Category::kCudaSync;
-            break;
-        }
-        s.name_id = name.first;
-        s.name = name.second;
-        OpArgs(op);
-        s.flows_in = op_flows_in_.Of(r.index);
-        s.flows_out = op_flows_out_.Of(r.index);
+      case RefKind::kOp:
+        DescribeOp(r, s);
         break;
-      }
-      case RefKind::kApi: {
-        const ApiRef& a = apis_[r.index];
-        const ApiTable& t = Part(parts_, a.part).apis;
-        bool driver = t.domain[a.row] == ApiDomain::kDriver;
-        std::string_view api_name = driver ? format::DriverApiName(t.cbid[a.row])
-                                           : format::RuntimeApiName(t.cbid[a.row]);
-        if (api_name.empty()) {
-          scratch_string_ = std::string(driver ? "driver" : "runtime") + " API cbid " + std::to_string(t.cbid[a.row]);
-          api_name = scratch_string_;
-        }
-        // Interning hashes the name; API names are few, so remember their ids.
-        std::pair<uint32_t, std::string_view>& cached = api_names_[{driver, t.cbid[a.row]}];
-        if (cached.first == 0) cached = names_.Intern(api_name);
-        s.name_id = cached.first;
-        s.name = cached.second;
-        s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
-        ApiArgs(a);
-        s.flows_out = api_flows_out_.Of(r.index);
+      case RefKind::kApi:
+        DescribeApi(r, s);
         break;
-      }
       case RefKind::kAnnotationSpan: {
         auto name = names_.Intern(ranges[spans_[r.index].range].name);
         s.name_id = name.first;
@@ -183,28 +226,9 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         args_.clear();
         break;
       }
-      case RefKind::kRange: {
-        const Range& range = ranges[r.index];
-        auto name = names_.Intern(range.name);
-        s.name_id = name.first;
-        s.name = name.second;
-        s.category = Category::kUserAnnotation;
-        args_.clear();
-        const format::RangeEvent& e = events[range.event];
-        if (range.domain != 0) {
-          std::string_view domain = idx_.ranges().DomainName(range.domain);
-          if (!domain.empty()) args_.push_back(Arg::String("domain", domain));
-        }
-        if (e.category != 0) args_.push_back(Arg::Uint("category", e.category));
-        for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
-          args_.push_back(Arg::String(b->name, b->data).Foreign());
-        }
-        if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint("payload", *v));
-        if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));
-        if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double("payload", *v));
-        if (!range.closed) args_.push_back(Arg::String("end", "not recorded: the capture ended first"));
+      case RefKind::kRange:
+        DescribeRange(r, s);
         break;
-      }
       case RefKind::kMark: {
         auto name = names_.Intern(events[r.index].name);
         s.name_id = name.first;
@@ -213,19 +237,9 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         args_.clear();
         break;
       }
-      case RefKind::kMarker: {
-        const MarkerRange& mk = markers_[r.index];
-        const auto& strings = idx_.capture().strings;
-        std::string_view text = mk.name < strings.size() ? std::string_view(strings[mk.name].def.text) : "NVTX marker";
-        auto name = names_.Intern(text);
-        s.name_id = name.first;
-        s.name = name.second;
-        s.category = mk.instant ? Category::kCpuInstant : Category::kUserAnnotation;
-        args_.clear();
-        if (mk.domain < strings.size()) args_.push_back(Arg::String("domain", strings[mk.domain].def.text));
-        if (!mk.closed) args_.push_back(Arg::String("end", "not in the decoded chunks"));
+      case RefKind::kMarker:
+        DescribeMarker(r, s);
         break;
-      }
       case RefKind::kOverhead: {
         auto [part, row] = row_refs_[r.index];
         const OverheadTable& o = parts_[part]->overheads;

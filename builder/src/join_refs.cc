@@ -63,6 +63,13 @@ void WindowJoin::CollectRefs() {
     if (!w_.Contains(m.timestamp_ns)) continue;
     AddSlice(Real(m.timestamp_ns), -1, tracks_.ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
   }
+  CollectDeviceRefs();
+  stats_.counters = counters_.size();
+}
+
+// CUPTI's overheads and CUDA event records in the window, and its counters:
+// environment readings and the recorder's own samples (NVML).
+void WindowJoin::CollectDeviceRefs() {
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const OverheadTable& o = parts_[pi]->overheads;
     for (uint32_t r = 0; r < o.size(); ++r) {
@@ -115,7 +122,6 @@ void WindowJoin::CollectRefs() {
     counters_.push_back({tracks_.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
                          Real(s.timestamp_ns), s.value});
   }
-  stats_.counters = counters_.size();
 }
 
 void WindowJoin::CollectMarkers() {

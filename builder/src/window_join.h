@@ -134,10 +134,16 @@ class WindowJoin {
   void LinkFlows();
   void CollectAnnotationSpans();
   void CollectRefs();
+  void CollectDeviceRefs();  // part of CollectRefs
   void CollectMarkers();
   TraceHeader MakeHeader(const DecodeStats& decode);
   // Turns a ref back into the slice it stands for (args in args_).
   void Describe(const SliceRef& r, Slice* s);
+  // Describe, per kind of ref with more to it than a name.
+  void DescribeOp(const SliceRef& r, Slice& s);
+  void DescribeApi(const SliceRef& r, Slice& s);
+  void DescribeRange(const SliceRef& r, Slice& s);
+  void DescribeMarker(const SliceRef& r, Slice& s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
   std::pair<uint32_t, std::string_view> KernelName(const Op& op);
