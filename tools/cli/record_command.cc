@@ -54,21 +54,9 @@ int64_t RealtimeNs() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-}  // namespace
-
-int RunRecord(const std::vector<std::string>& args) {
-  // Everything after "--" (or the first positional) is the program.
-  std::vector<std::string> own, program;
-  bool rest = false;
-  for (const std::string& a : args) {
-    if (rest) {
-      program.push_back(a);
-    } else if (a == "--") {
-      rest = true;
-    } else {
-      own.push_back(a);
-    }
-  }
+// The recorder's settings, as flags (the recorder reads them as GPUCAP_*
+// environment variables: SetRecorderEnvironment).
+po::options_description RecordOptions() {
   po::options_description options("gpucap record options");
   options.add_options()
       ("output,o", po::value<std::string>()->default_value("gpucap-%h-%p.gpucap"),
@@ -97,30 +85,10 @@ int RunRecord(const std::vector<std::string>& args) {
       ("no-nvtx", "do not record NVTX ranges")
       ("recorder", po::value<std::string>(), "path of libgpucap_recorder.so (default: found next to gpucap)")
       ("quiet,q", "print nothing but errors");
-  po::positional_options_description positional;
-  po::variables_map vm;
-  int code = 0;
-  if (!ParseArgs(own, "usage: gpucap record [options] -- CMD [ARGS...]", options, positional, &vm,
-                 &code)) {
-    return code;
-  }
-  if (program.empty()) {
-    std::cerr << "gpucap record: no program given (gpucap record [options] -- CMD [ARGS...])\n";
-    return 2;
-  }
-  std::string lib = FindLibrary("libgpucap_recorder.so",
-                                vm.count("recorder") ? vm["recorder"].as<std::string>() : "");
-  if (lib.empty()) {
-    std::cerr << "gpucap record: libgpucap_recorder.so not found next to " << SelfDir()
-              << " (this gpucap was built without CUDA/CUPTI; pass --recorder PATH)\n";
-    return 2;
-  }
-  std::string api = vm["api"].as<std::string>();
-  if (api != "lean" && api != "all" && api != "none") {
-    std::cerr << "gpucap record: --api must be lean, all or none, not '" << api << "'\n";
-    return 2;
-  }
+  return options;
+}
 
+void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib, const std::string& api) {
   auto set = [](const char* name, const std::string& value) { setenv(name, value.c_str(), 1); };
   set("CUDA_INJECTION64_PATH", lib);
   if (!vm.count("no-nvtx")) set("NVTX_INJECTION64_PATH", lib);
@@ -147,7 +115,12 @@ int RunRecord(const std::vector<std::string>& args) {
     const char* old = getenv("LD_PRELOAD");
     set("LD_PRELOAD", old && *old ? shim + ":" + old : shim);
   }
+}
 
+// Runs the program with the signals a user sends gpucap forwarded to it;
+// returns its exit code (128 + signal when it was killed).
+int RunProgram(std::vector<std::string>* args) {
+  std::vector<std::string>& program = *args;
   struct sigaction sa {};
   sa.sa_sigaction = Forward;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -179,6 +152,50 @@ int RunRecord(const std::vector<std::string>& args) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+}  // namespace
+
+int RunRecord(const std::vector<std::string>& args) {
+  // Everything after "--" (or the first positional) is the program.
+  std::vector<std::string> own, program;
+  bool rest = false;
+  for (const std::string& a : args) {
+    if (rest) {
+      program.push_back(a);
+    } else if (a == "--") {
+      rest = true;
+    } else {
+      own.push_back(a);
+    }
+  }
+  po::options_description options = RecordOptions();
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  if (!ParseArgs(own, "usage: gpucap record [options] -- CMD [ARGS...]", options, positional, &vm,
+                 &code)) {
+    return code;
+  }
+  if (program.empty()) {
+    std::cerr << "gpucap record: no program given (gpucap record [options] -- CMD [ARGS...])\n";
+    return 2;
+  }
+  std::string lib = FindLibrary("libgpucap_recorder.so",
+                                vm.count("recorder") ? vm["recorder"].as<std::string>() : "");
+  if (lib.empty()) {
+    std::cerr << "gpucap record: libgpucap_recorder.so not found next to " << SelfDir()
+              << " (this gpucap was built without CUDA/CUPTI; pass --recorder PATH)\n";
+    return 2;
+  }
+  std::string api = vm["api"].as<std::string>();
+  if (api != "lean" && api != "all" && api != "none") {
+    std::cerr << "gpucap record: --api must be lean, all or none, not '" << api << "'\n";
+    return 2;
+  }
+
+  SetRecorderEnvironment(vm, lib, api);
+  return RunProgram(&program);
 }
 
 }  // namespace gpucap::tools
