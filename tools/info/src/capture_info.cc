@@ -297,9 +297,10 @@ std::string InfoText(const CaptureInfo& in) {
   return o.str();
 }
 
-std::string InfoJson(const CaptureInfo& in) {
-  JsonOut j;
-  j.BeginObject();
+namespace {
+
+// InfoJson's process and session.
+void InfoJsonSession(const CaptureInfo& in, JsonOut& j) {
   j.Key("capture").BeginObject()
       .Field("path", in.path)
       .Field("bytes", in.file_bytes)
@@ -329,6 +330,10 @@ std::string InfoJson(const CaptureInfo& in) {
   } else {
     j.Null();
   }
+}
+
+// InfoJson's devices, time, frames, records, threads.
+void InfoJsonActivity(const CaptureInfo& in, JsonOut& j) {
   j.Key("devices").BeginArray();
   for (const format::DeviceInfo& d : in.devices) {
     j.BeginObject()
@@ -373,6 +378,10 @@ std::string InfoJson(const CaptureInfo& in) {
   j.Key("threads").BeginArray();
   for (const auto& [tid, name] : in.threads) j.BeginObject().Field("tid", tid).Field("name", name).EndObject();
   j.EndArray();
+}
+
+// InfoJson's ranges, graphs, window marks.
+void InfoJsonAnnotations(const CaptureInfo& in, JsonOut& j) {
   j.Key("ranges").BeginObject()
       .Field("events", in.range_events)
       .Field("push_pop", in.push_pop_ranges)
@@ -407,6 +416,10 @@ std::string InfoJson(const CaptureInfo& in) {
   j.Key("labels").BeginArray();
   for (const std::string& l : in.mark_labels) j.String(l);
   j.EndArray().EndObject();
+}
+
+// InfoJson's counters, metadata, recorder, damage.
+void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
   j.Key("counters").BeginObject().Field("samples", in.counter_samples);
   j.Key("defs").BeginArray();
   for (const format::CounterDef& d : in.counters) {
@@ -454,6 +467,17 @@ std::string InfoJson(const CaptureInfo& in) {
   j.Key("lines").BeginArray();
   for (const std::string& l : in.damage_lines) j.String(l);
   j.EndArray().EndObject();
+}
+
+}  // namespace
+
+std::string InfoJson(const CaptureInfo& in) {
+  JsonOut j;
+  j.BeginObject();
+  InfoJsonSession(in, j);
+  InfoJsonActivity(in, j);
+  InfoJsonAnnotations(in, j);
+  InfoJsonRest(in, j);
   j.EndObject();
   return j.Take();
 }
