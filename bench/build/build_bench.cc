@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -42,6 +43,13 @@ const char* Flag(int argc, char** argv, const char* name, const char* fallback) 
   return fallback;
 }
 
+// The synthetic capture is written by this program: a failure is a bug here.
+void Must(const Status& st) {
+  if (st.ok()) return;
+  std::fprintf(stderr, "build_bench: %s\n", st.message().c_str());
+  std::exit(1);
+}
+
 int Make(const std::string& path, uint64_t kernels) {
   format::SessionInfo session = testing::DefaultSession();
   auto c = testing::SyntheticCapture::Create(path, session, {testing::H200(0)});
@@ -53,11 +61,11 @@ int Make(const std::string& path, uint64_t kernels) {
   format::ClockSample clock;
   clock.cupti_ns = kT0;
   clock.realtime_ns = static_cast<int64_t>(kT0);
-  s.Message(clock);
+  Must(s.Message(clock));
   const int kNames = 64;
   for (int i = 0; i < kNames; ++i) {
-    s.String(0x10000 + i * 64, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi" +
-                                   std::to_string(i) + "EEEEEviT0_T1_");
+    Must(s.String(0x10000 + i * 64, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi" +
+                                        std::to_string(i) + "EEEEEviT0_T1_"));
   }
   const uint32_t tid = 4243;
   const uint64_t spacing = 2000;          // a launch every 2 us: 5M kernels = 10 s
@@ -67,8 +75,8 @@ int Make(const std::string& path, uint64_t kernels) {
   for (uint64_t i = 0; i < kernels; ++i) {
     uint64_t t = kT0 + 1000 + i * spacing;
     if (i % per_step == 0) {
-      if (i) s.Pop(tid, t - 100);
-      s.Push(tid, t - 50, "ProfilerStep#" + std::to_string(step++));
+      if (i) Must(s.Pop(tid, t - 100));
+      Must(s.Push(tid, t - 50, "ProfilerStep#" + std::to_string(step++)));
     }
     testing::ApiRecord a;
     a.start = t;
@@ -95,7 +103,7 @@ int Make(const std::string& path, uint64_t kernels) {
       }
     }
   }
-  s.Pop(tid, kT0 + 1000 + kernels * spacing + 100'000);
+  Must(s.Pop(tid, kT0 + 1000 + kernels * spacing + 100'000));
   Status st = s.Close();
   if (!st.ok()) {
     std::fprintf(stderr, "%s\n", st.message().c_str());

@@ -6,8 +6,10 @@
 
 namespace gpucap::builder {
 
-Result<std::unique_ptr<CaptureIndex>> CaptureIndex::Open(const std::string& path) {
-  auto capture = format::LoadCapture(path);
+Result<std::unique_ptr<CaptureIndex>> CaptureIndex::Open(const std::string& path, bool verify) {
+  format::LoadOptions options;
+  options.verify_chunks = verify;
+  auto capture = format::LoadCapture(path, options);
   if (!capture.ok()) return capture.status();
   return FromCapture(std::move(capture).value(), path);
 }

@@ -13,13 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "gpucap/builder/json_string.h"
 #include "gpucap/builder/output.h"
 #include "gpucap/status.h"
 
 namespace gpucap::builder {
-
-// Appends `s` as a JSON string, quotes included.
-void AppendJsonString(std::string* out, std::string_view s);
 
 // A short piece of text kept in a fixed block, so that copying it is a
 // fixed-size copy the compiler inlines (the writer's slack takes the

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "gpucap/builder/renderer.h"
+#include "gpucap/builder/trace_keys.h"
 #include "perfetto_fields.h"
 #include "perfetto_interning.h"
 #include "perfetto_tracks.h"
@@ -436,8 +437,8 @@ class PerfettoRenderer : public TraceSink {
   std::vector<Entry> entries_;
   std::vector<uint64_t> string_iids_;
   std::vector<uint32_t> tail_;
-  const uint64_t correlation_iid_ = arg_names_.Id("correlation");
-  const uint64_t external_id_iid_ = arg_names_.Id("External id");
+  const uint64_t correlation_iid_ = arg_names_.Id(trace_keys::kCorrelation);
+  const uint64_t external_id_iid_ = arg_names_.Id(trace_keys::kExternalId);
 };
 
 }  // namespace

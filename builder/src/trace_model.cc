@@ -1,28 +1,30 @@
 #include "gpucap/builder/trace_model.h"
 
+#include "gpucap/builder/trace_keys.h"
+
 namespace gpucap::builder {
 
 std::string_view CategoryName(Category c) {
   switch (c) {
-    case Category::kKernel: return "kernel";
-    case Category::kGpuMemcpy: return "gpu_memcpy";
-    case Category::kGpuMemset: return "gpu_memset";
-    case Category::kCudaRuntime: return "cuda_runtime";
-    case Category::kCudaDriver: return "cuda_driver";
-    case Category::kCudaSync: return "cuda_sync";
-    case Category::kGpuUserAnnotation: return "gpu_user_annotation";
-    case Category::kUserAnnotation: return "user_annotation";
-    case Category::kOverhead: return "overhead";
-    case Category::kCpuInstant: return "cpu_instant_event";
-    case Category::kCudaEvent: return "cuda_event";
+    case Category::kKernel: return trace_keys::kCatKernel;
+    case Category::kGpuMemcpy: return trace_keys::kCatGpuMemcpy;
+    case Category::kGpuMemset: return trace_keys::kCatGpuMemset;
+    case Category::kCudaRuntime: return trace_keys::kCatCudaRuntime;
+    case Category::kCudaDriver: return trace_keys::kCatCudaDriver;
+    case Category::kCudaSync: return trace_keys::kCatCudaSync;
+    case Category::kGpuUserAnnotation: return trace_keys::kCatGpuUserAnnotation;
+    case Category::kUserAnnotation: return trace_keys::kCatUserAnnotation;
+    case Category::kOverhead: return trace_keys::kCatOverhead;
+    case Category::kCpuInstant: return trace_keys::kCatCpuInstant;
+    case Category::kCudaEvent: return trace_keys::kCatCudaEvent;
   }
   return "unknown";
 }
 
 std::string_view FlowKindName(FlowKind k) {
   switch (k) {
-    case FlowKind::kLaunch: return "ac2g";
-    case FlowKind::kGraphDependency: return "graph_dependency";
+    case FlowKind::kLaunch: return trace_keys::kFlowLaunch;
+    case FlowKind::kGraphDependency: return trace_keys::kFlowGraphDependency;
   }
   return "flow";
 }

@@ -11,6 +11,8 @@
 #include <cupti_activity.h>
 #include <cupti_version.h>
 
+#include "cupti_records.h"
+
 #include <cstddef>
 #include <cstdio>
 #include <fstream>
@@ -40,8 +42,8 @@ struct Record {
 
 std::vector<Record> Records() {
   std::vector<Record> r;
-  using K = CUpti_ActivityKernel10;
-  r.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CUpti_ActivityKernel10", sizeof(K), {
+  using K = gpucap::cupti_records::KernelRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, gpucap::cupti_records::kStructName<K>, sizeof(K), {
       GPUCAP_F(K, kRegistersPerThread, registersPerThread),
       GPUCAP_F(K, kStart, start),
       GPUCAP_F(K, kEnd, end),
@@ -74,8 +76,8 @@ std::vector<Record> Records() {
       GPUCAP_F(K, kClusterZ, clusterZ),
       GPUCAP_F(K, kIsDeviceLaunched, isDeviceLaunched),
   }});
-  using M = CUpti_ActivityMemcpy6;
-  r.push_back({CUPTI_ACTIVITY_KIND_MEMCPY, "CUpti_ActivityMemcpy6", sizeof(M), {
+  using M = gpucap::cupti_records::MemcpyRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_MEMCPY, gpucap::cupti_records::kStructName<M>, sizeof(M), {
       GPUCAP_F(M, kCopyKind, copyKind),
       GPUCAP_F(M, kSrcKind, srcKind),
       GPUCAP_F(M, kDstKind, dstKind),
@@ -95,8 +97,8 @@ std::vector<Record> Records() {
       GPUCAP_F(M, kIsDeviceLaunched, isDeviceLaunched),
       GPUCAP_F(M, kCopyCount, copyCount),
   }});
-  using P = CUpti_ActivityMemcpyPtoP4;
-  r.push_back({CUPTI_ACTIVITY_KIND_MEMCPY2, "CUpti_ActivityMemcpyPtoP4", sizeof(P), {
+  using P = gpucap::cupti_records::PeerMemcpyRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_MEMCPY2, gpucap::cupti_records::kStructName<P>, sizeof(P), {
       GPUCAP_F(P, kCopyKind, copyKind),
       GPUCAP_F(P, kSrcKind, srcKind),
       GPUCAP_F(P, kDstKind, dstKind),
@@ -117,8 +119,8 @@ std::vector<Record> Records() {
       GPUCAP_F(P, kChannelId, channelID),
       GPUCAP_F(P, kChannelType, channelType),
   }});
-  using S = CUpti_ActivityMemset4;
-  r.push_back({CUPTI_ACTIVITY_KIND_MEMSET, "CUpti_ActivityMemset4", sizeof(S), {
+  using S = gpucap::cupti_records::MemsetRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_MEMSET, gpucap::cupti_records::kStructName<S>, sizeof(S), {
       GPUCAP_F(S, kValue, value),
       GPUCAP_F(S, kBytes, bytes),
       GPUCAP_F(S, kStart, start),
@@ -154,8 +156,8 @@ std::vector<Record> Records() {
       GPUCAP_F(E, kExternalId, externalId),
       GPUCAP_F(E, kCorrelationId, correlationId),
   }});
-  using O = CUpti_ActivityOverhead3;
-  r.push_back({CUPTI_ACTIVITY_KIND_OVERHEAD, "CUpti_ActivityOverhead3", sizeof(O), {
+  using O = gpucap::cupti_records::OverheadRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_OVERHEAD, gpucap::cupti_records::kStructName<O>, sizeof(O), {
       GPUCAP_F(O, kOverheadKind, overheadKind),
       GPUCAP_F(O, kObjectKind, objectKind),
       GPUCAP_F(O, kObjectProcessId, objectId.pt.processId),
@@ -167,8 +169,8 @@ std::vector<Record> Records() {
       GPUCAP_F(O, kEnd, end),
       GPUCAP_F(O, kCorrelationId, correlationId),
   }});
-  using Y = CUpti_ActivitySynchronization2;
-  r.push_back({CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "CUpti_ActivitySynchronization2", sizeof(Y), {
+  using Y = gpucap::cupti_records::SyncRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, gpucap::cupti_records::kStructName<Y>, sizeof(Y), {
       GPUCAP_F(Y, kSyncType, type),
       GPUCAP_F(Y, kStart, start),
       GPUCAP_F(Y, kEnd, end),
@@ -179,8 +181,8 @@ std::vector<Record> Records() {
       GPUCAP_F(Y, kCudaEventSyncId, cudaEventSyncId),
       GPUCAP_F(Y, kReturnValue, returnValue),
   }});
-  using V = CUpti_ActivityCudaEvent2;
-  r.push_back({CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUpti_ActivityCudaEvent2", sizeof(V), {
+  using V = gpucap::cupti_records::CudaEventRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_CUDA_EVENT, gpucap::cupti_records::kStructName<V>, sizeof(V), {
       GPUCAP_F(V, kCorrelationId, correlationId),
       GPUCAP_F(V, kContextId, contextId),
       GPUCAP_F(V, kStreamId, streamId),
@@ -189,8 +191,8 @@ std::vector<Record> Records() {
       GPUCAP_F(V, kDeviceTimestamp, deviceTimestamp),
       GPUCAP_F(V, kCudaEventSyncId, cudaEventSyncId),
   }});
-  using R = CUpti_ActivityMarker2;
-  r.push_back({CUPTI_ACTIVITY_KIND_MARKER, "CUpti_ActivityMarker2", sizeof(R), {
+  using R = gpucap::cupti_records::MarkerRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_MARKER, gpucap::cupti_records::kStructName<R>, sizeof(R), {
       GPUCAP_F(R, kFlags, flags),
       GPUCAP_F(R, kTimestamp, timestamp),
       GPUCAP_F(R, kMarkerId, id),

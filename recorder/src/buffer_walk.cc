@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "cupti_records.h"
+
 namespace gpucap::recorder {
 namespace {
 
@@ -48,23 +50,23 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        auto* k = reinterpret_cast<const cupti_records::KernelRecord*>(record);
         span.Add(k->start, k->end);
         interner->Note(k->name, &out.strings);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        auto* m = reinterpret_cast<const cupti_records::MemcpyRecord*>(record);
         span.Add(m->start, m->end);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+        auto* m = reinterpret_cast<const cupti_records::PeerMemcpyRecord*>(record);
         span.Add(m->start, m->end);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
-        auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        auto* m = reinterpret_cast<const cupti_records::MemsetRecord*>(record);
         span.Add(m->start, m->end);
         break;
       }
@@ -81,22 +83,22 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
         break;
       }
       case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
+        auto* o = reinterpret_cast<const cupti_records::OverheadRecord*>(record);
         span.Add(o->start, o->end);
         break;
       }
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+        auto* s = reinterpret_cast<const cupti_records::SyncRecord*>(record);
         span.Add(s->start, s->end);
         break;
       }
       case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
-        auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
+        auto* e = reinterpret_cast<const cupti_records::CudaEventRecord*>(record);
         span.Add(e->deviceTimestamp, e->deviceTimestamp);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MARKER: {
-        auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+        auto* m = reinterpret_cast<const cupti_records::MarkerRecord*>(record);
         span.Add(m->timestamp, m->timestamp);
         interner->Note(m->name, &out.strings);
         interner->Note(m->domain, &out.strings);

@@ -21,6 +21,7 @@
 #include "process_recorder.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/frame.h"
+#include "cupti_records.h"
 
 #ifndef GPUCAP_VERSION
 #define GPUCAP_VERSION "0.0.0"
@@ -183,17 +184,17 @@ bool Recorder::Open() {
   s.enabled_kinds = config_.kinds;
   using K = format::ActivityKind;
   s.record_sizes = {
-      {static_cast<uint32_t>(K::kConcurrentKernel), sizeof(CUpti_ActivityKernel10)},
-      {static_cast<uint32_t>(K::kMemcpy), sizeof(CUpti_ActivityMemcpy6)},
-      {static_cast<uint32_t>(K::kMemcpy2), sizeof(CUpti_ActivityMemcpyPtoP4)},
-      {static_cast<uint32_t>(K::kMemset), sizeof(CUpti_ActivityMemset4)},
+      {static_cast<uint32_t>(K::kConcurrentKernel), sizeof(cupti_records::KernelRecord)},
+      {static_cast<uint32_t>(K::kMemcpy), sizeof(cupti_records::MemcpyRecord)},
+      {static_cast<uint32_t>(K::kMemcpy2), sizeof(cupti_records::PeerMemcpyRecord)},
+      {static_cast<uint32_t>(K::kMemset), sizeof(cupti_records::MemsetRecord)},
       {static_cast<uint32_t>(K::kRuntime), sizeof(CUpti_ActivityAPI)},
       {static_cast<uint32_t>(K::kDriver), sizeof(CUpti_ActivityAPI)},
       {static_cast<uint32_t>(K::kExternalCorrelation), sizeof(CUpti_ActivityExternalCorrelation)},
-      {static_cast<uint32_t>(K::kOverhead), sizeof(CUpti_ActivityOverhead3)},
-      {static_cast<uint32_t>(K::kSynchronization), sizeof(CUpti_ActivitySynchronization2)},
-      {static_cast<uint32_t>(K::kCudaEvent), sizeof(CUpti_ActivityCudaEvent2)},
-      {static_cast<uint32_t>(K::kMarker), sizeof(CUpti_ActivityMarker2)},
+      {static_cast<uint32_t>(K::kOverhead), sizeof(cupti_records::OverheadRecord)},
+      {static_cast<uint32_t>(K::kSynchronization), sizeof(cupti_records::SyncRecord)},
+      {static_cast<uint32_t>(K::kCudaEvent), sizeof(cupti_records::CudaEventRecord)},
+      {static_cast<uint32_t>(K::kMarker), sizeof(cupti_records::MarkerRecord)},
   };
   s.rank = EnvInt("RANK", -1);
   s.local_rank = EnvInt("LOCAL_RANK", -1);

@@ -1,7 +1,7 @@
 // gpucap diff: the verdict's rules, and the exit status a CI gate reads.
 #include <gtest/gtest.h>
 
-#include "kernel_diff.h"
+#include "gpucap/tools/stats/kernel_diff.h"
 #include "tool_test_util.h"
 
 namespace gpucap::tools {

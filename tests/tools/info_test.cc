@@ -5,7 +5,7 @@
 #include <set>
 
 #include "../support/temp_dir.h"
-#include "capture_info.h"
+#include "gpucap/tools/info/capture_info.h"
 #include "cli.h"
 #include "tool_test_util.h"
 

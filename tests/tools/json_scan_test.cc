@@ -2,8 +2,8 @@
 // writer behind every --json output.
 #include <gtest/gtest.h>
 
-#include "json_out.h"
-#include "json_scan.h"
+#include "gpucap/tools/json/json_out.h"
+#include "gpucap/tools/json/json_scan.h"
 #include "tool_test_util.h"
 
 namespace gpucap::tools {

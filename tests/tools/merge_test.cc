@@ -7,7 +7,7 @@
 #include "../support/temp_dir.h"
 #include "cli.h"
 #include "tool_test_util.h"
-#include "trace_merge.h"
+#include "gpucap/tools/merge/trace_merge.h"
 
 namespace gpucap::tools {
 namespace {

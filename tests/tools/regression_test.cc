@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "../support/temp_dir.h"
-#include "fixture.h"
+#include "gpucap/tools/trim/fixture.h"
 #include "tool_test_util.h"
 
 namespace gpucap::tools {

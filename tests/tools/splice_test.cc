@@ -7,8 +7,8 @@
 
 #include "../support/temp_dir.h"
 #include "cli.h"
-#include "json_scan.h"
-#include "kineto_splice.h"
+#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/splice/kineto_splice.h"
 #include "scene.h"
 #include "tool_test_util.h"
 

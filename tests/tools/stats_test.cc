@@ -7,7 +7,7 @@
 #include "../support/temp_dir.h"
 #include "cli.h"
 #include "scene.h"
-#include "stats_table.h"
+#include "gpucap/tools/stats/stats_table.h"
 #include "tool_test_util.h"
 
 namespace gpucap::tools {

@@ -7,7 +7,7 @@
 
 #include "../support/temp_dir.h"
 #include "cli.h"
-#include "fixture.h"
+#include "gpucap/tools/trim/fixture.h"
 #include "tool_test_util.h"
 
 namespace gpucap::tools {

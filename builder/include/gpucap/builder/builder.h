@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -40,6 +41,10 @@
 #include "gpucap/status.h"
 
 namespace gpucap::builder {
+
+// A long run's progress, for a line on a terminal: what is being done, and
+// how many of how many steps are done. May be empty.
+using ProgressFn = std::function<void(std::string_view step, size_t done, size_t total)>;
 
 struct BuildOptions {
   std::string window = "all";

@@ -26,7 +26,8 @@ namespace gpucap::builder {
 
 class CaptureIndex {
  public:
-  static Result<std::unique_ptr<CaptureIndex>> Open(const std::string& path);
+  // With `verify`, every chunk's checksum is checked as it is loaded (info).
+  static Result<std::unique_ptr<CaptureIndex>> Open(const std::string& path, bool verify = false);
   static std::unique_ptr<CaptureIndex> FromCapture(format::Capture capture, std::string path);
 
   const format::Capture& capture() const { return capture_; }

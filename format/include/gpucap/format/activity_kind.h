@@ -35,6 +35,14 @@ enum class ActivityKind : uint32_t {
   kJit = 52,
 };
 
+// CUpti_ActivityEnvironmentKind: which reading an ENVIRONMENT record holds.
+enum class EnvironmentKind : uint32_t {
+  kSpeed = 1,        // SM and memory clocks
+  kTemperature = 2,
+  kPower = 3,
+  kCooling = 4,      // fan speed
+};
+
 // "CONCURRENT_KERNEL", ..., or "kind N" for numbers this build does not name.
 std::string ActivityKindName(uint32_t kind);
 

@@ -1,0 +1,57 @@
+// The trace's contract with its readers, named once: the argument keys and
+// categories Kineto writes (torch.profiler, HTA and Perfetto UI match them by
+// text), and the layout of flow ids. The join writes them; merge and splice
+// read them back from the join's output, so a change here changes all three.
+#ifndef GPUCAP_BUILDER_TRACE_KEYS_H_
+#define GPUCAP_BUILDER_TRACE_KEYS_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace gpucap::builder::trace_keys {
+
+// Argument keys that tie events together.
+inline constexpr std::string_view kExternalId = "External id";  // a GPU op or launch -> its CPU op
+inline constexpr std::string_view kCorrelation = "correlation";  // a GPU op -> its launch (CUPTI's id)
+
+// Categories ("cat") of the GPU side, as Kineto names them.
+inline constexpr std::string_view kCatKernel = "kernel";
+inline constexpr std::string_view kCatGpuMemcpy = "gpu_memcpy";
+inline constexpr std::string_view kCatGpuMemset = "gpu_memset";
+inline constexpr std::string_view kCatCudaRuntime = "cuda_runtime";
+inline constexpr std::string_view kCatCudaDriver = "cuda_driver";
+inline constexpr std::string_view kCatCudaSync = "cuda_sync";
+inline constexpr std::string_view kCatGpuUserAnnotation = "gpu_user_annotation";
+inline constexpr std::string_view kCatOverhead = "overhead";
+inline constexpr std::string_view kCatCpuInstant = "cpu_instant_event";
+inline constexpr std::string_view kCatCudaEvent = "cuda_event";
+// Categories of the CPU side: ranges the join draws from NVTX, and the
+// profiler's own operators a splice ties launches to.
+inline constexpr std::string_view kCatUserAnnotation = "user_annotation";
+inline constexpr std::string_view kCatCpuOp = "cpu_op";
+// Flow categories.
+inline constexpr std::string_view kFlowLaunch = "ac2g";
+inline constexpr std::string_view kFlowGraphDependency = "graph_dependency";
+
+// Flow ids. Ids are unique per flow kind within one capture's trace, and
+// stay below 2^53 (the integers a JSON reader holds exactly). The bits above
+// kFlowIdBits say the kind; the bits below, the id within it, so a merge can
+// spread several captures' ids over the low bits without mixing kinds.
+inline constexpr int kFlowIdBits = 52;
+// Launch -> op: the launch's correlation id, plus the op's place among the
+// launch's ops (a graph launch starts one flow per op) from bit 32 on.
+inline constexpr uint64_t kLaunchFlowBase = 0;
+inline constexpr int kLaunchFlowOrdinalShift = 32;
+// Op -> op inside a graph replay: numbered from this base.
+inline constexpr uint64_t kDependencyFlowBase = uint64_t{1} << kFlowIdBits;
+
+constexpr uint64_t LaunchFlowId(uint32_t correlation, uint64_t ordinal) {
+  return kLaunchFlowBase + correlation + (ordinal << kLaunchFlowOrdinalShift);
+}
+// The kind's base of a flow id, and the id within the kind.
+constexpr uint64_t FlowIdBase(uint64_t id) { return id >> kFlowIdBits << kFlowIdBits; }
+constexpr uint64_t FlowIdLowMax() { return (uint64_t{1} << kFlowIdBits) - 1; }
+
+}  // namespace gpucap::builder::trace_keys
+
+#endif  // GPUCAP_BUILDER_TRACE_KEYS_H_

@@ -1,0 +1,146 @@
+// Annotation stacks: the ranges open when an op was launched (or, for a
+// graph replay, when its node was captured), as spans on the GPU tracks and
+// as the op's "annotation" argument.
+#include "window_join.h"
+
+namespace gpucap::builder::join_internal {
+
+std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
+  const RangeIndex& ranges = idx_.ranges();
+  std::span<const uint32_t> stack;
+  if (op.capture_stack == 0) {
+    stack = ranges.Stack(op.launch_stack);
+  } else if (op.launch_stack == 0) {
+    stack = ranges.Stack(op.capture_stack);
+  } else {
+    // Launch-time ranges outside, capture-time ranges inside; a range open at
+    // both times (a whole-run range) appears once.
+    scratch->assign(ranges.Stack(op.launch_stack).begin(), ranges.Stack(op.launch_stack).end());
+    for (uint32_t r : ranges.Stack(op.capture_stack)) {
+      if (std::find(scratch->begin(), scratch->end(), r) == scratch->end()) scratch->push_back(r);
+    }
+    stack = *scratch;
+  }
+  // In an nvtx window every op belongs to the window's range, also one
+  // launched by a thread that range was not pushed on (PyTorch launches the
+  // backward pass from its autograd thread): the range roots its stack.
+  if (w_.range != Window::kNoRange && std::find(stack.begin(), stack.end(), w_.range) == stack.end()) {
+    // In the scratch, without allocating once it has grown: every op of a
+    // thread the range was not pushed on comes here.
+    if (stack.data() != scratch->data()) scratch->assign(stack.begin(), stack.end());
+    scratch->insert(scratch->begin(), w_.range);
+    stack = *scratch;
+  }
+  return stack;
+}
+
+void WindowJoin::CollectAnnotationSpans() {
+  struct Key {
+    uint32_t range, device, stream, replay;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = (uint64_t{k.range} << 32 | k.stream) * 0x9e3779b97f4a7c15ull;
+      return static_cast<size_t>(h ^ (uint64_t{k.device} << 40 | k.replay) * 0xc2b2ae3d27d4eb4full);
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> spans;
+  // Consecutive ops mostly share stacks and stream; reuse the last lookup.
+  struct Last {
+    uint32_t launch = kNone, capture = kNone, device = kNone, stream = kNone, replay = kNone;
+    std::vector<uint32_t> spans;
+  } last;
+  const RangeIndex& ranges = idx_.ranges();
+  for (const Op& op : ops_) {
+    if (op.kind == OpKind::kSync || (op.launch_stack == 0 && op.capture_stack == 0)) continue;
+    uint32_t replay = op.capture_stack != 0 ? op.correlation : 0;
+    if (last.launch != op.launch_stack || last.capture != op.capture_stack || last.device != op.device ||
+        last.stream != op.stream || last.replay != replay) {
+      last = Last{op.launch_stack, op.capture_stack, op.device, op.stream, replay, {}};
+      uint8_t depth = 0;
+      auto add = [&](uint32_t range, uint32_t key_replay) {
+        auto [it, inserted] = spans.try_emplace(Key{range, op.device, op.stream, key_replay},
+                                                static_cast<uint32_t>(spans_.size()));
+        if (inserted) {
+          spans_.push_back({range, op.device, op.stream, key_replay, op.start, op.end, depth});
+        }
+        last.spans.push_back(it->second);
+        depth++;
+      };
+      for (uint32_t r : ranges.Stack(op.launch_stack)) add(r, 0);
+      auto launch = ranges.Stack(op.launch_stack);
+      for (uint32_t r : ranges.Stack(op.capture_stack)) {
+        if (std::find(launch.begin(), launch.end(), r) == launch.end()) add(r, replay);
+      }
+    }
+    for (uint32_t s : last.spans) {
+      spans_[s].start = std::min(spans_[s].start, op.start);
+      spans_[s].end = std::max(spans_[s].end, op.end);
+    }
+  }
+}
+
+uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
+  if (stack.empty()) return 0;
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  if (range_name_ids_.empty()) range_name_ids_.assign(ranges.size(), 0);
+  uint64_t h = 0x13198a2e03707344ull;
+  for (uint32_t r : stack) {
+    uint32_t& id = range_name_ids_[r];
+    if (id == 0) id = names_.Intern(ranges[r].name).first;
+    h = (h ^ id) * 0x9e3779b97f4a7c15ull + (h >> 31);
+  }
+  auto same = [&](uint32_t n) {
+    std::span<const uint32_t> kept(name_stack_pool_.data() + name_stack_begin_[n],
+                                   name_stack_begin_[n + 1] - name_stack_begin_[n]);
+    if (kept.size() != stack.size()) return false;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i] != range_name_ids_[stack[i]]) return false;
+    }
+    return true;
+  };
+  uint32_t found = name_stack_by_hash_.Find(h);
+  if (found != FlatMap::kMissing) return same(found) ? found : kNone;
+  uint32_t id = static_cast<uint32_t>(name_stack_begin_.size() - 1);
+  for (uint32_t r : stack) name_stack_pool_.push_back(range_name_ids_[r]);
+  name_stack_begin_.push_back(static_cast<uint32_t>(name_stack_pool_.size()));
+  name_stack_by_hash_.Insert(h, id);
+  return id;
+}
+
+void WindowJoin::AnnotationArgs(const Op& op) {
+  const SharedRun& run = RunFor(op);
+  if (run.id != 0 && run.n != 0) {
+    args_.shared_id = run.id;
+    args_.shared_first = static_cast<uint8_t>(args_.n);
+    args_.shared_count = run.n;
+  }
+  for (uint8_t i = 0; i < run.n; ++i) args_.push_back(run.args[i]);
+  if (op.graph_node != 0) {
+    args_.push_back(Arg::Uint("graph node", op.graph_node));
+    if (op.origin != nullptr) {
+      args_.push_back(Arg::Uint("graph", op.origin->graph_id));
+      args_.push_back(Arg::Uint("capture node", op.origin->id));
+    }
+  }
+  const GraphIndex::Dependencies* deps = Dependencies(op);
+  if (deps != nullptr && !deps->host_functions.empty()) {
+    args_.push_back(Arg::Strings("after host functions", deps->host_functions));
+  }
+  // The application's own descriptions of this op (a collective's size, a
+  // layer's shape), keyed the ways the recorder lets it key them.
+  auto blobs = [&](format::MetadataKey kind, uint64_t key) {
+    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
+  };
+  blobs(format::MetadataKey::kCorrelationId, op.correlation);
+  std::span<const uint32_t> launch_ranges = idx_.ranges().Stack(op.launch_stack);
+  if (!launch_ranges.empty()) blobs(format::MetadataKey::kRange, launch_ranges.back());
+  if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
+  if (op.graph_node != 0) {
+    blobs(format::MetadataKey::kGraphNode, op.graph_node);
+    if (op.origin != nullptr && op.origin->id != op.graph_node) blobs(format::MetadataKey::kGraphNode, op.origin->id);
+  }
+}
+
+}  // namespace gpucap::builder::join_internal

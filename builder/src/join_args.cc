@@ -1,0 +1,274 @@
+// A slice's name, category and arguments, from the ref that stands for it.
+#include "window_join.h"
+
+namespace gpucap::builder::join_internal {
+
+std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
+  const KernelTable& k = Part(parts_, op.part).kernels;
+  uint32_t s = k.name[op.row];
+  if (s != kNoString) {
+    if (kernel_name_ids_.empty()) kernel_name_ids_.assign(idx_.capture().strings.size(), 0);
+    if (kernel_name_ids_[s] == 0) kernel_name_ids_[s] = names_.Intern(idx_.KernelName(s)).first;
+    return {kernel_name_ids_[s], idx_.KernelName(s)};
+  }
+  // The pointer was never defined: the node the kernel was captured as may
+  // still know its function.
+  if (op.origin != nullptr && !op.origin->function_name.empty()) {
+    return names_.Intern(Demangle(op.origin->function_name));
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "kernel at 0x%llx (name unknown)",
+                static_cast<unsigned long long>(k.name_pointer[op.row]));
+  return names_.Intern(buf);
+}
+
+void WindowJoin::OpArgs(const Op& op) {
+  args_.clear();
+  uint64_t external = ExternalId(op.correlation);
+  if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
+  const ActivityTables& p = Part(parts_, op.part);
+  auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
+    uint64_t dur = end > start ? end - start : 0;
+    if (dur == 0) return Arg::String("memory bandwidth (GB/s)", "N/A");
+    return Arg::Double("memory bandwidth (GB/s)", static_cast<double>(bytes) / static_cast<double>(dur));
+  };
+  switch (op.kind) {
+    case OpKind::kKernel: {
+      const KernelTable& k = p.kernels;
+      uint32_t r = op.row;
+      args_.push_back(Arg::Uint("queued", k.queued[r] / 1000));
+      args_.push_back(Arg::Uint("device", k.device[r]));
+      args_.push_back(Arg::Uint("context", k.context[r]));
+      args_.push_back(Arg::Uint("stream", k.stream[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, k.correlation[r]));
+      // Registers to occupancy come with the annotation stack (RunFor).
+      break;
+    }
+    case OpKind::kMemcpy: {
+      const MemcpyTable& m = p.memcpys;
+      uint32_t r = op.row;
+      if (m.peer[r]) {
+        args_.push_back(Arg::Uint("fromDevice", m.src_device[r]));
+        args_.push_back(Arg::Uint("inDevice", m.device[r]));
+        args_.push_back(Arg::Uint("toDevice", m.dst_device[r]));
+        args_.push_back(Arg::Uint("fromContext", m.src_context[r]));
+        args_.push_back(Arg::Uint("inContext", m.context[r]));
+        args_.push_back(Arg::Uint("toContext", m.dst_context[r]));
+      } else {
+        args_.push_back(Arg::Uint("device", m.device[r]));
+        args_.push_back(Arg::Uint("context", m.context[r]));
+      }
+      args_.push_back(Arg::Uint("stream", m.stream[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
+      args_.push_back(Arg::Uint("bytes", m.bytes[r]));
+      args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
+      break;
+    }
+    case OpKind::kMemset: {
+      const MemsetTable& m = p.memsets;
+      uint32_t r = op.row;
+      args_.push_back(Arg::Uint("device", m.device[r]));
+      args_.push_back(Arg::Uint("context", m.context[r]));
+      args_.push_back(Arg::Uint("stream", m.stream[r]));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
+      args_.push_back(Arg::Uint("bytes", m.bytes[r]));
+      args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
+      break;
+    }
+    case OpKind::kSync: {
+      const SyncTable& s = p.syncs;
+      uint32_t r = op.row;
+      args_.push_back(Arg::String("cuda_sync_kind", SyncTypeName(s.type[r])));
+      if (s.type[r] == 1 || s.type[r] == 2) {  // event sync, stream wait event
+        int64_t wait_stream = -1, wait_correlation = -1;
+        uint32_t e = s.event_sync_id[r] != 0 ? event_by_sync_id_.Find(s.event_sync_id[r]) : FlatMap::kMissing;
+        if (e != FlatMap::kMissing) {
+          const CudaEventTable& ev = Part(parts_, events_[e].first).cuda_events;
+          wait_stream = ev.stream[events_[e].second];
+          wait_correlation = ev.correlation[events_[e].second];
+        }
+        args_.push_back(Arg::Int("wait_on_stream", wait_stream));
+        args_.push_back(Arg::Uint("wait_on_cuda_event_id", s.cuda_event_id[r]));
+        args_.push_back(Arg::Int("wait_on_cuda_event_record_corr_id", wait_correlation));
+      }
+      args_.push_back(Arg::Int("stream", static_cast<int32_t>(s.stream[r])));
+      args_.push_back(Arg::Uint(trace_keys::kCorrelation, s.correlation[r]));
+      args_.push_back(Arg::Uint("device", op.device));
+      args_.push_back(Arg::Uint("context", s.context[r]));
+      return;
+    }
+  }
+  AnnotationArgs(op);
+}
+
+void WindowJoin::ApiArgs(const ApiRef& a) {
+  args_.clear();
+  const ApiTable& t = Part(parts_, a.part).apis;
+  uint64_t external = ExternalId(t.correlation[a.row]);
+  if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
+  args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
+  args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
+}
+
+void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
+  const Op& op = ops_[r.index];
+  std::pair<uint32_t, std::string_view> name;
+  const ActivityTables& p = Part(parts_, op.part);
+  switch (op.kind) {
+    case OpKind::kKernel:
+      name = KernelName(op);
+      s.category = Category::kKernel;
+      break;
+    case OpKind::kMemcpy: {
+      auto k = std::tuple<uint32_t, uint32_t, uint32_t>(p.memcpys.copy_kind[op.row], p.memcpys.src_kind[op.row],
+                                                        p.memcpys.dst_kind[op.row]);
+      auto it = memcpy_names_.find(k);
+      if (it == memcpy_names_.end()) {
+        it = memcpy_names_.emplace(k, names_.Intern(MemcpyName(std::get<0>(k), std::get<1>(k), std::get<2>(k)))).first;
+      }
+      name = it->second;
+      s.category = Category::kGpuMemcpy;
+      break;
+    }
+    case OpKind::kMemset:
+      name = names_.Intern(MemsetName(p.memsets.memory_kind[op.row]));
+      s.category = Category::kGpuMemset;
+      break;
+    case OpKind::kSync:
+      name = names_.Intern(SyncTypeName(p.syncs.type[op.row]));
+      s.category = Category::kCudaSync;
+      break;
+  }
+  s.name_id = name.first;
+  s.name = name.second;
+  OpArgs(op);
+  s.flows_in = op_flows_in_.Of(r.index);
+  s.flows_out = op_flows_out_.Of(r.index);
+}
+
+void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
+  const ApiRef& a = apis_[r.index];
+  const ApiTable& t = Part(parts_, a.part).apis;
+  bool driver = t.domain[a.row] == ApiDomain::kDriver;
+  std::string_view api_name = driver ? format::DriverApiName(t.cbid[a.row])
+                                     : format::RuntimeApiName(t.cbid[a.row]);
+  if (api_name.empty()) {
+    scratch_string_ = std::string(driver ? "driver" : "runtime") + " API cbid " + std::to_string(t.cbid[a.row]);
+    api_name = scratch_string_;
+  }
+  // Interning hashes the name; API names are few, so remember their ids.
+  std::pair<uint32_t, std::string_view>& cached = api_names_[{driver, t.cbid[a.row]}];
+  if (cached.first == 0) cached = names_.Intern(api_name);
+  s.name_id = cached.first;
+  s.name = cached.second;
+  s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
+  ApiArgs(a);
+  s.flows_out = api_flows_out_.Of(r.index);
+}
+
+void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const auto& events = idx_.capture().ranges;
+  const Range& range = ranges[r.index];
+  auto name = names_.Intern(range.name);
+  s.name_id = name.first;
+  s.name = name.second;
+  s.category = Category::kUserAnnotation;
+  args_.clear();
+  const format::RangeEvent& e = events[range.event];
+  if (range.domain != 0) {
+    std::string_view domain = idx_.ranges().DomainName(range.domain);
+    if (!domain.empty()) args_.push_back(Arg::String("domain", domain));
+  }
+  if (e.category != 0) args_.push_back(Arg::Uint("category", e.category));
+  for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
+    args_.push_back(Arg::String(b->name, b->data).Foreign());
+  }
+  if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint("payload", *v));
+  if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));
+  if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double("payload", *v));
+  if (!range.closed) args_.push_back(Arg::String("end", "not recorded: the capture ended first"));
+}
+
+void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
+  const MarkerRange& mk = markers_[r.index];
+  const auto& strings = idx_.capture().strings;
+  std::string_view text = mk.name < strings.size() ? std::string_view(strings[mk.name].def.text) : "NVTX marker";
+  auto name = names_.Intern(text);
+  s.name_id = name.first;
+  s.name = name.second;
+  s.category = mk.instant ? Category::kCpuInstant : Category::kUserAnnotation;
+  args_.clear();
+  if (mk.domain < strings.size()) args_.push_back(Arg::String("domain", strings[mk.domain].def.text));
+  if (!mk.closed) args_.push_back(Arg::String("end", "not in the decoded chunks"));
+}
+
+void WindowJoin::Describe(const SliceRef& r, Slice* out) {
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const auto& events = idx_.capture().ranges;
+  Slice& s = *out;
+  {
+    s.track = r.track;
+    s.ts_ns = r.ts;
+    s.dur_ns = r.dur;
+    switch (r.kind) {
+      case RefKind::kOp:
+        DescribeOp(r, s);
+        break;
+      case RefKind::kApi:
+        DescribeApi(r, s);
+        break;
+      case RefKind::kAnnotationSpan: {
+        auto name = names_.Intern(ranges[spans_[r.index].range].name);
+        s.name_id = name.first;
+        s.name = name.second;
+        s.category = Category::kGpuUserAnnotation;
+        args_.clear();
+        break;
+      }
+      case RefKind::kRange:
+        DescribeRange(r, s);
+        break;
+      case RefKind::kMark: {
+        auto name = names_.Intern(events[r.index].name);
+        s.name_id = name.first;
+        s.name = name.second;
+        s.category = Category::kCpuInstant;
+        args_.clear();
+        break;
+      }
+      case RefKind::kMarker:
+        DescribeMarker(r, s);
+        break;
+      case RefKind::kOverhead: {
+        auto [part, row] = row_refs_[r.index];
+        const OverheadTable& o = parts_[part]->overheads;
+        auto name = names_.Intern(OverheadKindName(o.overhead_kind[row]));
+        s.name_id = name.first;
+        s.name = name.second;
+        s.category = Category::kOverhead;
+        args_.clear();
+        break;
+      }
+      case RefKind::kCudaEvent: {
+        auto [part, row] = row_refs_[r.index];
+        const CudaEventTable& ev = parts_[part]->cuda_events;
+        auto name = names_.Intern("Event Record");
+        s.name_id = name.first;
+        s.name = name.second;
+        s.category = Category::kCudaEvent;
+        args_.clear();
+        args_.push_back(Arg::Uint("cuda_event_id", ev.event_id[row]));
+        args_.push_back(Arg::Uint("stream", ev.stream[row]));
+        args_.push_back(Arg::Uint(trace_keys::kCorrelation, ev.correlation[row]));
+        break;
+      }
+    }
+    s.args = args_.span();
+    s.shared_id = args_.shared_id;
+    s.shared_first = args_.shared_first;
+    s.shared_count = args_.shared_count;
+  }
+}
+
+}  // namespace gpucap::builder::join_internal

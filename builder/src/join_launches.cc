@@ -1,0 +1,199 @@
+// Launch <-> op matching: which launch record each GPU op of the window has,
+// its external id and CUDA events, and the flows between them.
+#include "window_join.h"
+
+namespace gpucap::builder::join_internal {
+
+void WindowJoin::IndexLaunches() {
+  size_t n = 0;
+  uint32_t low = UINT32_MAX, high = 0;
+  for (const ActivityTables* p : parts_) {
+    n += p->apis.size();
+    for (uint32_t c : p->apis.correlation) {
+      low = std::min(low, c);
+      high = std::max(high, c);
+    }
+  }
+  apis_.reserve(n);
+  api_by_correlation_.Reset(low, high, n);
+  for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
+    const ApiTable& t = parts_[pi]->apis;
+    for (uint32_t r = 0; r < t.size(); ++r) {
+      uint32_t index = static_cast<uint32_t>(apis_.size());
+      apis_.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0, t.start[r] != 0});
+      // A runtime call and a driver call never share an id; if a damaged
+      // capture repeats one, the first record stands.
+      api_by_correlation_.Insert(t.correlation[r], index);
+    }
+    const ExternalCorrelationTable& e = parts_[pi]->externals;
+    for (uint32_t r = 0; r < e.size(); ++r) {
+      // Prefer CUSTOM0, the kind frameworks push their op ids under.
+      uint32_t existing = external_by_correlation_.Find(e.correlation[r]);
+      if (existing != FlatMap::kMissing && e.external_kind[r] != kExternalCustom0) continue;
+      external_ids_.push_back(e.external_id[r]);
+      external_by_correlation_.Insert(e.correlation[r], static_cast<uint32_t>(external_ids_.size() - 1),
+                                      true);
+    }
+    const CudaEventTable& ev = parts_[pi]->cuda_events;
+    for (uint32_t r = 0; r < ev.size(); ++r) {
+      if (ev.event_sync_id[r] == 0) continue;
+      events_.push_back({pi, r});
+      event_by_sync_id_.Insert(ev.event_sync_id[r], static_cast<uint32_t>(events_.size() - 1), true);
+    }
+    const KernelTable& k = parts_[pi]->kernels;
+    for (uint32_t r = 0; r < k.size(); ++r) context_device_.try_emplace(k.context[r], k.device[r]);
+    const MemcpyTable& m = parts_[pi]->memcpys;
+    for (uint32_t r = 0; r < m.size(); ++r) context_device_.try_emplace(m.context[r], m.device[r]);
+  }
+}
+
+uint32_t WindowJoin::DeviceOfContext(uint32_t context) const {
+  auto it = context_device_.find(context);
+  return it == context_device_.end() ? 0 : it->second;
+}
+
+uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
+  uint32_t i = external_by_correlation_.Find(correlation);
+  return i == FlatMap::kMissing ? 0 : external_ids_[i];
+}
+
+void WindowJoin::CollectOps() {
+  auto take = [&](OpKind kind, uint16_t part, uint32_t row, uint64_t start, uint64_t end,
+                  uint32_t correlation, uint32_t device, uint32_t stream, uint64_t graph_node) {
+    // In a window of the program's work an op belongs by its launch (by its
+    // start when there is no launch record); in a time window, by its start.
+    uint32_t api = api_by_correlation_.Find(correlation);
+    bool by_launch = w_.ops_by_launch && kind != OpKind::kSync && api != FlatMap::kMissing &&
+                     apis_[api].start_known;
+    bool mine = by_launch ? apis_[api].in_window : w_.Contains(start);
+    if (start == 0) {
+      // CUPTI had no timestamp for it. Nothing places it in time, so it is
+      // counted once, in the window that holds its launch.
+      if (api != FlatMap::kMissing && apis_[api].in_window) stats_.ops_without_timestamps++;
+      return;
+    }
+    if (!mine) return;
+    if (end < start) stats_.ops_without_end++;
+    Op op;
+    op.start = start;
+    op.end = std::max(end, start);
+    op.graph_node = graph_node;
+    op.row = row;
+    op.correlation = correlation;
+    op.device = device;
+    op.stream = stream;
+    op.part = part;
+    op.kind = kind;
+    ops_.push_back(op);
+  };
+  for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
+    const ActivityTables& p = *parts_[pi];
+    for (uint32_t r = 0; r < p.kernels.size(); ++r) {
+      take(OpKind::kKernel, pi, r, p.kernels.start[r], p.kernels.end[r], p.kernels.correlation[r],
+           p.kernels.device[r], p.kernels.stream[r], p.kernels.graph_node_id[r]);
+    }
+    for (uint32_t r = 0; r < p.memcpys.size(); ++r) {
+      take(OpKind::kMemcpy, pi, r, p.memcpys.start[r], p.memcpys.end[r], p.memcpys.correlation[r],
+           p.memcpys.device[r], p.memcpys.stream[r], p.memcpys.graph_node_id[r]);
+    }
+    for (uint32_t r = 0; r < p.memsets.size(); ++r) {
+      take(OpKind::kMemset, pi, r, p.memsets.start[r], p.memsets.end[r], p.memsets.correlation[r],
+           p.memsets.device[r], p.memsets.stream[r], p.memsets.graph_node_id[r]);
+    }
+    for (uint32_t r = 0; r < p.syncs.size(); ++r) {
+      take(OpKind::kSync, pi, r, p.syncs.start[r], p.syncs.end[r], p.syncs.correlation[r],
+           DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r], 0);
+    }
+  }
+  stats_.gpu_ops = ops_.size();
+}
+
+void WindowJoin::JoinOps() {
+  const RangeIndex& ranges = idx_.ranges();
+  for (Op& op : ops_) {
+    op.api = api_by_correlation_.Find(op.correlation);
+    if (op.api == FlatMap::kMissing) {
+      op.api = kNone;
+      if (op.kind != OpKind::kSync) stats_.ops_without_launch++;
+    } else {
+      const ApiRef& a = apis_[op.api];
+      const ApiTable& t = Part(parts_, a.part).apis;
+      op.launch_stack = ranges.StackIdAt(t.tid[a.row], t.start[a.row]);
+      if (!a.in_window) stats_.launches_in_other_windows++;
+    }
+    if (op.graph_node != 0) {
+      stats_.graph_ops++;
+      op.origin = idx_.graphs().Origin(op.graph_node);
+      if (op.origin == nullptr) {
+        stats_.graph_ops_without_node++;
+      } else {
+        op.capture_stack = ranges.StackIdAt(op.origin->os_tid, op.origin->created_ns);
+      }
+    }
+    if (op.launch_stack != 0 || op.capture_stack != 0) stats_.annotated_ops++;
+  }
+}
+
+void WindowJoin::LinkFlows() {
+  // Launch -> op: only when both are drawn in this window. Ops grouped by
+  // launch (a counting sort: launch indices are dense), each group by start.
+  std::vector<uint32_t>& begin = t_.flow_begin;
+  begin.assign(apis_.size() + 1, 0);
+  for (const Op& op : ops_) {
+    if (op.api != kNone && apis_[op.api].in_window) begin[op.api + 1]++;
+  }
+  for (size_t i = 0; i < apis_.size(); ++i) begin[i + 1] += begin[i];
+  std::vector<uint32_t>& order = t_.flow_order;
+  order.resize(begin.back());
+  {
+    std::vector<uint32_t>& at = t_.flow_at;
+    at.assign(begin.begin(), begin.end() - 1);
+    for (uint32_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].api != kNone && apis_[ops_[i].api].in_window) order[at[ops_[i].api]++] = i;
+    }
+  }
+  for (size_t a = 0; a < apis_.size(); ++a) {
+    if (begin[a + 1] - begin[a] > 1) {
+      std::sort(order.begin() + begin[a], order.begin() + begin[a + 1], [&](uint32_t x, uint32_t y) {
+        return ops_[x].start != ops_[y].start ? ops_[x].start < ops_[y].start : x < y;
+      });
+    }
+  }
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    uint32_t api = ops_[order[i]].api;
+    for (uint64_t k = 0; j < order.size() && ops_[order[j]].api == api; ++j, ++k) {
+      // A launch with several ops (a graph launch) starts one flow per op:
+      // importers bind one start to one end.
+      FlowEnd f{trace_keys::LaunchFlowId(ops_[order[j]].correlation, k), FlowKind::kLaunch};
+      op_flows_in_.Add(order[j], f);
+      api_flows_out_.Add(api, f);
+    }
+    i = j;
+  }
+  // Graph dependencies between ops of one replay.
+  if (options_.graph_dependencies) {
+    std::map<std::pair<uint32_t, uint64_t>, uint32_t> by_node;  // (launch, origin) -> op
+    for (uint32_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].origin != nullptr) by_node.emplace(std::pair{ops_[i].correlation, ops_[i].origin->id}, i);
+    }
+    uint64_t next = trace_keys::kDependencyFlowBase;
+    for (uint32_t v = 0; v < ops_.size(); ++v) {
+      const GraphIndex::Dependencies* deps = Dependencies(ops_[v]);
+      if (deps == nullptr) continue;
+      for (uint64_t pred : deps->ops) {
+        auto it = by_node.find({ops_[v].correlation, pred});
+        if (it == by_node.end()) continue;
+        FlowEnd f{next++, FlowKind::kGraphDependency};
+        op_flows_out_.Add(it->second, f);
+        op_flows_in_.Add(v, f);
+      }
+    }
+  }
+  op_flows_in_.Build(ops_.size());
+  op_flows_out_.Build(ops_.size());
+  api_flows_out_.Build(apis_.size());
+  stats_.flows = api_flows_out_.size() + op_flows_out_.size();
+}
+
+}  // namespace gpucap::builder::join_internal

@@ -1,0 +1,161 @@
+// What a window draws: one ref per slice (ops, API calls, annotation spans,
+// ranges, marks, CUPTI markers, overheads, CUDA events) and the counters.
+#include "window_join.h"
+
+namespace gpucap::builder::join_internal {
+
+void WindowJoin::AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t index, RefKind kind,
+                          uint8_t depth, uint32_t tie) {
+  refs_.push_back(SliceRef{ts, dur, track, index, kind, depth, tie});
+}
+
+void WindowJoin::CollectRefs() {
+  refs_.reserve(ops_.size() * 2 + spans_.size());
+  for (uint32_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    int64_t ts = Real(op.start);
+    AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), tracks_.StreamTrack(op.device, op.stream), i,
+             RefKind::kOp, 0, op.correlation);
+  }
+  for (uint32_t i = 0; i < apis_.size(); ++i) {
+    const ApiRef& a = apis_[i];
+    if (!a.in_window) continue;
+    const ApiTable& t = Part(parts_, a.part).apis;
+    stats_.api_calls++;
+    uint32_t pid = t.pid[a.row] != 0 ? t.pid[a.row] : idx_.pid();
+    int64_t ts = Real(t.start[a.row]);
+    int64_t dur = t.end[a.row] >= t.start[a.row] ? Real(t.end[a.row]) - ts : 0;
+    // A driver call made inside a runtime call nests inside it.
+    AddSlice(ts, std::max<int64_t>(dur, 0), tracks_.ThreadTrack(pid, t.tid[a.row]), i, RefKind::kApi,
+             t.domain[a.row] == ApiDomain::kDriver ? 1 : 0, t.correlation[a.row]);
+  }
+  for (uint32_t i = 0; i < spans_.size(); ++i) {
+    const AnnotationSpan& s = spans_[i];
+    int64_t ts = Real(s.start);
+    AddSlice(ts, Real(s.end) - ts, tracks_.StreamTrack(s.device, s.stream), i, RefKind::kAnnotationSpan, s.depth,
+             s.range);
+  }
+  // Ranges starting in the window: push/pop on their thread, start/end (which
+  // need not nest) on a track of their own.
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  auto first = std::lower_bound(ranges.begin(), ranges.end(), w_.start_ns,
+                                [](const Range& r, uint64_t t) { return r.start_ns < t; });
+  uint32_t pid = idx_.pid();
+  uint32_t start_end_track = kNone;
+  for (auto it = first; it != ranges.end() && it->start_ns < w_.end_ns; ++it) {
+    uint32_t i = static_cast<uint32_t>(it - ranges.begin());
+    uint32_t track;
+    if (it->push_pop) {
+      track = tracks_.ThreadTrack(pid, it->os_tid);
+    } else {
+      if (start_end_track == kNone) {
+        start_end_track = tracks_.SyntheticTrack(tracks_.CpuProcess(pid), "NVTX start/end ranges", 0x7ffffff0);
+      }
+      track = start_end_track;
+    }
+    int64_t ts = Real(it->start_ns);
+    AddSlice(ts, Real(it->end_ns) - ts, track, i, RefKind::kRange, 0, i);
+    stats_.ranges++;
+  }
+  const auto& events = idx_.capture().ranges;
+  for (uint32_t e : idx_.ranges().marks()) {
+    const format::RangeEvent& m = events[e];
+    if (!w_.Contains(m.timestamp_ns)) continue;
+    AddSlice(Real(m.timestamp_ns), -1, tracks_.ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
+  }
+  CollectDeviceRefs();
+  stats_.counters = counters_.size();
+}
+
+// CUPTI's overheads and CUDA event records in the window, and its counters:
+// environment readings and the recorder's own samples (NVML).
+void WindowJoin::CollectDeviceRefs() {
+  for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
+    const OverheadTable& o = parts_[pi]->overheads;
+    for (uint32_t r = 0; r < o.size(); ++r) {
+      if (!w_.Contains(o.start[r])) continue;
+      int64_t ts = Real(o.start[r]);
+      row_refs_.push_back({pi, r});
+      AddSlice(ts, std::max<int64_t>(Real(o.end[r]) - ts, 0), tracks_.OverheadTrack(),
+               static_cast<uint32_t>(row_refs_.size() - 1), RefKind::kOverhead, 0, o.overhead_kind[r]);
+    }
+    const CudaEventTable& ev = parts_[pi]->cuda_events;
+    for (uint32_t r = 0; r < ev.size(); ++r) {
+      uint64_t t = ev.device_timestamp[r];
+      if (t == 0 || !w_.Contains(t)) continue;
+      uint32_t device = ev.device[r] != 0 ? ev.device[r] : DeviceOfContext(ev.context[r]);
+      row_refs_.push_back({pi, r});
+      AddSlice(Real(t), 0, tracks_.StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
+               RefKind::kCudaEvent, 0, ev.correlation[r]);
+    }
+    const EnvironmentTable& env = parts_[pi]->environment;
+    for (uint32_t r = 0; r < env.size(); ++r) {
+      if (!w_.Contains(env.timestamp[r])) continue;
+      int64_t ts = Real(env.timestamp[r]);
+      uint32_t d = env.device[r];
+      switch (static_cast<format::EnvironmentKind>(env.kind[r])) {
+        case format::EnvironmentKind::kSpeed:
+          counters_.push_back({tracks_.CounterTrack(d, "SM clock", "MHz"), ts, double(env.sm_clock[r])});
+          counters_.push_back({tracks_.CounterTrack(d, "memory clock", "MHz"), ts, double(env.memory_clock[r])});
+          break;
+        case format::EnvironmentKind::kTemperature:
+          counters_.push_back({tracks_.CounterTrack(d, "GPU temperature", "C"), ts, double(env.temperature[r])});
+          break;
+        case format::EnvironmentKind::kPower:
+          counters_.push_back({tracks_.CounterTrack(d, "power", "W"), ts, env.power[r] / 1000.0});
+          break;
+        case format::EnvironmentKind::kCooling:
+          counters_.push_back({tracks_.CounterTrack(d, "fan speed", "%"), ts, double(env.fan_speed[r])});
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  // Counters the recorder sampled itself (NVML: power, clocks).
+  std::map<uint32_t, const format::CounterDef*> defs;
+  for (const format::CounterDef& d : idx_.capture().counter_defs) defs[d.id] = &d;
+  for (const format::CounterSample& s : idx_.capture().counter_samples) {
+    if (!w_.Contains(s.timestamp_ns)) continue;
+    auto it = defs.find(s.id);
+    if (it == defs.end()) continue;
+    counters_.push_back({tracks_.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
+                         Real(s.timestamp_ns), s.value});
+  }
+}
+
+void WindowJoin::CollectMarkers() {
+  constexpr uint32_t kInstant = 1u << 0, kStart = 1u << 1, kEnd = 1u << 2;  // CUpti_ActivityFlag
+  std::map<uint32_t, size_t> open;  // marker id -> markers_ index
+  std::vector<std::tuple<uint64_t, uint16_t, uint32_t>> rows;  // by time: starts before their ends
+  for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
+    const MarkerTable& m = parts_[pi]->markers;
+    for (uint32_t r = 0; r < m.size(); ++r) rows.emplace_back(m.timestamp[r], pi, r);
+  }
+  std::sort(rows.begin(), rows.end());
+  for (auto [ts, pi, r] : rows) {
+    const MarkerTable& m = parts_[pi]->markers;
+    uint32_t pid = m.pid[r] != 0 ? m.pid[r] : idx_.pid();
+    if (m.flags[r] & kEnd) {
+      auto it = open.find(m.id[r]);
+      if (it == open.end()) continue;
+      markers_[it->second].end = std::max(ts, markers_[it->second].start);
+      markers_[it->second].closed = true;
+      open.erase(it);
+    } else if (m.flags[r] & (kStart | kInstant)) {
+      bool instant = (m.flags[r] & kInstant) != 0;
+      markers_.push_back({ts, ts, pid, m.tid[r], m.name[r], m.domain[r], instant, instant});
+      if (!instant) open[m.id[r]] = markers_.size() - 1;
+    }
+  }
+  for (uint32_t i = 0; i < markers_.size(); ++i) {
+    MarkerRange& mk = markers_[i];
+    if (!w_.Contains(mk.start)) continue;
+    if (!mk.closed) mk.end = std::max(mk.start, w_.end_ns);  // ends after what was decoded
+    int64_t ts = Real(mk.start);
+    AddSlice(ts, mk.instant ? -1 : Real(mk.end) - ts, tracks_.ThreadTrack(mk.pid, mk.tid), i, RefKind::kMarker, 0,
+             i);
+  }
+}
+
+}  // namespace gpucap::builder::join_internal

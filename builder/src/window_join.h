@@ -1,0 +1,284 @@
+// The join of one window (join.h), as the files join_*.cc share it: the
+// rows it works on and the one class whose phases they define. Each file is
+// one concern of the join:
+//   join.cc              the phases in order, streaming slices to the sink
+//   join_launches.cc     launch <-> op matching, external ids, flows
+//   join_annotations.cc  annotation stacks: ranges open at launch or capture
+//   join_refs.cc         which slices, marks, markers and counters a window draws
+//   join_args.cc         a slice's name, category and arguments
+//   join_shared_runs.cc  argument runs that repeat from launch to launch
+//   join_header.cc       the trace header: process, devices, what was skipped
+// Private to the builder.
+#ifndef GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
+#define GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
+
+#include "gpucap/builder/join.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <memory>
+#include <unordered_map>
+
+#include "block_store.h"
+#include "correlation_map.h"
+#include "flat_map.h"
+#include "flow_table.h"
+#include "name_table.h"
+#include "slice_order.h"
+#include "track_registry.h"
+#include "gpucap/builder/trace_keys.h"
+#include "gpucap/format/activity_kind.h"
+#include "gpucap/format/cupti_layout.h"
+#include "names.h"
+#include "occupancy.h"
+
+namespace gpucap::builder {
+namespace join_internal {
+
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
+
+enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync };
+
+// One cache line: a window holds hundreds of thousands, read in several
+// passes.
+struct Op {
+  uint64_t start, end;
+  uint64_t graph_node;
+  const GraphNode* origin = nullptr;  // the capture-time node of a replayed op
+  uint32_t row;
+  uint32_t correlation;
+  uint32_t device, stream;
+  uint32_t api = kNone;           // index into apis_
+  uint32_t launch_stack = 0;      // RangeIndex stack ids
+  uint32_t capture_stack = 0;
+  uint16_t part;
+  OpKind kind;
+};
+static_assert(sizeof(Op) == 64);
+
+// NVTX as CUPTI reports it (MARKER records): instants, and start/end pairs
+// matched by id.
+struct MarkerRange {
+  uint64_t start, end;  // end == start for instants
+  uint32_t pid, tid;
+  uint32_t name, domain;  // capture strings
+  bool instant;
+  bool closed;
+};
+
+struct ApiRef {
+  uint16_t part;
+  uint32_t row;
+  bool in_window;
+  bool start_known;  // CUPTI gave the call a timestamp
+};
+
+// A gpu_user_annotation span: one range's ops on one stream (per graph
+// replay for ranges that enclosed the capture, since those repeat).
+struct AnnotationSpan {
+  uint32_t range;
+  uint32_t device, stream;
+  uint32_t replay;  // launch correlation for capture-time ranges, else 0
+  uint64_t start, end;
+  uint8_t depth;
+};
+
+}  // namespace join_internal
+
+struct JoinWorkspace::Tables {
+  using ApiRef = join_internal::ApiRef;
+  using Op = join_internal::Op;
+  std::vector<ApiRef> apis;
+  CorrelationMap api_by_correlation;
+  std::vector<Op> ops;
+  FlowTable op_flows_in, op_flows_out, api_flows_out;
+  std::vector<SliceRef> refs, refs_scratch;
+  std::vector<uint32_t> flow_begin, flow_order, flow_at;
+
+  void Clear() {
+    apis.clear();
+    ops.clear();
+    op_flows_in.Clear();
+    op_flows_out.Clear();
+    api_flows_out.Clear();
+    refs.clear();
+  }
+};
+
+namespace join_internal {
+
+inline const ActivityTables& Part(std::span<const ActivityTables* const> parts, uint16_t p) { return *parts[p]; }
+
+class WindowJoin {
+ public:
+  WindowJoin(const CaptureIndex& index, const Window& window,
+             std::span<const ActivityTables* const> parts, const JoinOptions& options,
+             JoinStats* stats, JoinWorkspace::Tables* tables)
+      : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
+        apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
+        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs) {
+    t_.Clear();
+  }
+
+  Status Run(const DecodeStats& decode, TraceSink* sink);
+
+ private:
+  // Phases, in order.
+  void IndexLaunches();
+  void CollectOps();
+  void JoinOps();
+  void LinkFlows();
+  void CollectAnnotationSpans();
+  void CollectRefs();
+  void CollectDeviceRefs();  // part of CollectRefs
+  void CollectMarkers();
+  TraceHeader MakeHeader(const DecodeStats& decode);
+  // Turns a ref back into the slice it stands for (args in args_).
+  void Describe(const SliceRef& r, Slice* s);
+  // Describe, per kind of ref with more to it than a name.
+  void DescribeOp(const SliceRef& r, Slice& s);
+  void DescribeApi(const SliceRef& r, Slice& s);
+  void DescribeRange(const SliceRef& r, Slice& s);
+  void DescribeMarker(const SliceRef& r, Slice& s);
+
+  uint32_t DeviceOfContext(uint32_t context) const;
+  std::pair<uint32_t, std::string_view> KernelName(const Op& op);
+  void AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t index, RefKind kind, uint8_t depth,
+                uint32_t tie);
+  int64_t Real(uint64_t cupti_ns) const { return idx_.clock().ToRealtime(cupti_ns); }
+  std::span<const uint32_t> StackOf(const Op& op, std::vector<uint32_t>* scratch) const;
+  uint64_t ExternalId(uint32_t correlation) const;
+  // The graph nodes a replayed op waits on, when dependencies are drawn.
+  const GraphIndex::Dependencies* Dependencies(const Op& op) const {
+    if (!options_.graph_dependencies || op.origin == nullptr) return nullptr;
+    return &idx_.graphs().RenderedPredecessors(op.origin->id);
+  }
+
+  // Slice argument builders, into args_.
+  void OpArgs(const Op& op);
+  void ApiArgs(const ApiRef& api);
+  void AnnotationArgs(const Op& op);
+
+  const CaptureIndex& idx_;
+  const Window& w_;
+  std::span<const ActivityTables* const> parts_;
+  const JoinOptions& options_;
+  JoinStats& stats_;
+
+  JoinWorkspace::Tables& t_;
+  std::vector<ApiRef>& apis_;
+  CorrelationMap& api_by_correlation_;
+  std::vector<uint64_t> external_ids_;
+  FlatMap external_by_correlation_;
+  FlatMap event_by_sync_id_;  // cudaEventSyncId -> index into events_
+  std::vector<std::pair<uint16_t, uint32_t>> events_;      // (part, row)
+  std::vector<std::pair<uint16_t, uint32_t>> row_refs_;    // overhead / CUDA event slices
+  std::unordered_map<uint32_t, uint32_t> context_device_;
+
+  std::vector<Op>& ops_;
+  FlowTable &op_flows_in_, &op_flows_out_, &api_flows_out_;
+  std::vector<AnnotationSpan> spans_;
+  std::vector<MarkerRange> markers_;
+
+  TrackRegistry tracks_;
+  struct Counter {
+    uint32_t track;
+    int64_t ts;
+    double value;
+  };
+  std::vector<Counter> counters_;
+  std::vector<SliceRef>& refs_;
+
+  NameTable names_;
+  std::vector<uint32_t> kernel_name_ids_;  // capture string -> name id, 0: not yet
+  std::map<std::pair<bool, uint32_t>, std::pair<uint32_t, std::string_view>> api_names_;  // (driver, cbid)
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<uint32_t, std::string_view>> memcpy_names_;
+
+  // Per-slice scratch: a fixed array, since pushing a dozen args per op
+  // through a vector showed up in profiles.
+  struct Args {
+    std::array<Arg, 32> items;
+    size_t n = 0;
+    uint32_t shared_id = 0;  // see Slice::shared_id
+    uint8_t shared_first = 0, shared_count = 0;
+    void clear() {
+      n = 0;
+      shared_id = 0;
+      shared_count = 0;
+    }
+    void push_back(const Arg& a) {
+      if (n < items.size()) items[n++] = a;
+    }
+    std::span<const Arg> span() const { return {items.data(), n}; }
+  } args_;
+  std::vector<uint32_t> stack_scratch_;
+  std::string scratch_string_;
+
+  // Runs of an op's arguments that repeat from launch to launch: for a
+  // kernel, its launch shape's (registers to occupancy) and its annotation
+  // stack; for other ops, the stack. Made once per distinct key and copied
+  // into the op's args (Slice::shared_id), so the occupancy arithmetic and a
+  // renderer's formatting happen once per key, not once per launch.
+  struct RunKey {
+    uint32_t kind, device;
+    int32_t grid[3], block[3];
+    uint32_t registers;
+    int32_t static_shared, dynamic_shared;
+    uint32_t name_stack;  // NameStackId of the annotation stack
+    uint32_t unused[2] = {};  // hashed as seven words
+    bool operator==(const RunKey&) const = default;
+    uint64_t Hash() const {
+      uint64_t words[7];
+      std::memcpy(words, this, sizeof(words));
+      uint64_t h = 0x243f6a8885a308d3ull;
+      for (uint64_t w : words) h = (h ^ w) * 0x9e3779b97f4a7c15ull + (h >> 29);
+      return h;
+    }
+  };
+  static_assert(sizeof(RunKey) == 56);
+  struct SharedRun {
+    RunKey key;
+    std::array<int64_t, 3> grid, block;
+    std::vector<std::string_view> stack_names;  // used only when deeper than shallow_names
+    std::array<std::string_view, 8> shallow_names;
+    std::array<Arg, 9> args;
+    uint8_t n = 0;
+    uint32_t id = 0;  // Slice::shared_id; 0: not shared
+  };
+  const SharedRun& RunFor(const Op& op);
+  void MakeRun(const Op& op, const RunKey& key, std::span<const uint32_t> stack, SharedRun* run);
+  // Annotation stacks by their names: in a PyTorch trace every op is a range
+  // of its own, so stacks of range indices never repeat, while the names
+  // they show do, layer after layer. 0: the empty stack; kNone: not made
+  // (too many distinct stacks, or a hash collision).
+  uint32_t NameStackId(std::span<const uint32_t> stack);
+  // The runs and name stacks kept at once. When either fills up both start
+  // over (ids keep counting up, so a renderer's cache stays right): the
+  // memory they take stays bounded in a window of any size, and a long
+  // window still shares what repeats within each step.
+  static constexpr size_t kMaxRuns = 1 << 16;
+  void ForgetRuns();
+  uint32_t run_id_base_ = 0;  // ids given out before the last ForgetRuns
+  BlockStore<SharedRun> runs_;  // args point into their runs: stable addresses
+  FlatMap run_by_hash_;
+  // In front of run_by_hash_, which outgrows the cache when a window holds
+  // tens of thousands of runs: the runs seen lately, by hash (high half of
+  // the hash, run index + 1).
+  std::array<uint64_t, 4096> recent_runs_{};
+  SharedRun unshared_run_;
+  std::vector<uint32_t> range_name_ids_;  // range index -> names_ id, 0: not yet
+  std::vector<uint32_t> name_stack_pool_, name_stack_begin_{0, 0};
+  FlatMap name_stack_by_hash_;
+};
+
+}  // namespace join_internal
+
+
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_

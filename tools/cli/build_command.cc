@@ -1,0 +1,147 @@
+// gpucap build CAPTURE -o OUT [--format chrome|pftrace] [--window SPEC] [--select LIST]
+// One trace per window; --list-windows shows what a spec yields.
+// gpucap build CAPTURE --into KINETO.json -o OUT: the GPU activity of the
+// profiler trace's span (or of one --window) spliced into that trace.
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli.h"
+#include "command.h"
+#include "gpucap/builder/builder.h"
+#include "gpucap/tools/splice/kineto_splice.h"
+#include "progress.h"
+
+namespace po = boost::program_options;
+using namespace gpucap::builder;
+
+namespace gpucap::tools {
+
+namespace {
+
+int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables_map& vm) {
+  bool quiet = vm["quiet"].as<bool>();
+  if (o.format != OutputFormat::kChromeJson) return Fail("build", "--into writes Chrome JSON (--format chrome)", kExitUsage);
+  auto kineto = KinetoTrace::Read(vm["into"].as<std::string>());
+  if (!kineto.ok()) return Fail("build", kineto.status());
+  Window window;
+  if (vm["window"].defaulted() && vm["select"].defaulted()) {
+    if (kineto->span().second == 0) return Fail("build", kineto->path() + ": no events to take a time span from; give --window");
+    window = KinetoWindow(index, *kineto);
+  } else {
+    Builder builder(index, o);
+    auto windows = builder.Windows();
+    if (!windows.ok()) return Fail("build", windows.status());
+    if (windows->size() != 1) {
+      return Fail("build", "--into takes one window; --window '" + o.window + "' yields " +
+                               std::to_string(windows->size()) + " (pick one with --select)", kExitUsage);
+    }
+    window = windows->front();
+  }
+  auto report = SpliceIntoKineto(index, o, window, *kineto, o.output);
+  if (!report.ok()) return Fail("build", report.status());
+  for (const std::string& w : report->warnings) Warn("build", w, quiet);
+  std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
+            << " API calls into " << kineto->path() << "; launches tied to profiler ops: "
+            << report->launches_linked_by_capture << " by the capture's external ids, "
+            << report->launches_linked_by_time << " by time, " << report->launches_unlinked << " not\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunBuild(const std::vector<std::string>& args) {
+  po::options_description options("gpucap build options");
+  WindowFlags window;
+  options.add_options()
+      ("capture", po::value<std::string>()->required(), "capture file")
+      ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several "
+                                             "windows get their index and label before the extension")
+      ("format,f", po::value<std::string>(),
+       "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
+      ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
+      ("gzip-level", po::value<int>()->default_value(-1),
+       "gzip level for .gz outputs: ISA-L 0-3, libdeflate 1-12, zlib 1-9; -1: the codec's fast level "
+       "(ISA-L 0, others 1). ISA-L's 1-3 can give different bytes run to run")
+      ("gzip-codec", po::value<std::string>()->default_value("default"),
+       "default (isal where built with ISA-L, else libdeflate) | isal (~2 GB/s per core) | libdeflate (~0.5 GB/s, "
+       "~10% smaller) | zlib")
+      ("list-windows", po::bool_switch(), "print the windows and exit")
+      ("into", po::value<std::string>(),
+       "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
+       "its time span (or of the one window --window selects) inserted")
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
+  AddWindowFlags(&options, &window, "Each window is its own trace.", "decode and compression threads (0: one per core)");
+  po::positional_options_description positional;
+  positional.add("capture", 1);
+  po::variables_map vm;
+  int code = 0;
+  if (!ParseArgs(args, "usage: gpucap build CAPTURE -o OUT [--window SPEC] [--select LIST]", options,
+                 positional, &vm, &code)) {
+    return code;
+  }
+  BuildOptions o;
+  if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("build", s, kExitUsage);
+  o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
+  o.output_options.gzip_level = vm["gzip-level"].as<int>();
+  auto codec = ParseGzipCodec(vm["gzip-codec"].as<std::string>());
+  if (!codec.ok()) return Fail("build", codec.status(), kExitUsage);
+  o.output_options.codec = *codec;
+  if (!GzipCodecAvailable(o.output_options.codec)) {
+    return Fail("build", "this gpucap was built without ISA-L (libisal-dev)", kExitUsage);
+  }
+  if (vm.count("format")) {
+    auto format = ParseOutputFormat(vm["format"].as<std::string>());
+    if (!format.ok()) {
+      return Fail("build", format.status(), kExitUsage);
+    }
+    o.format = *format;
+  } else if (vm.count("output")) {
+    o.format = FormatForPath(vm["output"].as<std::string>());
+  }
+
+  std::string path = vm["capture"].as<std::string>();
+  auto index = OpenCapture(path);
+  if (!index.ok()) return Fail("build", index.status());
+  if (vm["list-windows"].as<bool>()) {
+    Builder builder(**index, o);
+    auto windows = builder.Windows();
+    if (!windows.ok()) return Fail("build", windows.status());
+    uint64_t origin = (*index)->extent().start_ns;
+    for (const Window& w : *windows) {
+      std::printf("%4u  +%.6f s  %.6f s  %s\n", w.index, (w.start_ns - origin) / 1e9,
+                  (w.end_ns - w.start_ns) / 1e9, w.label.c_str());
+    }
+    return 0;
+  }
+  if (!vm.count("output")) {
+    return Fail("build", "no output given (-o OUT)", kExitUsage);
+  }
+  o.output = vm["output"].as<std::string>();
+  // A trace's folder is made on demand, as `-o out/step.json.gz` suggests.
+  std::filesystem::path parent = std::filesystem::path(o.output).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    return Fail("build", "cannot create " + parent.string() + ": " + ec.message());
+  }
+  if (vm.count("into")) return Splice(**index, o, vm);
+  Progress progress("build", Progress::ShouldShow(vm["quiet"].as<bool>()));
+  o.on_window = [&](const Window& w, size_t done, size_t total) {
+    progress.Step(w.label.empty() ? "window" : "window " + w.label, done + 1, total);
+  };
+  auto report = BuildTraces(**index, o);
+  progress.Clear();
+  if (!report.ok()) return Fail("build", report.status());
+  for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
+  for (const WindowReport& w : report->windows) {
+    std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
+              << w.join.ranges << " ranges, " << w.join.flows << " flows";
+    if (w.join.ops_without_launch) std::cout << ", " << w.join.ops_without_launch << " ops without launch";
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gpucap::tools

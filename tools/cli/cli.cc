@@ -1,0 +1,53 @@
+#include "cli.h"
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace gpucap::tools {
+
+void AddWindowFlags(po::options_description* options, WindowFlags* flags, const char* window_help,
+                    const char* threads_help) {
+  std::string help = std::string("all | marks | range:START:END (CUPTI ns, or +1.5s:+2s from the capture's start) | "
+                                 "every:DURATION | nvtx:REGEX. ") + window_help;
+  options->add_options()
+      ("window,w", po::value<std::string>(&flags->window)->default_value("all"), help.c_str())
+      ("select,s", po::value<std::string>(&flags->select)->default_value(""), "keep some windows by index: 2,5-7")
+      ("lookback", po::value<std::string>(&flags->lookback)->default_value("2s"),
+       "how far before a window to look for launch records of its ops")
+      ("threads,j", po::value<int>(&flags->threads)->default_value(0), threads_help);
+}
+
+Status ApplyWindowFlags(const WindowFlags& flags, builder::BuildOptions* o) {
+  o->window = flags.window;
+  o->select = flags.select;
+  o->threads = flags.threads;
+  o->output_options.threads = flags.threads;
+  auto spec = builder::ParseWindowSpec(flags.window);
+  if (!spec.ok()) return spec.status();
+  if (!flags.select.empty()) {
+    auto s = builder::ParseSelection(flags.select);
+    if (!s.ok()) return Status::InvalidArgument("--select: " + s.status().message());
+  }
+  auto lookback = builder::ParseDuration(flags.lookback);
+  if (!lookback.ok()) return Status::InvalidArgument("--lookback: " + lookback.status().message());
+  o->launch_lookback_ns = *lookback;
+  return Status::Ok();
+}
+
+int Fail(std::string_view command, std::string_view message, int code) {
+  std::cerr << "gpucap " << command << ": " << message << "\n";
+  return code;
+}
+
+int Fail(std::string_view command, const Status& status, int code) { return Fail(command, status.message(), code); }
+
+void Warn(std::string_view command, std::string_view line, bool quiet) {
+  if (!quiet) std::cerr << "gpucap " << command << ": warning: " << line << "\n";
+}
+
+Result<std::unique_ptr<builder::CaptureIndex>> OpenCapture(const std::string& path, bool verify) {
+  return builder::CaptureIndex::Open(path, verify);
+}
+
+}  // namespace gpucap::tools

@@ -1,0 +1,61 @@
+// gpucap merge A B ... -o OUT: one Chrome JSON trace from several processes'
+// captures (all ranks of a job), on one clock, each process labelled by rank.
+#include <iostream>
+
+#include "cli.h"
+#include "command.h"
+#include "progress.h"
+#include "gpucap/tools/merge/trace_merge.h"
+
+namespace po = boost::program_options;
+
+namespace gpucap::tools {
+
+int RunMerge(const std::vector<std::string>& args) {
+  po::options_description options("gpucap merge options");
+  WindowFlags window;
+  std::vector<std::string> inputs;
+  std::string output;
+  options.add_options()
+      ("captures", po::value<std::vector<std::string>>(&inputs)->required(), "capture files, one per process")
+      ("output,o", po::value<std::string>(&output)->required(),
+       "trace file (.json or .json.gz); several windows get their index and label before the extension")
+      ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
+  AddWindowFlags(&options, &window,
+                 "Windows are matched across captures by label (each rank's ProfilerStep#3), else by index.");
+  po::positional_options_description positional;
+  positional.add("captures", -1);
+  po::variables_map vm;
+  int code = 0;
+  if (!ParseArgs(args, "usage: gpucap merge CAPTURE... -o OUT [--window SPEC] [--select LIST]", options, positional,
+                 &vm, &code)) {
+    return code;
+  }
+  bool quiet = vm["quiet"].as<bool>();
+  builder::BuildOptions o;
+  if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("merge", s, kExitUsage);
+  o.output = output;
+  o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
+
+  std::vector<std::unique_ptr<builder::CaptureIndex>> indexes;
+  std::vector<const builder::CaptureIndex*> captures;
+  for (const std::string& path : inputs) {
+    auto index = OpenCapture(path);
+    if (!index.ok()) return Fail("merge", index.status());
+    indexes.push_back(std::move(index).value());
+    captures.push_back(indexes.back().get());
+  }
+  Progress progress("merge", Progress::ShouldShow(quiet));
+  auto report = MergeTraces(captures, o, progress.Fn());
+  progress.Clear();
+  if (!report.ok()) return Fail("merge", report.status());
+  for (const std::string& w : report->warnings) Warn("merge", w, quiet);
+  for (const MergeReport::Output& out : report->outputs) {
+    std::cout << out.path << ": " << out.label << " from " << out.captures << " of " << captures.size()
+              << " captures\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace gpucap::tools

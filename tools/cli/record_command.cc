@@ -1,0 +1,201 @@
+// gpucap record [options] -- CMD ARGS...: runs CMD with the recorder injected
+// into every process of it that starts CUDA, forwards signals, and exits with
+// CMD's status.
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "command.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace gpucap::tools {
+namespace {
+
+volatile sig_atomic_t g_child = 0;
+
+// Signals a person or a scheduler sends to gpucap are meant for the program.
+// Those the terminal sends reach the whole process group, the program
+// included, and are not sent twice.
+void Forward(int sig, siginfo_t* info, void*) {
+  bool from_process = info && (info->si_code == SI_USER || info->si_code == SI_QUEUE);
+  if (g_child > 0 && (from_process || sig == SIGUSR1 || sig == SIGUSR2)) kill(g_child, sig);
+}
+
+std::string SelfDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : exe.parent_path().string();
+}
+
+// Where the recorder library is: next to an installed gpucap (../lib), or in
+// the build tree (../recorder).
+std::string FindLibrary(const std::string& name, const std::string& override_path) {
+  if (!override_path.empty()) return fs::absolute(override_path).string();
+  std::string dir = SelfDir();
+  for (const std::string& candidate :
+       {dir + "/../lib/" + name, dir + "/../recorder/" + name, dir + "/" + name}) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
+  }
+  return {};
+}
+
+int64_t RealtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// The recorder's settings, as flags (the recorder reads them as GPUCAP_*
+// environment variables: SetRecorderEnvironment).
+po::options_description RecordOptions() {
+  po::options_description options("gpucap record options");
+  options.add_options()
+      ("output,o", po::value<std::string>()->default_value("gpucap-%h-%p.gpucap"),
+       "capture file; %p pid, %r rank (RANK/LOCAL_RANK; pid<N> in a process without one), %h host, %t start time")
+      ("kinds", po::value<std::string>(),
+       "activity kinds, comma separated: kernel,memcpy,memcpy2,memset,runtime,driver,"
+       "external_correlation,overhead,synchronization,cuda_event,memory2,memory_pool,marker; "
+       "'default' = kernel,memcpy,memcpy2,memset,runtime,driver,external_correlation,overhead "
+       "(synchronization and cuda_event cost ~30% on eager PyTorch: opt in with default,synchronization,cuda_event)")
+      ("api", po::value<std::string>()->default_value("lean"),
+       "runtime/driver calls recorded: lean (launches, copies, syncs, events, allocations), all, none")
+      ("pool-mb", po::value<double>()->default_value(64), "activity buffer pool, MiB: the most memory tracing may hold")
+      ("buffer-kb", po::value<double>()->default_value(4096), "one activity buffer, KiB")
+      ("delay", po::value<double>(), "start recording after this many seconds")
+      ("duration", po::value<double>(), "stop recording after this many seconds of recording")
+      ("max-mb", po::value<double>(), "stop cleanly when the capture reaches this size, MiB")
+      ("counters", po::value<std::string>(),
+       "GPU counters, comma separated: nvml (power, clocks, temperature, utilization every 100 ms), pm (CUPTI PM sampling: SM active, DRAM throughput, tensor pipe active; adds ~0.75 s to the first CUDA call)")
+      ("counter-ms", po::value<double>(), "NVML sampling interval, ms (default 100)")
+      ("pm-metrics", po::value<std::string>(), "PM sampling metrics, comma separated (default: SM active, DRAM throughput, tensor pipe active)")
+      ("pm-interval-us", po::value<double>(), "PM sampling interval, us (default 10000)")
+      ("start-paused", "start paused; SIGUSR2 toggles recording")
+      ("window-nvtx", po::value<std::string>(),
+       "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
+      ("no-graphs", "do not record CUDA graph topology")
+      ("no-nvtx", "do not record NVTX ranges")
+      ("recorder", po::value<std::string>(), "path of libgpucap_recorder.so (default: found next to gpucap)")
+      ("quiet,q", "print nothing but errors");
+  return options;
+}
+
+void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib, const std::string& api) {
+  auto set = [](const char* name, const std::string& value) { setenv(name, value.c_str(), 1); };
+  set("CUDA_INJECTION64_PATH", lib);
+  if (!vm.count("no-nvtx")) set("NVTX_INJECTION64_PATH", lib);
+  set("GPUCAP_OUTPUT", fs::absolute(vm["output"].as<std::string>()).string());
+  set("GPUCAP_API", api);
+  set("GPUCAP_POOL_MB", std::to_string(vm["pool-mb"].as<double>()));
+  set("GPUCAP_BUFFER_KB", std::to_string(vm["buffer-kb"].as<double>()));
+  set("GPUCAP_SESSION_START_NS", std::to_string(RealtimeNs()));
+  if (vm.count("kinds")) set("GPUCAP_KINDS", vm["kinds"].as<std::string>());
+  if (vm.count("delay")) set("GPUCAP_DELAY_S", std::to_string(vm["delay"].as<double>()));
+  if (vm.count("duration")) set("GPUCAP_DURATION_S", std::to_string(vm["duration"].as<double>()));
+  if (vm.count("max-mb")) set("GPUCAP_MAX_MB", std::to_string(vm["max-mb"].as<double>()));
+  if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
+  if (vm.count("counters")) set("GPUCAP_COUNTERS", vm["counters"].as<std::string>());
+  if (vm.count("counter-ms")) set("GPUCAP_COUNTER_MS", std::to_string(vm["counter-ms"].as<double>()));
+  if (vm.count("pm-metrics")) set("GPUCAP_PM_METRICS", vm["pm-metrics"].as<std::string>());
+  if (vm.count("pm-interval-us")) set("GPUCAP_PM_INTERVAL_US", std::to_string(vm["pm-interval-us"].as<double>()));
+  if (vm.count("window-nvtx")) set("GPUCAP_WINDOW_NVTX", vm["window-nvtx"].as<std::string>());
+  if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
+  if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
+  if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
+  std::string shim = FindLibrary("libgpucap_exec.so", "");
+  if (!shim.empty()) {
+    const char* old = getenv("LD_PRELOAD");
+    set("LD_PRELOAD", old && *old ? shim + ":" + old : shim);
+  }
+}
+
+// Runs the program with the signals a user sends gpucap forwarded to it;
+// returns its exit code (128 + signal when it was killed).
+int RunProgram(std::vector<std::string>* args) {
+  std::vector<std::string>& program = *args;
+  struct sigaction sa {};
+  sa.sa_sigaction = Forward;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaction(sig, &sa, nullptr);
+
+  pid_t child = fork();
+  if (child < 0) {
+    std::cerr << "gpucap record: fork failed: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (child == 0) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_DFL);
+    std::vector<char*> argv;
+    for (std::string& a : program) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::cerr << "gpucap record: cannot run " << program[0] << ": " << std::strerror(errno) << "\n";
+    _exit(127);
+  }
+  g_child = child;
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      std::cerr << "gpucap record: waitpid failed: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+int RunRecord(const std::vector<std::string>& args) {
+  // Everything after "--" (or the first positional) is the program.
+  std::vector<std::string> own, program;
+  bool rest = false;
+  for (const std::string& a : args) {
+    if (rest) {
+      program.push_back(a);
+    } else if (a == "--") {
+      rest = true;
+    } else {
+      own.push_back(a);
+    }
+  }
+  po::options_description options = RecordOptions();
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  if (!ParseArgs(own, "usage: gpucap record [options] -- CMD [ARGS...]", options, positional, &vm,
+                 &code)) {
+    return code;
+  }
+  if (program.empty()) {
+    std::cerr << "gpucap record: no program given (gpucap record [options] -- CMD [ARGS...])\n";
+    return 2;
+  }
+  std::string lib = FindLibrary("libgpucap_recorder.so",
+                                vm.count("recorder") ? vm["recorder"].as<std::string>() : "");
+  if (lib.empty()) {
+    std::cerr << "gpucap record: libgpucap_recorder.so not found next to " << SelfDir()
+              << " (this gpucap was built without CUDA/CUPTI; pass --recorder PATH)\n";
+    return 2;
+  }
+  std::string api = vm["api"].as<std::string>();
+  if (api != "lean" && api != "all" && api != "none") {
+    std::cerr << "gpucap record: --api must be lean, all or none, not '" << api << "'\n";
+    return 2;
+  }
+
+  SetRecorderEnvironment(vm, lib, api);
+  return RunProgram(&program);
+}
+
+}  // namespace gpucap::tools

@@ -1,0 +1,41 @@
+// One trace from several processes' captures, e.g. every rank of a job.
+// Each capture is joined on its own, as `gpucap build` joins it, and its
+// processes and tracks are renumbered into one trace: CPU processes keep
+// their OS pid unless two captures share one, GPU processes get a pid of
+// their capture's own (device ids repeat across ranks), and every process
+// is named by rank and sorted rank by rank. Timestamps need no shifting:
+// the join already converts each capture's CUPTI times to CLOCK_REALTIME
+// through that capture's recorded clock pairs, and processes on one host
+// share that clock (across hosts, only as well as NTP keeps them).
+//
+// The renderer must know every track before the first slice, so each
+// capture's window is joined twice: once for its header, once streaming.
+#ifndef GPUCAP_TOOLS_TRACE_MERGE_H_
+#define GPUCAP_TOOLS_TRACE_MERGE_H_
+
+#include <string>
+#include <vector>
+
+#include "gpucap/builder/builder.h"
+
+namespace gpucap::tools {
+
+struct MergeReport {
+  struct Output {
+    std::string path;
+    std::string label;       // the window's label, or its index
+    size_t captures = 0;     // how many captures had this window
+  };
+  std::vector<Output> outputs;
+  std::vector<std::string> warnings;
+};
+
+// Windows are matched across captures by label (each rank's
+// ProfilerStep#3), or by index when unlabelled; one trace per match, named
+// as `gpucap build` names them.
+Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>& captures,
+                                const builder::BuildOptions& options, const builder::ProgressFn& progress);
+
+}  // namespace gpucap::tools
+
+#endif  // GPUCAP_TOOLS_TRACE_MERGE_H_

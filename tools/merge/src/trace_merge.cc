@@ -1,0 +1,274 @@
+#include "gpucap/tools/merge/trace_merge.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "gpucap/builder/trace_keys.h"
+
+namespace gpucap::tools {
+namespace {
+
+using builder::Process;
+using builder::Track;
+using builder::TraceHeader;
+
+constexpr uint32_t kCapturePidBase = 0x10000000;  // above any Linux pid (pid_max <= 2^22)
+
+// Takes the header and stops the join: the merged header needs every
+// capture's processes and tracks before any slice is written.
+class HeaderProbe : public builder::TraceSink {
+ public:
+  Status Begin(const TraceHeader& header) override {
+    header_ = header;
+    taken_ = true;
+    return Status(Status::Code::kInternal, "header taken");
+  }
+  Status AddSlice(const builder::Slice&) override { return Status::Ok(); }
+  Status AddCounter(const builder::CounterPoint&) override { return Status::Ok(); }
+  Status End() override { return Status::Ok(); }
+  bool taken() const { return taken_; }
+  const TraceHeader& header() const { return header_; }
+
+ private:
+  TraceHeader header_;
+  bool taken_ = false;
+};
+
+// Forwards one capture's join into the merged renderer, its tracks and
+// flow ids moved into the capture's share of the trace.
+class CaptureShare : public builder::TraceSink {
+ public:
+  CaptureShare(builder::TraceSink* out, uint32_t track_offset, size_t tracks, uint64_t capture, uint64_t captures)
+      : out_(*out), track_offset_(track_offset), tracks_(tracks), capture_(capture), captures_(captures) {}
+
+  Status Begin(const TraceHeader& header) override {
+    // The join is deterministic: the second pass must see the first's tracks.
+    if (header.tracks.size() != tracks_) return Status::Internal("a capture's tracks changed between two joins");
+    return Status::Ok();
+  }
+  Status AddSlice(const builder::Slice& s) override {
+    builder::Slice m = s;
+    m.track += track_offset_;
+    GPUCAP_RETURN_IF_ERROR(Remap(s.flows_out, &out_flows_));
+    GPUCAP_RETURN_IF_ERROR(Remap(s.flows_in, &in_flows_));
+    m.flows_out = out_flows_;
+    m.flows_in = in_flows_;
+    return out_.AddSlice(m);
+  }
+  Status AddCounter(const builder::CounterPoint& p) override {
+    builder::CounterPoint m = p;
+    m.track += track_offset_;
+    return out_.AddCounter(m);
+  }
+  Status End() override { return Status::Ok(); }
+
+ private:
+  // Flow ids are unique per kind within one capture's trace: interleaving
+  // the captures keeps them unique in the merged one.
+  Status Remap(std::span<const builder::FlowEnd> in, std::vector<builder::FlowEnd>* out) {
+    out->clear();
+    for (builder::FlowEnd f : in) {
+      uint64_t base = builder::trace_keys::FlowIdBase(f.id);
+      uint64_t low = f.id - base;
+      if (low > (builder::trace_keys::FlowIdLowMax() - capture_) / captures_) {
+        return Status::ResourceExhausted("too many captures to merge: flow ids would collide");
+      }
+      f.id = base + low * captures_ + capture_;
+      out->push_back(f);
+    }
+    return Status::Ok();
+  }
+
+  builder::TraceSink& out_;
+  uint32_t track_offset_;
+  size_t tracks_;
+  uint64_t capture_, captures_;
+  std::vector<builder::FlowEnd> out_flows_, in_flows_;
+};
+
+// "rank 3", or "capture 2" for a process started without a rank.
+std::string Tag(const builder::CaptureIndex& index, size_t k) {
+  const auto& s = index.capture().session;
+  if (s && s->rank >= 0) return "rank " + std::to_string(s->rank);
+  return "capture " + std::to_string(k);
+}
+
+int64_t RankOf(const builder::CaptureIndex& index, size_t k) {
+  const auto& s = index.capture().session;
+  return s && s->rank >= 0 ? s->rank : static_cast<int64_t>(k);
+}
+
+struct Member {
+  size_t capture;
+  builder::Window window;
+  TraceHeader header;
+};
+
+// The merged header: every member's processes and tracks, renumbered.
+TraceHeader MergeHeaders(const std::vector<const builder::CaptureIndex*>& captures, const std::vector<Member>& members,
+                         std::vector<uint32_t>* track_offsets, std::vector<std::string>* warnings) {
+  TraceHeader h;
+  const TraceHeader& first = members.front().header;
+  h.cuda_driver_version = first.cuda_driver_version;
+  h.cuda_runtime_version = first.cuda_runtime_version;
+  h.cupti_version = first.cupti_version;
+  h.world_size = first.world_size;
+  h.window_index = first.window_index;
+  h.window_label = first.window_label;
+  h.base_time_ns = first.base_time_ns;
+  h.window_start_ns = first.window_start_ns;
+  h.window_end_ns = first.window_end_ns;
+  std::set<std::string> hosts;
+  std::map<std::string, size_t> count_at;
+  std::set<uint32_t> cpu_pids_used;
+  for (const Member& m : members) {
+    const TraceHeader& in = m.header;
+    const builder::CaptureIndex& index = *captures[m.capture];
+    std::string tag = Tag(index, m.capture);
+    h.base_time_ns = std::min(h.base_time_ns, in.base_time_ns);
+    h.window_start_ns = std::min(h.window_start_ns, in.window_start_ns);
+    h.window_end_ns = std::max(h.window_end_ns, in.window_end_ns);
+    h.capture_path.append(h.capture_path.empty() ? "" : ", ").append(in.capture_path);
+    if (!in.host.empty() && hosts.insert(in.host).second) h.host.append(h.host.empty() ? "" : ", ").append(in.host);
+    for (const format::DeviceInfo& d : in.devices) {
+      bool known = std::any_of(h.devices.begin(), h.devices.end(),
+                               [&](const format::DeviceInfo& e) { return e.id == d.id && e.uuid == d.uuid; });
+      if (!known) h.devices.push_back(d);
+    }
+    for (const auto& [name, n] : in.counts) {
+      auto [it, inserted] = count_at.try_emplace(name, h.counts.size());
+      if (inserted) h.counts.push_back({name, 0});
+      h.counts[it->second].second += n;
+    }
+    for (const std::string& w : in.warnings) {
+      h.warnings.push_back(w.find(in.capture_path) == std::string::npos ? in.capture_path + ": " + w : w);
+    }
+    uint32_t process_offset = static_cast<uint32_t>(h.processes.size());
+    track_offsets->push_back(static_cast<uint32_t>(h.tracks.size()));
+    int64_t rank_sort = RankOf(index, m.capture) * 100'000'000;
+    for (Process p : in.processes) {
+      uint32_t local = p.pid;
+      switch (p.kind) {
+        case Process::Kind::kCpu:
+          // An OS pid two captures share (two hosts) gets one of the capture's own.
+          if (!cpu_pids_used.insert(p.pid).second) {
+            p.pid = kCapturePidBase + static_cast<uint32_t>(m.capture) * 0x1000 + 0xffe;
+          }
+          p.name = tag + ": " + p.name;
+          break;
+        case Process::Kind::kGpu:
+          p.pid = kCapturePidBase + static_cast<uint32_t>(m.capture) * 0x1000 + (local & 0xff);
+          p.name = tag + ": " + p.name;
+          p.label = tag + " " + p.label;
+          break;
+        case Process::Kind::kOverhead:
+          p.pid = kCapturePidBase + static_cast<uint32_t>(m.capture) * 0x1000 + 0xfff;
+          p.name = tag + ": " + p.name;
+          break;
+      }
+      p.sort_index += rank_sort;
+      h.processes.push_back(std::move(p));
+    }
+    uint32_t track_offset = track_offsets->back();
+    for (Track t : in.tracks) {
+      t.id += track_offset;
+      t.process += process_offset;
+      t.lane_of += track_offset;
+      h.tracks.push_back(std::move(t));
+    }
+  }
+  if (hosts.size() > 1) {
+    warnings->push_back("the captures come from " + std::to_string(hosts.size()) +
+                        " hosts: their CLOCK_REALTIME agree only as well as the hosts' clocks do");
+  }
+  return h;
+}
+
+}  // namespace
+
+Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>& captures,
+                                const builder::BuildOptions& options, const builder::ProgressFn& progress) {
+  if (captures.empty()) return Status::InvalidArgument("no captures to merge");
+  if (options.output.empty()) return Status::InvalidArgument("no output path given (-o)");
+  auto spec = builder::ParseWindowSpec(options.window);
+  if (!spec.ok()) return spec.status();
+  MergeReport report;
+  std::set<int64_t> ranks;
+  for (size_t k = 0; k < captures.size(); ++k) {
+    const auto& s = captures[k]->capture().session;
+    if (s && s->rank >= 0 && !ranks.insert(s->rank).second) {
+      report.warnings.push_back(captures[k]->path() + ": rank " + std::to_string(s->rank) +
+                                " appears in more than one capture");
+    }
+    for (const std::string& line : captures[k]->capture().report.Describe(captures[k]->path())) {
+      report.warnings.push_back(line);
+    }
+  }
+
+  // Windows, matched across captures by label, else by index.
+  std::vector<std::unique_ptr<builder::Builder>> builders;
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<std::pair<size_t, builder::Window>>> groups;
+  for (size_t k = 0; k < captures.size(); ++k) {
+    builders.push_back(std::make_unique<builder::Builder>(*captures[k], options));
+    auto windows = builders.back()->Windows();
+    if (!windows.ok()) return Status(windows.status().code(), captures[k]->path() + ": " + windows.status().message());
+    for (const builder::Window& w : *windows) {
+      std::string key = w.label;
+      if (key.empty()) key.append("#").append(std::to_string(w.index));
+      auto& g = groups[key];
+      if (g.empty()) keys.push_back(key);
+      if (std::none_of(g.begin(), g.end(), [&](const auto& m) { return m.first == k; })) g.emplace_back(k, w);
+    }
+  }
+  if (keys.empty()) return Status::NotFound("--window '" + options.window + "' matches nothing in the captures");
+  for (const std::string& key : keys) {
+    if (groups[key].size() < captures.size()) {
+      report.warnings.push_back("window " + key + " is in " + std::to_string(groups[key].size()) + " of " +
+                                std::to_string(captures.size()) + " captures");
+    }
+  }
+  bool one = spec->kind == builder::WindowSpec::Kind::kAll || spec->kind == builder::WindowSpec::Kind::kRange;
+  if (one && keys.size() > 1) one = false;
+
+  size_t step = 0, steps = 0;
+  for (const std::string& key : keys) steps += groups[key].size();
+  for (const std::string& key : keys) {
+    std::vector<Member> members;
+    for (const auto& [k, w] : groups[key]) {
+      if (progress) progress("joining " + captures[k]->path(), ++step, steps);
+      HeaderProbe probe;
+      builder::WindowReport wr;
+      Status s = builders[k]->BuildWindow(w, &probe, &wr);
+      if (!probe.taken()) return s.ok() ? Status::Internal("the join wrote no header") : s;
+      members.push_back({k, w, probe.header()});
+    }
+    std::vector<uint32_t> offsets;
+    TraceHeader header = MergeHeaders(captures, members, &offsets, &report.warnings);
+    MergeReport::Output out;
+    out.path = builder::WindowOutputPath(options.output, members.front().window, one);
+    out.label = key;
+    out.captures = members.size();
+    size_t slash = out.path.find_last_of('/');
+    header.trace_name = options.join.trace_name.empty()
+                            ? (slash == std::string::npos ? out.path : out.path.substr(slash + 1))
+                            : options.join.trace_name;
+    auto file = builder::OpenOutput(out.path, options.output_options);
+    if (!file.ok()) return file.status();
+    std::unique_ptr<builder::TraceSink> renderer = builder::MakeRenderer(options.format, std::move(file).value());
+    GPUCAP_RETURN_IF_ERROR(renderer->Begin(header));
+    for (size_t i = 0; i < members.size(); ++i) {
+      const Member& m = members[i];
+      CaptureShare share(renderer.get(), offsets[i], m.header.tracks.size(), m.capture, captures.size());
+      builder::WindowReport wr;
+      GPUCAP_RETURN_IF_ERROR(builders[m.capture]->BuildWindow(m.window, &share, &wr));
+    }
+    GPUCAP_RETURN_IF_ERROR(renderer->End());
+    report.outputs.push_back(std::move(out));
+  }
+  return report;
+}
+
+}  // namespace gpucap::tools

@@ -1,0 +1,399 @@
+#include "gpucap/tools/splice/kineto_splice.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "gpucap/builder/trace_keys.h"
+
+namespace gpucap::tools {
+namespace {
+
+using builder::Arg;
+using builder::Category;
+
+bool IsGpuCategory(std::string_view cat) {
+  namespace k = builder::trace_keys;
+  return cat == k::kCatKernel || cat == k::kCatGpuMemcpy || cat == k::kCatGpuMemset || cat == k::kCatCudaRuntime ||
+         cat == k::kCatCudaDriver || cat == k::kCatGpuUserAnnotation || cat == k::kFlowLaunch;
+}
+
+// Reads a file, gunzipping it when it is gzipped (zlib passes plain files
+// through).
+Result<std::string> ReadMaybeGzipped(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::NotFound(path + ": cannot open");
+  gzbuffer(f, 1 << 20);
+  std::string out;
+  std::vector<char> buf(1 << 20);
+  int n;
+  while ((n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()))) > 0) out.append(buf.data(), static_cast<size_t>(n));
+  int err = 0;
+  std::string message = n < 0 ? gzerror(f, &err) : "";
+  gzclose(f);
+  if (n < 0) return Status::IoError(path + ": cannot read: " + message);
+  return out;
+}
+
+bool NumberAs(const JsonValue& v, uint32_t* out) {
+  int64_t i;
+  if (!JsonInt(v, &i) || i < 0 || i > UINT32_MAX) return false;
+  *out = static_cast<uint32_t>(i);
+  return true;
+}
+
+}  // namespace
+
+Result<KinetoTrace> KinetoTrace::Read(const std::string& path) {
+  auto text = ReadMaybeGzipped(path);
+  if (!text.ok()) return text.status();
+  return Parse(std::move(text).value(), path);
+}
+
+Result<KinetoTrace> KinetoTrace::Parse(std::string text, const std::string& path) {
+  KinetoTrace t;
+  t.path_ = path;
+  t.text_ = std::move(text);
+  auto root = ScanJsonDocument(t.text_);
+  if (!root.ok()) return Status::Corrupt(path + ": " + root.status().message());
+  if (root->type != JsonValue::Type::kObject) return Status::Corrupt(path + ": not a trace: the document is not an object");
+  t.root_open_ = root->offset;
+  JsonValue events;
+  bool have_events = false;
+  Status s = ForEachMember(*root, [&](const std::string& key, const JsonValue& v) {
+    t.keys_.insert(key);
+    if (key == "baseTimeNanoseconds") JsonInt(v, &t.base_ns_);
+    if (key == "traceEvents" && v.type == JsonValue::Type::kArray) {
+      events = v;
+      have_events = true;
+    }
+    return true;
+  });
+  if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
+  if (!have_events) return Status::Corrupt(path + ": not a Chrome trace: no traceEvents array");
+  t.events_close_ = events.offset + events.text.size() - 1;
+
+  bool any_span = false;
+  s = ForEachElement(events, [&](const JsonValue& e) {
+    t.events_++;
+    std::string ph, cat, name;
+    uint32_t pid = 0, tid = 0;
+    bool has_pid = false, has_tid = false;
+    int64_t ts = 0, dur = 0;
+    bool has_ts = false;
+    uint64_t external = 0;
+    // The document was checked whole: an element that is no object just
+    // has no members, and is skipped.
+    (void)ForEachMember(e, [&](const std::string& key, const JsonValue& v) {
+      if (key == "ph") ph = JsonString(v);
+      else if (key == "cat") cat = JsonString(v);
+      else if (key == "name") name = JsonString(v);
+      else if (key == "pid") has_pid = NumberAs(v, &pid);
+      else if (key == "tid") has_tid = NumberAs(v, &tid);
+      else if (key == "ts") has_ts = JsonMicrosToNanos(v, &ts);
+      else if (key == "dur") JsonMicrosToNanos(v, &dur);
+      else if (key == "args" && v.type == JsonValue::Type::kObject) {
+        (void)ForEachMember(v, [&](const std::string& k, const JsonValue& a) {
+          int64_t id;
+          if (k == builder::trace_keys::kExternalId && JsonInt(a, &id) && id > 0) external = static_cast<uint64_t>(id);
+          return true;
+        });
+      }
+      return true;
+    });
+    if (IsGpuCategory(cat)) {
+      t.gpu_events_++;
+      return true;
+    }
+    if (ph == "M" && has_pid) {
+      if (name == "process_name" || name == "process_labels" || name == "process_sort_index") t.named_pids_.insert(pid);
+      if ((name == "thread_name" || name == "thread_sort_index") && has_tid) t.named_threads_.insert({pid, tid});
+      return true;
+    }
+    if (ph != "X" || !has_ts) return true;
+    // The span counts every CPU-side event, the profiler's own session span
+    // ("Trace", on a pid that is a name) included.
+    int64_t start = t.base_ns_ + ts, end = start + std::max<int64_t>(dur, 0);
+    if (!any_span || start < t.first_ns_) t.first_ns_ = start;
+    if (!any_span || end > t.last_ns_) t.last_ns_ = end;
+    any_span = true;
+    if (!has_pid || !has_tid) return true;
+    if (cat == builder::trace_keys::kCatCpuOp || cat == builder::trace_keys::kCatUserAnnotation) {
+      t.cpu_pids_.insert(pid);
+      if (external != 0) t.ops_[{pid, tid}].push_back({start, end, external, -1});
+    }
+    return true;
+  });
+  if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
+  // Ops of a thread nest: sorted outer first, each one's parent is the
+  // nearest open op that still encloses it.
+  for (auto& [thread, ops] : t.ops_) {
+    std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    std::vector<int32_t> open;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      while (!open.empty() && ops[static_cast<size_t>(open.back())].end < ops[i].start) open.pop_back();
+      ops[i].parent = open.empty() ? -1 : open.back();
+      open.push_back(static_cast<int32_t>(i));
+    }
+  }
+  return t;
+}
+
+uint64_t KinetoTrace::ExternalIdAt(uint32_t pid, uint32_t tid, int64_t ns) const {
+  auto it = ops_.find({pid, tid});
+  if (it == ops_.end()) return 0;
+  const std::vector<Op>& ops = it->second;
+  auto after = std::upper_bound(ops.begin(), ops.end(), ns, [](int64_t t, const Op& o) { return t < o.start; });
+  for (int32_t i = static_cast<int32_t>(after - ops.begin()) - 1; i >= 0; i = ops[static_cast<size_t>(i)].parent) {
+    if (ops[static_cast<size_t>(i)].end >= ns) return ops[static_cast<size_t>(i)].external_id;
+  }
+  return 0;
+}
+
+namespace {
+
+// Sits between the Chrome renderer and the output file: keeps the events
+// the renderer writes (one per line) and drops its document around them,
+// writing the profiler's document around them instead. Metadata events for
+// processes and threads the profiler already names are dropped too.
+class SpliceBytes : public builder::ByteSink {
+ public:
+  SpliceBytes(std::unique_ptr<builder::ByteSink> out, const KinetoTrace& k) : out_(std::move(out)), k_(k) {
+    need_comma_ = k.has_events();
+  }
+
+  Status Append(std::string_view bytes) override {
+    pending_.append(bytes);
+    size_t start = 0;
+    for (size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1) {
+      GPUCAP_RETURN_IF_ERROR(Line(std::string_view(pending_).substr(start, nl - start)));
+    }
+    pending_.erase(0, start);
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    if (!pending_.empty()) GPUCAP_RETURN_IF_ERROR(Line(pending_));
+    pending_.clear();
+    if (state_ != State::kFooter) return Status::Internal("the Chrome renderer's output did not have the expected shape");
+    GPUCAP_RETURN_IF_ERROR(out_->Append(std::string_view(k_.text()).substr(k_.events_close())));
+    return out_->Close();
+  }
+
+  uint64_t dropped_metadata() const { return dropped_; }
+
+ private:
+  enum class State { kHeader, kEvents, kFooter };
+
+  Status Line(std::string_view line) {
+    switch (state_) {
+      case State::kHeader:
+        if (line == "\"traceEvents\":[") {
+          state_ = State::kEvents;
+          return Opening();
+        }
+        header_.append(line).push_back('\n');
+        return Status::Ok();
+      case State::kEvents:
+        if (line == "],") {
+          state_ = State::kFooter;
+          return Status::Ok();
+        }
+        if (!line.empty() && line.back() == ',') line.remove_suffix(1);
+        if (line.empty() || Redundant(line)) return Status::Ok();
+        GPUCAP_RETURN_IF_ERROR(out_->Append(need_comma_ ? ",\n" : "\n"));
+        need_comma_ = true;
+        return out_->Append(line);
+      case State::kFooter:
+        return Status::Ok();
+    }
+    return Status::Ok();
+  }
+
+  // The profiler's document up to the end of its events, with the keys it
+  // lacks added from the renderer's header.
+  Status Opening() {
+    std::string_view doc = k_.text();
+    GPUCAP_RETURN_IF_ERROR(out_->Append(doc.substr(0, k_.root_open() + 1)));
+    std::string header = header_ + "\"traceEvents\":[]}";
+    auto parsed = ScanJsonDocument(header);
+    if (!parsed.ok()) return Status::Internal("the renderer's header is not JSON: " + parsed.status().message());
+    std::string added;
+    Status s = ForEachMember(*parsed, [&](const std::string& key, const JsonValue& v) {
+      if (key == "schemaVersion" || key == "displayTimeUnit" || key == "baseTimeNanoseconds" || key == "traceEvents") {
+        return true;
+      }
+      if (k_.HasKey(key)) return true;
+      added.append("\n\"").append(key).append("\":").append(v.text).append(",");
+      return true;
+    });
+    GPUCAP_RETURN_IF_ERROR(s);
+    GPUCAP_RETURN_IF_ERROR(out_->Append(added));
+    return out_->Append(doc.substr(k_.root_open() + 1, k_.events_close() - k_.root_open() - 1));
+  }
+
+  // Process and thread names the profiler already gave.
+  bool Redundant(std::string_view line) {
+    if (line.rfind("{\"name\":\"process_", 0) != 0 && line.rfind("{\"name\":\"thread_", 0) != 0) return false;
+    auto v = ScanJsonDocument(line);
+    if (!v.ok()) return false;
+    std::string name;
+    uint32_t pid = 0, tid = 0;
+    (void)ForEachMember(*v, [&](const std::string& key, const JsonValue& x) {
+      int64_t i;
+      if (key == "name") name = JsonString(x);
+      if (key == "pid" && JsonInt(x, &i)) pid = static_cast<uint32_t>(i);
+      if (key == "tid" && JsonInt(x, &i)) tid = static_cast<uint32_t>(i);
+      return true;
+    });
+    bool drop = name.rfind("process_", 0) == 0 ? k_.NamesProcess(pid) : k_.NamesThread(pid, tid);
+    dropped_ += drop;
+    return drop;
+  }
+
+  std::unique_ptr<builder::ByteSink> out_;
+  const KinetoTrace& k_;
+  State state_ = State::kHeader;
+  std::string pending_, header_;
+  bool need_comma_ = false;
+  uint64_t dropped_ = 0;
+};
+
+// Forwards the join to the renderer against the profiler's base time,
+// without the CPU-side annotations (the profiler has its own), and with
+// launches tied to the profiler's ops.
+class SpliceSink : public builder::TraceSink {
+ public:
+  SpliceSink(std::unique_ptr<builder::TraceSink> renderer, const KinetoTrace& k, SpliceReport* report)
+      : out_(std::move(renderer)), k_(k), r_(*report) {}
+
+  Status Begin(const builder::TraceHeader& header) override {
+    builder::TraceHeader h = header;
+    h.base_time_ns = k_.base_time_ns();
+    cpu_.assign(h.tracks.size(), {false, 0, 0});
+    for (const builder::Track& t : h.tracks) {
+      const builder::Process& p = h.processes[t.process];
+      cpu_[t.id] = {p.kind == builder::Process::Kind::kCpu, p.pid, t.tid};
+    }
+    return out_->Begin(h);
+  }
+
+  Status AddSlice(const builder::Slice& s) override {
+    const Thread& track = cpu_[s.track];
+    if (track.cpu && (s.category == Category::kUserAnnotation || s.category == Category::kCpuInstant)) {
+      return Status::Ok();
+    }
+    // A launch is a call that started GPU work drawn here (a launch flow):
+    // Kineto ties only those to an op, not every call made inside one.
+    bool launch = (s.category == Category::kCudaRuntime || s.category == Category::kCudaDriver) &&
+                  !s.flows_out.empty();
+    bool op = s.category == Category::kKernel || s.category == Category::kGpuMemcpy ||
+              s.category == Category::kGpuMemset;
+    if (!launch && !op) return out_->AddSlice(s);
+    uint64_t correlation = 0;
+    bool has_external = false;
+    for (const Arg& a : s.args) {
+      if (a.key == builder::trace_keys::kExternalId) has_external = true;
+      if (a.key == builder::trace_keys::kCorrelation && a.type == Arg::Type::kUint) correlation = a.u();
+    }
+    if (has_external) {
+      if (launch) r_.launches_linked_by_capture++;
+      return out_->AddSlice(s);
+    }
+    uint64_t external = 0;
+    if (launch) {
+      external = k_.ExternalIdAt(track.pid, track.tid, s.ts_ns);
+      if (external == 0) {
+        r_.launches_unlinked++;
+        return out_->AddSlice(s);
+      }
+      r_.launches_linked_by_time++;
+      by_correlation_[correlation] = external;
+    } else {
+      auto it = by_correlation_.find(correlation);
+      if (it == by_correlation_.end()) return out_->AddSlice(s);
+      external = it->second;
+      r_.ops_linked++;
+    }
+    // Kineto puts the External id first.
+    args_.assign(1, Arg::Uint(builder::trace_keys::kExternalId, external));
+    args_.insert(args_.end(), s.args.begin(), s.args.end());
+    builder::Slice linked = s;
+    linked.args = args_;
+    linked.shared_first = s.shared_first + 1;  // the run moved with the args
+    return out_->AddSlice(linked);
+  }
+
+  Status AddCounter(const builder::CounterPoint& p) override { return out_->AddCounter(p); }
+  Status End() override { return out_->End(); }
+
+ private:
+  struct Thread {
+    bool cpu;
+    uint32_t pid, tid;
+  };
+  std::unique_ptr<builder::TraceSink> out_;
+  const KinetoTrace& k_;
+  SpliceReport& r_;
+  std::vector<Thread> cpu_;
+  // CPU tracks stream before GPU tracks (their processes sort first), so a
+  // launch's id is known when its ops arrive.
+  std::unordered_map<uint64_t, uint64_t> by_correlation_;
+  std::vector<Arg> args_;
+};
+
+// The CUPTI time that converts to `realtime_ns`: the clock map's offset is
+// nearly constant, so two refinements land within a nanosecond or two.
+uint64_t ToCupti(const builder::ClockMap& clock, int64_t realtime_ns) {
+  int64_t t = realtime_ns;
+  for (int i = 0; i < 3; ++i) t -= clock.ToRealtime(static_cast<uint64_t>(std::max<int64_t>(t, 0))) - realtime_ns;
+  return static_cast<uint64_t>(std::max<int64_t>(t, 0));
+}
+
+}  // namespace
+
+builder::Window KinetoWindow(const builder::CaptureIndex& index, const KinetoTrace& kineto) {
+  builder::Window w;
+  w.label = "torch.profiler";
+  auto [first, last] = kineto.span();
+  w.start_ns = ToCupti(index.clock(), first);
+  w.end_ns = std::max(ToCupti(index.clock(), last) + 1, w.start_ns + 1);
+  w.ops_by_launch = true;
+  return w;
+}
+
+Result<SpliceReport> SpliceIntoKineto(const builder::CaptureIndex& index, const builder::BuildOptions& options,
+                                      const builder::Window& window, const KinetoTrace& kineto,
+                                      const std::string& output) {
+  SpliceReport report;
+  if (kineto.gpu_events() > 0) {
+    report.warnings.push_back(kineto.path() + " already holds " + std::to_string(kineto.gpu_events()) +
+                              " GPU events; gpucap's are added beside them");
+  }
+  const auto& session = index.capture().session;
+  if (session && !kineto.cpu_pids().empty() && !kineto.cpu_pids().count(session->pid)) {
+    report.warnings.push_back(kineto.path() + " profiles another process than " + index.path() + " (pid " +
+                              std::to_string(session->pid) + "): launches cannot be tied to its ops");
+  }
+  auto [first, last] = kineto.span();
+  int64_t from = index.clock().ToRealtime(window.start_ns), to = index.clock().ToRealtime(window.end_ns);
+  if (last != 0 && (to < first || from > last)) {
+    report.warnings.push_back("the window and " + kineto.path() + " do not overlap in time: check that both come from one run");
+  }
+  auto file = builder::OpenOutput(output, options.output_options);
+  if (!file.ok()) return file.status();
+  auto bytes = std::make_unique<SpliceBytes>(std::move(file).value(), kineto);
+  auto renderer = builder::NewChromeJsonRenderer(std::move(bytes));
+  SpliceSink sink(std::move(renderer), kineto, &report);
+  builder::BuildOptions o = options;
+  if (o.join.trace_name.empty()) o.join.trace_name = kineto.path();
+  builder::Builder b(index, o);
+  GPUCAP_RETURN_IF_ERROR(b.BuildWindow(window, &sink, &report.window));
+  for (const std::string& line : index.capture().report.Describe(index.path())) report.warnings.push_back(line);
+  return report;
+}
+
+}  // namespace gpucap::tools

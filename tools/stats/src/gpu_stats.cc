@@ -1,0 +1,191 @@
+#include "gpucap/tools/stats/gpu_stats.h"
+
+#include <algorithm>
+
+namespace gpucap::tools {
+
+using builder::Category;
+
+void Durations::Add(int64_t ns) {
+  if (count == 0 || ns < min) min = ns;
+  if (count == 0 || ns > max) max = ns;
+  count++;
+  total += ns;
+  samples.push_back(ns);
+}
+
+void Durations::Merge(const Durations& o) {
+  if (o.count == 0) return;
+  if (count == 0 || o.min < min) min = o.min;
+  if (count == 0 || o.max > max) max = o.max;
+  count += o.count;
+  total += o.total;
+  samples.insert(samples.end(), o.samples.begin(), o.samples.end());
+}
+
+int64_t Durations::Median() const {
+  if (samples.empty()) return 0;
+  std::vector<int64_t> s = samples;
+  size_t mid = s.size() / 2;
+  std::nth_element(s.begin(), s.begin() + mid, s.end());
+  int64_t hi = s[mid];
+  if (s.size() % 2 == 1) return hi;
+  int64_t lo = *std::max_element(s.begin(), s.begin() + mid);
+  return lo + (hi - lo) / 2;
+}
+
+int64_t GpuStats::KernelNs() const {
+  int64_t total = 0;
+  for (const auto& [name, d] : kernels) total += d.total;
+  return total;
+}
+
+void GpuStats::Merge(const GpuStats& o) {
+  windows += o.windows;
+  window_ns += o.window_ns;
+  for (const auto& [k, v] : o.kernels) kernels[k].Merge(v);
+  for (const auto& [k, v] : o.apis) apis[k].Merge(v);
+  for (const auto& [k, v] : o.copies) {
+    copies[k].time.Merge(v.time);
+    copies[k].bytes += v.bytes;
+  }
+  for (const auto& [k, v] : o.ranges) {
+    RangeStats& r = ranges[k];
+    r.cpu.Merge(v.cpu);
+    r.gpu_ops += v.gpu_ops;
+    r.gpu_ns += v.gpu_ns;
+  }
+  for (const auto& [k, v] : o.streams) {
+    streams[k].ops += v.ops;
+    streams[k].busy_ns += v.busy_ns;
+  }
+  gpu_ops_without_launch += o.gpu_ops_without_launch;
+  warnings.insert(warnings.end(), o.warnings.begin(), o.warnings.end());
+}
+
+Status StatsCollector::Begin(const builder::TraceHeader& h) {
+  out_.windows++;
+  out_.window_ns += h.window_end_ns - h.window_start_ns;
+  for (const auto& [name, n] : h.counts) {
+    if (name == "gpu ops without launch record") out_.gpu_ops_without_launch += n;
+  }
+  tracks_.assign(h.tracks.size(), TrackInfo{});
+  for (const builder::Track& t : h.tracks) {
+    const builder::Track& base = t.kind == builder::Track::Kind::kLane ? h.tracks[t.lane_of] : t;
+    const builder::Process& p = h.processes[base.process];
+    TrackInfo& info = tracks_[t.id];
+    info.cpu = p.kind == builder::Process::Kind::kCpu;
+    info.gpu_stream = p.kind == builder::Process::Kind::kGpu && base.kind == builder::Track::Kind::kStream;
+    info.device = p.pid;
+    info.stream = base.tid;
+  }
+  kernel_by_id_.clear();
+  api_by_id_.clear();
+  spans_.clear();
+  return Status::Ok();
+}
+
+namespace {
+
+Durations* Lookup(std::map<std::string, Durations>* table, std::vector<Durations*>* by_id,
+                  const builder::Slice& s) {
+  if (s.name_id == 0) return &(*table)[std::string(s.name)];
+  if (s.name_id >= by_id->size()) by_id->resize(s.name_id + 1, nullptr);
+  Durations*& d = (*by_id)[s.name_id];
+  if (d == nullptr) d = &(*table)[std::string(s.name)];
+  return d;
+}
+
+}  // namespace
+
+Status StatsCollector::AddSlice(const builder::Slice& s) {
+  if (s.instant() || s.track >= tracks_.size()) return Status::Ok();
+  const TrackInfo& track = tracks_[s.track];
+  bool gpu_op = false;
+  switch (s.category) {
+    case Category::kKernel:
+      Lookup(&out_.kernels, &kernel_by_id_, s)->Add(s.dur_ns);
+      gpu_op = true;
+      break;
+    case Category::kGpuMemcpy:
+    case Category::kGpuMemset: {
+      CopyStats& c = out_.copies[std::string(s.name)];
+      c.time.Add(s.dur_ns);
+      for (const builder::Arg& a : s.args) {
+        if (a.key == "bytes" && a.type == builder::Arg::Type::kUint) c.bytes += a.u();
+      }
+      gpu_op = true;
+      break;
+    }
+    case Category::kCudaRuntime:
+    case Category::kCudaDriver:
+      Lookup(&out_.apis, &api_by_id_, s)->Add(s.dur_ns);
+      break;
+    case Category::kUserAnnotation:
+      if (track.cpu) out_.ranges[std::string(s.name)].cpu.Add(s.dur_ns);
+      break;
+    default:
+      break;
+  }
+  if (!gpu_op) return Status::Ok();
+  if (track.gpu_stream) {
+    out_.streams[{track.device, track.stream}].ops++;
+    spans_[{track.device, track.stream}].emplace_back(s.ts_ns, s.ts_ns + s.dur_ns);
+  }
+  for (const builder::Arg& a : s.args) {
+    if (a.key != "annotation stack" || a.type != builder::Arg::Type::kStrings) continue;
+    // A range nested in one of the same name holds the op once.
+    stack_.assign(a.strings().begin(), a.strings().end());
+    std::sort(stack_.begin(), stack_.end());
+    stack_.erase(std::unique(stack_.begin(), stack_.end()), stack_.end());
+    for (std::string_view name : stack_) {
+      RangeStats& r = out_.ranges[std::string(name)];
+      r.gpu_ops++;
+      r.gpu_ns += s.dur_ns;
+    }
+  }
+  return Status::Ok();
+}
+
+Status StatsCollector::End() {
+  for (auto& [stream, spans] : spans_) {
+    std::sort(spans.begin(), spans.end());
+    int64_t busy = 0, open = INT64_MIN, close = INT64_MIN;
+    for (auto [a, b] : spans) {
+      if (a > close) {
+        if (close > open) busy += close - open;
+        open = a;
+        close = b;
+      } else {
+        close = std::max(close, b);
+      }
+    }
+    if (close > open) busy += close - open;
+    out_.streams[stream].busy_ns += busy;
+  }
+  spans_.clear();
+  return Status::Ok();
+}
+
+Result<GpuStats> CollectStats(const builder::CaptureIndex& index, const builder::BuildOptions& options,
+                              const builder::ProgressFn& progress) {
+  builder::Builder builder(index, options);
+  auto windows = builder.Windows();
+  if (!windows.ok()) return windows.status();
+  if (windows->empty()) {
+    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
+  }
+  GpuStats stats;
+  stats.warnings = index.capture().report.Describe(index.path());
+  StatsCollector collector(&stats);
+  for (size_t i = 0; i < windows->size(); ++i) {
+    const builder::Window& w = (*windows)[i];
+    if (progress) progress(w.label.empty() ? "window" : "window " + w.label, i + 1, windows->size());
+    builder::WindowReport report;
+    GPUCAP_RETURN_IF_ERROR(builder.BuildWindow(w, &collector, &report));
+  }
+  for (const std::string& line : index.decoder().Describe(builder.decode_stats())) stats.warnings.push_back(line);
+  return stats;
+}
+
+}  // namespace gpucap::tools

@@ -1,0 +1,45 @@
+// Writes what a TrimPlan keeps as a new, valid capture: the kept records
+// re-packed into CUPTI-format buffers (same record layouts and strides, one
+// buffer per source buffer that keeps anything, in the source's order), the
+// string definitions those records point to written before the buffer that
+// uses them, and the session, devices, threads, clock samples, ranges, graph
+// events, marks, metadata and counters the plan keeps. With `anonymize`,
+// kernel and range names become stable hashes ("kernel_1f3a..."): the same
+// name always hashes the same, so anonymized captures still diff.
+#ifndef GPUCAP_TOOLS_CAPTURE_TRIM_H_
+#define GPUCAP_TOOLS_CAPTURE_TRIM_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpucap/builder/capture_index.h"
+#include "gpucap/tools/trim/trim_plan.h"
+
+namespace gpucap::tools {
+
+struct TrimOptions {
+  bool anonymize = false;
+  // Range names this ECMAScript regex matches whole stay readable when
+  // anonymizing: the window's nvtx pattern, so the window can still be found.
+  std::string keep_names;
+  // Appended to the session's options: where the capture was cut from.
+  std::vector<std::pair<std::string, std::string>> provenance;
+};
+
+struct TrimResult {
+  uint64_t chunks = 0;
+  uint64_t records = 0;
+  uint64_t bytes = 0;  // of the new file
+};
+
+Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
+                                       const TrimOptions& options, const std::string& path);
+
+// "kernel_" + 16 hex digits of a 64-bit FNV-1a hash of `name`.
+std::string HashedName(std::string_view prefix, std::string_view name);
+
+}  // namespace gpucap::tools
+
+#endif  // GPUCAP_TOOLS_CAPTURE_TRIM_H_

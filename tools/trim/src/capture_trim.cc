@@ -1,0 +1,270 @@
+#include "gpucap/tools/trim/capture_trim.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <unordered_map>
+
+#include "gpucap/builder/strings.h"
+#include "gpucap/format/activity_kind.h"
+#include "gpucap/format/capture_writer.h"
+#include "gpucap/format/sink.h"
+#include "record_walk.h"
+
+namespace gpucap::tools {
+namespace {
+
+using format::Field;
+using format::SmallMessage;
+
+constexpr auto kWriterTimeout = std::chrono::seconds(120);
+
+// Hands work to the writer without ever having it dropped: messages go in
+// batches, and every so many submissions the queue is drained.
+class Feeder {
+ public:
+  explicit Feeder(format::CaptureWriter* w) : w_(*w) {}
+
+  Status Message(SmallMessage m) {
+    batch_.push_back(std::move(m));
+    return batch_.size() >= 4096 ? FlushBatch() : Status::Ok();
+  }
+  Status Activity(format::ActivityBuffer b) {
+    GPUCAP_RETURN_IF_ERROR(FlushBatch());
+    if (!w_.SubmitActivity(std::move(b))) return Dropped();
+    return Pace();
+  }
+  Status FlushBatch() {
+    if (batch_.empty()) return Status::Ok();
+    std::vector<SmallMessage> batch;
+    batch.swap(batch_);
+    if (!w_.Submit(std::move(batch))) return Dropped();
+    return Pace();
+  }
+
+ private:
+  Status Pace() {
+    if (++pending_ < 64) return Status::Ok();
+    pending_ = 0;
+    if (!w_.Flush(kWriterTimeout)) return Dropped();
+    return Status::Ok();
+  }
+  Status Dropped() {
+    Status e = w_.error();
+    return e.ok() ? Status::Internal("the capture writer dropped work while trimming") : e;
+  }
+  format::CaptureWriter& w_;
+  std::vector<SmallMessage> batch_;
+  int pending_ = 0;
+};
+
+class Anonymizer {
+ public:
+  // `keep` comes from a window spec the builder already parsed.
+  Anonymizer(bool on, const std::string& keep) : on_(on) {
+    try {
+      if (on && !keep.empty()) keep_ = std::regex(keep, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      keep_.reset();
+    }
+  }
+  std::string Kernel(const std::string& name) const { return on_ ? HashedName("kernel_", name) : name; }
+  std::string Function(const std::string& name) const { return on_ && !name.empty() ? HashedName("function_", name) : name; }
+  std::string Range(const std::string& name) const {
+    if (!on_ || name.empty()) return name;
+    if (keep_ && Matches(name)) return name;
+    return HashedName("range_", name);
+  }
+  std::string Data(const std::string& data) const { return on_ ? HashedName("data_", data) : data; }
+
+ private:
+  // A pattern too costly for some name throws; such a name is hashed, since
+  // keeping a name readable is the exception.
+  bool Matches(const std::string& name) const {
+    try {
+      return std::regex_match(name, *keep_);
+    } catch (const std::regex_error&) {
+      return false;
+    }
+  }
+  bool on_;
+  std::optional<std::regex> keep_;
+};
+
+}  // namespace
+
+std::string HashedName(std::string_view prefix, std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return std::string(prefix) + buf;
+}
+
+Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
+                                       const TrimOptions& options, const std::string& path) {
+  const format::Capture& c = index.capture();
+  std::error_code ec;
+  if (std::filesystem::equivalent(path, index.path(), ec)) {
+    return Status::InvalidArgument(path + ": the trimmed capture would overwrite its source");
+  }
+  Anonymizer anon(options.anonymize, options.keep_names);
+  auto sink = format::OpenFileSink(path);
+  if (!sink.ok()) return sink.status();
+  format::WriterOptions wo;
+  wo.created_realtime_ns = c.file->header().created_realtime_ns;
+  auto started = format::CaptureWriter::Start(std::move(sink).value(), wo);
+  if (!started.ok()) return started.status();
+  std::unique_ptr<format::CaptureWriter> writer = std::move(started).value();
+  Feeder feed(writer.get());
+  TrimResult result;
+
+  auto write_all = [&]() -> Status {
+    if (c.session) {
+      format::SessionInfo s = *c.session;
+      for (const auto& kv : options.provenance) s.options.push_back(kv);
+      GPUCAP_RETURN_IF_ERROR(feed.Message(s));
+    }
+    for (const format::DeviceInfo& d : c.devices) GPUCAP_RETURN_IF_ERROR(feed.Message(d));
+    for (const format::ThreadInfo& t : c.threads) GPUCAP_RETURN_IF_ERROR(feed.Message(t));
+    for (const format::CounterDef& d : c.counter_defs) GPUCAP_RETURN_IF_ERROR(feed.Message(d));
+    for (const format::WindowMark& m : c.windows) GPUCAP_RETURN_IF_ERROR(feed.Message(m));
+    for (size_t i = 0; i < c.clocks.size(); ++i) {
+      if (plan.clocks[i]) GPUCAP_RETURN_IF_ERROR(feed.Message(c.clocks[i]));
+    }
+    for (size_t i = 0; i < c.metadata.size(); ++i) {
+      if (!plan.metadata[i]) continue;
+      format::MetadataBlob b = c.metadata[i];
+      b.data = anon.Data(b.data);
+      GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(b)));
+    }
+    for (size_t i = 0; i < c.graphs.size(); ++i) {
+      if (!plan.graphs[i]) continue;
+      format::GraphEvent e = c.graphs[i];
+      bool kernel = e.node_type == 0 && e.kind == format::GraphEventKind::kNodeCreated;
+      if (options.anonymize && !e.function_name.empty()) {
+        e.function_name = kernel ? anon.Kernel(e.function_name) : anon.Function(e.function_name);
+      }
+      GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(e)));
+    }
+    for (size_t i = 0; i < c.ranges.size(); ++i) {
+      if (!plan.ranges[i]) continue;
+      format::RangeEvent e = c.ranges[i];
+      using K = format::RangeKind;
+      if (e.kind == K::kPush || e.kind == K::kStart || e.kind == K::kMark) e.name = anon.Range(e.name);
+      GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(e)));
+    }
+    for (size_t i = 0; i < c.counter_samples.size(); ++i) {
+      if (plan.counter_samples[i]) GPUCAP_RETURN_IF_ERROR(feed.Message(c.counter_samples[i]));
+    }
+
+    // Activity: per source chunk, its kept records in walk order, with the
+    // text of every string they point to defined just before.
+    builder::StringResolver resolver(c.strings);
+    std::unordered_map<uint64_t, std::string> defined;  // pointer -> text as last written
+    std::vector<uint64_t> raw;
+    for (const auto& [chunk, chunk_keep] : plan.records) {
+      const std::vector<uint8_t>& keep = chunk_keep;  // clang 14 cannot capture a binding
+      if (std::find(keep.begin(), keep.end(), 1) == keep.end()) continue;
+      const format::ChunkView& view = c.chunks[chunk];
+      GPUCAP_RETURN_IF_ERROR(format::DecompressChunk(*c.file, view, &raw));
+      auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), view.info.raw_size);
+      auto out = std::make_shared<std::vector<uint64_t>>();
+      size_t used = 0;
+      format::ChunkInfo info;
+      info.context_id = view.info.context_id;
+      info.stream_id = view.info.stream_id;
+      std::map<uint32_t, std::pair<uint64_t, uint32_t>> kinds;  // kind -> (count, stride)
+      uint64_t lo = UINT64_MAX, start_hi = 0, end_hi = 0;
+      Status strings = Status::Ok();
+      auto define = [&](uint64_t pointer, bool kernel, bool domain) {
+        if (pointer == 0 || !strings.ok()) return;
+        builder::StringResolver::Resolution r = resolver.Resolve(pointer, view.sequence);
+        if (r.index == builder::kNoString) return;  // unresolved in the source too
+        const std::string& text = c.strings[r.index].def.text;
+        std::string shown = kernel ? anon.Kernel(text) : domain ? text : anon.Range(text);
+        auto it = defined.find(pointer);
+        if (it != defined.end() && it->second == shown) return;
+        defined[pointer] = shown;
+        strings = feed.Message(format::StringDef{pointer, shown});
+      };
+      WalkRecords(index.decoder(), bytes, view.info, [&](const RawRecord& r) {
+        if (r.index >= keep.size() || !keep[r.index]) return;
+        if ((used + r.stride + 7) / 8 > out->size()) out->resize(std::max<size_t>((used + r.stride + 7) / 8, out->size() * 2));
+        std::memcpy(reinterpret_cast<uint8_t*>(out->data()) + used, r.bytes, r.stride);
+        used += r.stride;
+        auto& k = kinds[r.kind];
+        k.first++;
+        k.second = r.stride;
+        auto [start, end] = SpanOf(r);
+        if (start != 0) {
+          lo = std::min(lo, start);
+          start_hi = std::max(start_hi, start);
+          end_hi = std::max(end_hi, end);
+        }
+        uint32_t family = r.layout ? builder::FamilyOf(r.kind) : 0;
+        if (family == builder::kKernels) define(r.U(Field::kName), true, false);
+        if (family == builder::kMarkers) {
+          define(r.U(Field::kName), false, false);
+          define(r.U(Field::kDomain), false, true);
+        }
+      });
+      GPUCAP_RETURN_IF_ERROR(strings);
+      if (used == 0) continue;
+      for (auto [kind, n] : kinds) {
+        info.kind_counts.push_back({kind, n.first});
+        info.record_sizes.push_back({kind, n.second});
+        info.record_count += static_cast<uint32_t>(n.first);
+      }
+      info.raw_size = static_cast<uint32_t>(used);
+      if (lo != UINT64_MAX) {
+        info.min_start_ns = lo;
+        info.max_start_ns = start_hi;
+        info.max_end_ns = end_hi;
+      }
+      format::ActivityBuffer b;
+      b.data = reinterpret_cast<const uint8_t*>(out->data());
+      b.size = used;
+      b.info = info;
+      b.release = [out] {};  // the buffer lives until the writer is done with it
+      result.chunks++;
+      result.records += info.record_count;
+      GPUCAP_RETURN_IF_ERROR(feed.Activity(std::move(b)));
+    }
+    return feed.FlushBatch();
+  };
+
+  Status s = write_all();
+  format::Trailer trailer;
+  if (c.trailer) {
+    trailer.clean_shutdown = c.trailer->clean_shutdown;
+    trailer.stop_reason = c.trailer->stop_reason;
+    trailer.stats = c.trailer->stats;
+  } else if (!c.stats.empty()) {
+    trailer.stats = c.stats.back();
+  }
+  // The source's end, so ranges left open end where they ended there, and
+  // windows relative to the capture resolve the same.
+  trailer.end_cupti_ns = index.extent().end_ns;
+  Status closed = writer->Close(std::move(trailer), kWriterTimeout);
+  if (s.ok()) s = closed;
+  if (!s.ok()) {
+    std::remove(path.c_str());
+    return Status(s.code(), path + ": " + s.message());
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) result.bytes = static_cast<uint64_t>(st.st_size);
+  return result;
+}
+
+}  // namespace gpucap::tools

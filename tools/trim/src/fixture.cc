@@ -1,0 +1,278 @@
+#include "gpucap/tools/trim/fixture.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "gpucap/tools/json/json_out.h"
+#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/stats/stats_table.h"
+
+namespace fs = std::filesystem;
+
+namespace gpucap::tools {
+namespace {
+
+std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Status::IoError(path + ": cannot write");
+  return Status::Ok();
+}
+
+// The spec and selection that yield, in `index`, windows equal to `want`.
+Status FindWindows(const builder::CaptureIndex& index, const std::string& spec, const std::vector<builder::Window>& want,
+                   std::string* window, std::string* select) {
+  builder::BuildOptions o;
+  o.window = spec;
+  builder::Builder b(index, o);
+  auto all = b.Windows();
+  if (!all.ok()) return all.status();
+  std::string indices;
+  bool found = true;
+  for (const builder::Window& w : want) {
+    auto it = std::find_if(all->begin(), all->end(), [&](const builder::Window& t) {
+      return t.start_ns == w.start_ns && t.end_ns == w.end_ns && t.label == w.label && t.ops_by_launch == w.ops_by_launch;
+    });
+    if (it == all->end()) {
+      found = false;
+      break;
+    }
+    if (!indices.empty()) indices.push_back(',');
+    indices.append(std::to_string(it->index));
+  }
+  if (found) {
+    *window = spec;
+    *select = want.size() == all->size() ? "" : indices;
+    return Status::Ok();
+  }
+  // A time window relative to the capture's start, where the trimmed
+  // capture starts later: the same span, in absolute time.
+  if (want.size() == 1 && !want[0].ops_by_launch) {
+    *window = "range:" + std::to_string(want[0].start_ns) + ":" + std::to_string(want[0].end_ns);
+    select->clear();
+    return Status::Ok();
+  }
+  return Status::Internal(index.path() + ": the trimmed capture does not yield the same windows for --window '" +
+                          spec + "'; trim one window at a time");
+}
+
+Result<std::string> BuildOne(builder::Builder* builder, const builder::Window& w) {
+  std::string text;
+  auto sink = builder::MakeRenderer(builder::OutputFormat::kChromeJson, builder::NewStringSink(&text));
+  builder->set_trace_name("verify");
+  builder::WindowReport report;
+  GPUCAP_RETURN_IF_ERROR(builder->BuildWindow(w, sink.get(), &report));
+  return text;
+}
+
+}  // namespace
+
+Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& request, const std::string& output,
+                     const builder::ProgressFn& progress) {
+  auto plan = PlanTrim(source, request.build, progress);
+  if (!plan.ok()) return plan.status();
+  TrimOptions to;
+  to.anonymize = request.anonymize;
+  auto spec = builder::ParseWindowSpec(request.build.window);
+  if (!spec.ok()) return spec.status();
+  if (spec->kind == builder::WindowSpec::Kind::kNvtx) to.keep_names = spec->pattern;
+  to.provenance = {{"gpucap.trimmed_from", Basename(source.path())}, {"gpucap.trim_window", request.build.window}};
+  if (!request.build.select.empty()) to.provenance.emplace_back("gpucap.trim_select", request.build.select);
+  if (request.anonymize) to.provenance.emplace_back("gpucap.anonymized", "1");
+  auto written = WriteTrimmedCapture(source, *plan, to, output);
+  if (!written.ok()) return written.status();
+
+  Trimmed t;
+  t.windows = plan->windows.size();
+  t.records_seen = plan->records_seen;
+  t.result = *written;
+  t.warnings = source.capture().report.Describe(source.path());
+  t.warnings.insert(t.warnings.end(), plan->warnings.begin(), plan->warnings.end());
+  if (!t.warnings.empty()) t.warnings.push_back("the trimmed capture holds what could be read of " + source.path());
+  auto trimmed = builder::CaptureIndex::Open(output);
+  if (!trimmed.ok()) return trimmed.status();
+  GPUCAP_RETURN_IF_ERROR(FindWindows(**trimmed, request.build.window, plan->windows, &t.window, &t.select));
+  return t;
+}
+
+Status VerifyTrimmed(const builder::CaptureIndex& source, const builder::BuildOptions& options,
+                     const builder::CaptureIndex& trimmed, const Trimmed& how) {
+  builder::BuildOptions os = options, ot = options;
+  os.threads = ot.threads = 1;
+  ot.window = how.window;
+  ot.select = how.select;
+  builder::Builder bs(source, os), bt(trimmed, ot);
+  auto ws = bs.Windows();
+  auto wt = bt.Windows();
+  if (!ws.ok()) return ws.status();
+  if (!wt.ok()) return wt.status();
+  if (ws->size() != wt->size()) return Status::Internal("the trimmed capture yields a different number of windows");
+  for (size_t i = 0; i < ws->size(); ++i) {
+    auto a = BuildOne(&bs, (*ws)[i]);
+    if (!a.ok()) return a.status();
+    auto b = BuildOne(&bt, (*wt)[i]);
+    if (!b.ok()) return b.status();
+    std::string_view x = *a, y = *b;
+    x.remove_prefix(std::min(x.size(), x.find("\"displayTimeUnit\"")));
+    y.remove_prefix(std::min(y.size(), y.find("\"displayTimeUnit\"")));
+    if (x == y) continue;
+    size_t at = 0;
+    while (at < x.size() && at < y.size() && x[at] == y[at]) ++at;
+    size_t line_start = x.rfind('\n', at) == std::string_view::npos ? 0 : x.rfind('\n', at) + 1;
+    return Status::Internal(trimmed.path() + ": window " + std::to_string((*ws)[i].index) +
+                            " builds differently from the source; first difference:\n  source:  " +
+                            std::string(x.substr(line_start, 240)) + "\n  trimmed: " +
+                            std::string(y.substr(line_start, 240)));
+  }
+  return Status::Ok();
+}
+
+std::vector<std::string> GoldenFormats() {
+  std::vector<std::string> out;
+  for (const char* name : {"chrome", "pftrace"}) {
+    if (builder::ParseOutputFormat(name).ok()) out.push_back(name);
+  }
+  return out;
+}
+
+Result<FixtureManifest> ReadFixtureManifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto doc = ScanJsonDocument(text);
+  if (!doc.ok()) return Status::Corrupt(path + ": " + doc.status().message());
+  FixtureManifest m;
+  Status s = ForEachMember(*doc, [&](const std::string& key, const JsonValue& v) {
+    if (key == "capture") m.capture = JsonString(v);
+    if (key == "source") m.source = JsonString(v);
+    if (key == "window") m.window = JsonString(v);
+    if (key == "select") m.select = JsonString(v);
+    if (key == "lookback") m.lookback = JsonString(v);
+    if (key == "anonymized") m.anonymized = v.text == "true";
+    if (key == "formats") {
+      m.formats.clear();
+      (void)ForEachElement(v, [&](const JsonValue& f) {
+        m.formats.push_back(JsonString(f));
+        return true;
+      });
+    }
+    if (key == "goldens") {
+      (void)ForEachElement(v, [&](const JsonValue& g) {
+        m.goldens.push_back(JsonString(g));
+        return true;
+      });
+    }
+    return true;
+  });
+  if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
+  if (m.capture.empty() || m.window.empty()) return Status::Corrupt(path + ": no capture or window named");
+  return m;
+}
+
+std::string FixtureManifestJson(const FixtureManifest& m) {
+  JsonOut j;
+  j.BeginObject()
+      .Field("capture", m.capture)
+      .Field("source", m.source)
+      .Field("window", m.window)
+      .Field("select", m.select)
+      .Field("lookback", m.lookback)
+      .Field("anonymized", m.anonymized);
+  j.Key("formats").BeginArray();
+  for (const std::string& f : m.formats) j.String(f);
+  j.EndArray();
+  j.Key("goldens").BeginArray();
+  for (const std::string& g : m.goldens) j.String(g);
+  j.EndArray().EndObject();
+  return j.Take();
+}
+
+// The manifest's windows as the goldens are built: single-threaded, so they
+// are the same bytes everywhere. Errors as the CLI's window flags word them.
+static Status ApplyManifestWindows(const FixtureManifest& m, builder::BuildOptions* o) {
+  o->window = m.window;
+  o->select = m.select;
+  o->threads = 1;
+  o->output_options.threads = 1;
+  auto spec = builder::ParseWindowSpec(m.window);
+  if (!spec.ok()) return spec.status();
+  if (!m.select.empty()) {
+    auto s = builder::ParseSelection(m.select);
+    if (!s.ok()) return Status::InvalidArgument("--select: " + s.status().message());
+  }
+  auto lookback = builder::ParseDuration(m.lookback);
+  if (!lookback.ok()) return Status::InvalidArgument("--lookback: " + lookback.status().message());
+  o->launch_lookback_ns = *lookback;
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> WriteFixtureGoldens(const std::string& dir, const FixtureManifest& m,
+                                                     const std::string& out_dir) {
+  auto capture = format::LoadCapture((fs::path(dir) / m.capture).string());
+  if (!capture.ok()) return capture.status();
+  // Shown as its file name, so the goldens do not depend on where they were built.
+  auto index = builder::CaptureIndex::FromCapture(std::move(capture).value(), m.capture);
+  std::string stem = fs::path(m.capture).stem().string();
+  builder::BuildOptions o;
+  GPUCAP_RETURN_IF_ERROR(ApplyManifestWindows(m, &o));
+  o.join.trace_name = stem;
+  std::vector<std::string> files;
+  for (const std::string& name : m.formats) {
+    auto format = builder::ParseOutputFormat(name);
+    if (!format.ok()) return Status::Unsupported(m.capture + ": this gpucap does not render " + name + " traces");
+    o.format = *format;
+    o.output = (fs::path(out_dir) / (stem + std::string(builder::FormatExtension(*format)))).string();
+    auto report = builder::BuildTraces(*index, o);
+    if (!report.ok()) return report.status();
+    for (const builder::WindowReport& w : report->windows) files.push_back(Basename(w.path));
+  }
+  auto stats = CollectStats(*index, o, nullptr);
+  if (!stats.ok()) return stats.status();
+  std::string stats_file = stem + ".stats.json";
+  GPUCAP_RETURN_IF_ERROR(WriteText((fs::path(out_dir) / stats_file).string(),
+                                   RenderTables(*stats, StatsTables(*stats, 0), TableFormat::kJson)));
+  files.push_back(stats_file);
+  return files;
+}
+
+Result<Fixture> MakeFixture(const builder::CaptureIndex& source, const FixtureRequest& request, const std::string& dir,
+                            const builder::ProgressFn& progress) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir + ": cannot create: " + ec.message());
+  std::string capture_name = request.name + ".gpucap";
+  std::string capture_path = (fs::path(dir) / capture_name).string();
+  auto trimmed = Trim(source, request, capture_path, progress);
+  if (!trimmed.ok()) return trimmed.status();
+  Fixture f;
+  f.warnings = trimmed->warnings;
+  f.files.push_back(capture_path);
+
+  FixtureManifest m;
+  m.capture = capture_name;
+  m.source = Basename(source.path());
+  m.window = trimmed->window;
+  m.select = trimmed->select;
+  m.lookback = std::to_string(request.build.launch_lookback_ns);
+  m.anonymized = request.anonymize;
+  m.formats = GoldenFormats();
+  auto goldens = WriteFixtureGoldens(dir, m, dir);
+  if (!goldens.ok()) return goldens.status();
+  m.goldens = *goldens;
+  for (const std::string& g : m.goldens) f.files.push_back((fs::path(dir) / g).string());
+  std::string manifest = (fs::path(dir) / (request.name + ".fixture.json")).string();
+  GPUCAP_RETURN_IF_ERROR(WriteText(manifest, FixtureManifestJson(m)));
+  f.files.push_back(manifest);
+
+  if (request.verify && !request.anonymize) {
+    auto small = builder::CaptureIndex::Open(capture_path);
+    if (!small.ok()) return small.status();
+    GPUCAP_RETURN_IF_ERROR(VerifyTrimmed(source, request.build, **small, *trimmed));
+  }
+  return f;
+}
+
+}  // namespace gpucap::tools
