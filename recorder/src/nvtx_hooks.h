@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+struct nvtxExtModuleInfo_t;
+
 namespace gpucap::recorder {
 
 class Recorder;
@@ -14,6 +16,12 @@ class Recorder;
 // `get_export_table` is NVTX's NvtxGetExportTableFunc_t. Returns false when
 // the NVTX copy offers no callback table.
 bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t), Recorder* recorder);
+
+// Fills an NVTX extension module's slots when it is the payload extension
+// (schemas, enums, nvtx*Payload calls); false for other modules. Events go
+// to the recorder InstallNvtxHooks was given: NVTX initialises its core
+// before any extension.
+bool InstallNvtxPayloadHooks(nvtxExtModuleInfo_t* info);
 
 }  // namespace gpucap::recorder
 
