@@ -135,6 +135,8 @@ enum RangeKind {
   nameThread @5;
   nameDomain @6;
   nameCategory @7;
+  payloadSchema @8;   # an NVTX payload schema registered in `domain`, id = schema id
+  payloadEnum @9;     # an NVTX payload enum registered in `domain`, id = schema id
 }
 
 enum RangeSource {
@@ -158,6 +160,45 @@ struct RangeEvent {
     int64 @11 :Int64;
     double @12 :Float64;
   }
+  # NVTX extended payloads (NVTX_PAYLOAD_TYPE_EXT, nvtxRangePushPayload,
+  # nvtxRangePopPayload...): the bytes as the program passed them, to be read
+  # with the schema of the same id and domain. Pointers inside are not followed.
+  extPayloads @13 :List(ExtPayload);
+  schema @14 :PayloadSchema;  # payloadSchema and payloadEnum events
+}
+
+struct ExtPayload {
+  schemaId @0 :UInt64;
+  data @1 :Data;
+  truncated @2 :Bool;         # longer than the recorder keeps; `data` holds the head
+}
+
+# nvtxPayloadSchemaEntry_t, the pointers resolved.
+struct PayloadSchemaEntry {
+  flags @0 :UInt64;
+  type @1 :UInt64;            # NVTX_PAYLOAD_ENTRY_TYPE_* or another schema's id
+  name @2 :Text;
+  description @3 :Text;
+  arrayOrUnionDetail @4 :UInt64;
+  offset @5 :UInt64;
+}
+
+struct PayloadEnumEntry {
+  name @0 :Text;
+  value @1 :UInt64;
+  isFlag @2 :Bool;
+}
+
+# nvtxPayloadSchemaAttr_t or nvtxPayloadEnumAttr_t, as registered. Fields a
+# registration left out of its field mask read as 0.
+struct PayloadSchema {
+  fieldMask @0 :UInt64;
+  schemaType @1 :UInt64;      # NVTX_PAYLOAD_SCHEMA_TYPE_*
+  flags @2 :UInt64;
+  staticSize @3 :UInt64;      # schemas: payloadStaticSize; enums: sizeOfEnum
+  packAlign @4 :UInt64;
+  entries @5 :List(PayloadSchemaEntry);
+  enumEntries @6 :List(PayloadEnumEntry);
 }
 
 # Frame type 6.

@@ -78,6 +78,8 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
         marks_.push_back(i);
         break;
       case RangeKind::kNameCategory:
+      case RangeKind::kPayloadSchema:
+      case RangeKind::kPayloadEnum:
         break;
     }
   }

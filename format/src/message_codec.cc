@@ -143,6 +143,48 @@ void Encode(const StringDef& s, schema::StringDef::Builder b) {
 
 StringDef Decode(schema::StringDef::Reader r) { return StringDef{r.getPointer(), Str(r.getText())}; }
 
+void Encode(const PayloadSchema& s, schema::PayloadSchema::Builder b) {
+  b.setFieldMask(s.field_mask);
+  b.setSchemaType(s.schema_type);
+  b.setFlags(s.flags);
+  b.setStaticSize(s.static_size);
+  b.setPackAlign(s.pack_align);
+  auto entries = b.initEntries(s.entries.size());
+  for (size_t i = 0; i < s.entries.size(); ++i) {
+    const PayloadSchemaEntry& x = s.entries[i];
+    entries[i].setFlags(x.flags);
+    entries[i].setType(x.type);
+    entries[i].setName(Str(x.name));
+    entries[i].setDescription(Str(x.description));
+    entries[i].setArrayOrUnionDetail(x.array_or_union_detail);
+    entries[i].setOffset(x.offset);
+  }
+  auto enums = b.initEnumEntries(s.enum_entries.size());
+  for (size_t i = 0; i < s.enum_entries.size(); ++i) {
+    enums[i].setName(Str(s.enum_entries[i].name));
+    enums[i].setValue(s.enum_entries[i].value);
+    enums[i].setIsFlag(s.enum_entries[i].is_flag);
+  }
+}
+
+PayloadSchema Decode(schema::PayloadSchema::Reader r) {
+  PayloadSchema s;
+  s.field_mask = r.getFieldMask();
+  s.schema_type = r.getSchemaType();
+  s.flags = r.getFlags();
+  s.static_size = r.getStaticSize();
+  s.pack_align = r.getPackAlign();
+  for (auto x : r.getEntries()) {
+    s.entries.push_back(PayloadSchemaEntry{x.getFlags(), x.getType(), Str(x.getName()),
+                                           Str(x.getDescription()), x.getArrayOrUnionDetail(),
+                                           x.getOffset()});
+  }
+  for (auto x : r.getEnumEntries()) {
+    s.enum_entries.push_back(PayloadEnumEntry{Str(x.getName()), x.getValue(), x.getIsFlag()});
+  }
+  return s;
+}
+
 void Encode(const RangeEvent& e, schema::RangeEvent::Builder b) {
   b.setKind(static_cast<schema::RangeKind>(e.kind));
   b.setSource(static_cast<schema::RangeSource>(e.source));
@@ -162,6 +204,18 @@ void Encode(const RangeEvent& e, schema::RangeEvent::Builder b) {
     p.setDouble(*d);
   } else {
     p.setNone();
+  }
+  if (!e.ext_payloads.empty()) {
+    auto list = b.initExtPayloads(e.ext_payloads.size());
+    for (size_t i = 0; i < e.ext_payloads.size(); ++i) {
+      const ExtPayload& x = e.ext_payloads[i];
+      list[i].setSchemaId(x.schema_id);
+      list[i].setData(kj::arrayPtr(reinterpret_cast<const kj::byte*>(x.data.data()), x.data.size()));
+      list[i].setTruncated(x.truncated);
+    }
+  }
+  if (e.kind == RangeKind::kPayloadSchema || e.kind == RangeKind::kPayloadEnum) {
+    Encode(e.schema, b.initSchema());
   }
 }
 
@@ -183,6 +237,13 @@ RangeEvent Decode(schema::RangeEvent::Reader r) {
     case schema::RangeEvent::Payload::DOUBLE: e.payload = p.getDouble(); break;
     default: break;
   }
+  for (auto x : r.getExtPayloads()) {
+    auto d = x.getData();
+    e.ext_payloads.push_back(ExtPayload{
+        x.getSchemaId(), std::string(reinterpret_cast<const char*>(d.begin()), d.size()),
+        x.getTruncated()});
+  }
+  if (r.hasSchema()) e.schema = Decode(r.getSchema());
   return e;
 }
 
@@ -514,12 +575,22 @@ Trailer DecodeTrailerMessage(schema::Trailer::Reader r) {
   return t;
 }
 
+namespace {
+size_t RangeEventBytes(const RangeEvent& e) {
+  size_t n = 96 + e.name.size();
+  for (const ExtPayload& x : e.ext_payloads) n += 32 + x.data.size();
+  for (const PayloadSchemaEntry& x : e.schema.entries) n += 64 + x.name.size() + x.description.size();
+  for (const PayloadEnumEntry& x : e.schema.enum_entries) n += 32 + x.name.size();
+  return n;
+}
+}  // namespace
+
 size_t ApproxEncodedSize(const SmallMessage& message) {
   return std::visit(
       [](const auto& m) -> size_t {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, StringDef>) return 32 + m.text.size();
-        if constexpr (std::is_same_v<T, RangeEvent>) return 96 + m.name.size();
+        if constexpr (std::is_same_v<T, RangeEvent>) return RangeEventBytes(m);
         if constexpr (std::is_same_v<T, GraphEvent>) return 128 + m.function_name.size();
         if constexpr (std::is_same_v<T, MetadataBlob>) return 96 + m.name.size() + m.data.size();
         if constexpr (std::is_same_v<T, WindowMark>) return 48 + m.label.size();

@@ -112,6 +112,7 @@ Config Config::FromEnvironment() {
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);
   c.nvtx = EnvBool("GPUCAP_NVTX", true);
+  c.latency_timestamps = EnvBool("GPUCAP_LATENCY_TIMESTAMPS", false);
   if (const char* v = Env("GPUCAP_WINDOW_NVTX")) c.window_nvtx = v;
   c.quiet = EnvBool("GPUCAP_QUIET", false);
   c.subscribe = EnvBool("GPUCAP_SUBSCRIBE", true);

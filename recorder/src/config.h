@@ -28,6 +28,9 @@ struct Config {
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0
   bool nvtx = true;                           // GPUCAP_NVTX=0
+  // Kernel `queued`/`submitted` timestamps (cuptiActivityEnableLatencyTimestamps);
+  // off until their cost is measured: GPUCAP_LATENCY_TIMESTAMPS=1.
+  bool latency_timestamps = false;
   std::string window_nvtx;                    // GPUCAP_WINDOW_NVTX: regex of range names that mark windows
   bool quiet = false;                         // GPUCAP_QUIET=1: nothing on stderr but errors
   bool nvml_counters = false;                 // GPUCAP_COUNTERS contains "nvml"

@@ -186,6 +186,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
   return gpucap::recorder::InstallNvtxHooks(get_export_table) ? 1 : 0;
 }
 
+// Called by each NVTX copy for each extension module it uses; gpucap takes
+// the payload extension (NCCL's ranges end through nvtxRangePopPayload).
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(
+    nvtxExtModuleInfo_t* info) {
+  auto* r = EnsureRecorder();
+  if (!r || !r->config().nvtx) return 0;
+  return gpucap::recorder::InstallNvtxPayloadHooks(info) ? 1 : 0;
+}
+
 extern "C" __attribute__((visibility("default"))) const GpucapRecorderApiV1* gpucap_recorder_api_v1(void) {
   return &gpucap::recorder::kApi;
 }

@@ -162,15 +162,19 @@ void NvmlSampler::AddDevice(uint32_t cuda_ordinal, const std::string& pci_bus_id
   auto d = std::make_unique<Device>();
   d->ordinal = cuda_ordinal;
   d->handle = handle;
-  std::vector<format::SmallMessage> defs;
+  // The reading that finds a counter offered is also its first sample: a
+  // device's counters start when it is first seen, not one interval later.
+  std::vector<format::SmallMessage> defs, first;
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t i = 0; i < sizeof(kReadings) / sizeof(kReadings[0]); ++i) {
     double v;
     if (!kReadings[i].read(*api_, handle, &v)) continue;  // not offered by this GPU
     d->ids[i] = next_counter_id_++;
     defs.emplace_back(format::CounterDef{d->ids[i], kReadings[i].name, kReadings[i].unit, cuda_ordinal});
+    first.emplace_back(format::CounterSample{d->ids[i], now_(), v});
   }
   devices_.push_back(std::move(d));
+  for (auto& m : first) defs.push_back(std::move(m));  // definitions before samples
   emit_(std::move(defs));
 }
 

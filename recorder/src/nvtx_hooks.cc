@@ -1,7 +1,6 @@
 #include "nvtx_hooks.h"
 
-#define NVTX_NO_IMPL
-#include <nvtx3/nvToolsExt.h>
+#include "nvtx_payload.h"  // NVTX's headers, without their implementation
 #include <unistd.h>
 
 #include <atomic>
@@ -29,6 +28,9 @@ using format::RangeKind;
 
 std::atomic<uint64_t> g_next_domain{1};
 std::atomic<uint64_t> g_next_range{1};
+std::atomic<uint64_t> g_next_schema{NVTX_PAYLOAD_SCHEMA_ID_DYNAMIC_START};
+
+uint64_t NextDynamicSchema() { return g_next_schema.fetch_add(1, std::memory_order_relaxed); }
 
 std::string Utf8(const wchar_t* w) {
   std::string out;
@@ -79,77 +81,115 @@ RangeEvent Event(RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttri
       case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: e.payload = uint64_t{a->payload.uiValue}; break;
       case NVTX_PAYLOAD_TYPE_INT32: e.payload = int64_t{a->payload.iValue}; break;
       case NVTX_PAYLOAD_TYPE_FLOAT: e.payload = double{a->payload.fValue}; break;
+      case NVTX_PAYLOAD_TYPE_EXT: e.ext_payloads = CopyAttributePayloads(*a); break;
       default: break;
     }
   }
   return e;
 }
 
-// Push depth per thread, returned by push and pop as NVTX specifies.
-thread_local int t_depth = 0;
+// Push depth per thread and domain, returned by push and pop as NVTX
+// specifies: a pop ends the innermost push of its own domain only, so NCCL's
+// ranges interleaved with the application's never end each other's.
+struct DomainDepth {
+  uint64_t domain;
+  int depth;
+};
+thread_local std::vector<DomainDepth> t_depths;  // a thread uses a few domains
+
+int& DepthOf(nvtxDomainHandle_t domain) {
+  uint64_t id = DomainId(domain);
+  for (DomainDepth& d : t_depths) {
+    if (d.domain == id) return d.depth;
+  }
+  t_depths.push_back({id, 0});
+  return t_depths.back().depth;
+}
+
+void Attach(RangeEvent& e, const nvtxPayloadData_t* payloads, size_t count) {
+  if (payloads && count) e.ext_payloads = CopyPayloads(payloads, count);
+}
 
 Recorder* Live() {
   Recorder* r = ProcessRecorder();
   return r && r->accepting() ? r : nullptr;
 }
 
-int Push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii) {
-  int depth = t_depth++;
+int Push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
+         const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
+  int depth = DepthOf(domain)++;
   if (Recorder* r = Live()) {
     RangeEvent e = Event(RangeKind::kPush, domain, a, r);
     if (ascii) e.name = ascii;
+    Attach(e, payloads, count);
     r->AddRange(std::move(e));
   }
   return depth;
 }
 
-int Pop(nvtxDomainHandle_t domain) {
-  if (t_depth == 0) return -1;
-  int depth = --t_depth;
-  if (Recorder* r = Live()) r->AddRange(Event(RangeKind::kPop, domain, nullptr, r));
+int Pop(nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
+  int& depth = DepthOf(domain);
+  if (depth == 0) return -1;
+  --depth;
+  if (Recorder* r = Live()) {
+    RangeEvent e = Event(RangeKind::kPop, domain, nullptr, r);
+    Attach(e, payloads, count);
+    r->AddRange(std::move(e));
+  }
   return depth;
 }
 
-nvtxRangeId_t Start(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii) {
+nvtxRangeId_t Start(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
+                    const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
   uint64_t id = g_next_range.fetch_add(1, std::memory_order_relaxed);
   if (Recorder* r = Live()) {
     RangeEvent e = Event(RangeKind::kStart, domain, a, r);
     if (ascii) e.name = ascii;
     e.id = id;
+    Attach(e, payloads, count);
     r->AddRange(std::move(e));
   }
   return id;
 }
 
-void End(nvtxDomainHandle_t domain, nvtxRangeId_t id) {
+void End(nvtxDomainHandle_t domain, nvtxRangeId_t id, const nvtxPayloadData_t* payloads = nullptr,
+         size_t count = 0) {
   if (Recorder* r = Live()) {
     RangeEvent e = Event(RangeKind::kEnd, domain, nullptr, r);
     e.id = id;
+    Attach(e, payloads, count);
     r->AddRange(std::move(e));
   }
 }
 
-void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii) {
+void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
+          const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
   if (Recorder* r = Live()) {
     RangeEvent e = Event(RangeKind::kMark, domain, a, r);
     if (ascii) e.name = ascii;
+    Attach(e, payloads, count);
     r->AddRange(std::move(e));
   }
 }
 
-void Name(RangeKind kind, nvtxDomainHandle_t domain, uint64_t id, std::string name) {
+// Names and payload schemas are rare and must not be lost to a pause: they
+// bypass accepting().
+void Define(RangeEvent e, nvtxDomainHandle_t domain) {
   Recorder* r = ProcessRecorder();
   if (!r) return;
-  RangeEvent e;
-  e.kind = kind;
   e.source = format::RangeSource::kNvtx;
   e.timestamp_ns = r->Now();
   e.os_tid = CurrentOsTid();
   e.domain = DomainId(domain);
+  r->AddEvent(std::move(e));
+}
+
+void Name(RangeKind kind, nvtxDomainHandle_t domain, uint64_t id, std::string name) {
+  RangeEvent e;
+  e.kind = kind;
   e.id = id;
   e.name = std::move(name);
-  // Names are rare and must not be lost to a pause: they bypass accepting().
-  r->AddEvent(std::move(e));
+  Define(std::move(e), domain);
 }
 
 // --- the handlers NVTX calls ---
@@ -198,6 +238,50 @@ nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) {
 }
 void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}
 void NVTX_API Initialize(const void*) {}
+
+// --- the payload extension's handlers ---
+
+uint64_t NVTX_API PayloadSchemaRegister(nvtxDomainHandle_t d, const nvtxPayloadSchemaAttr_t* a) {
+  if (!a) return 0;
+  RangeEvent e;
+  e.kind = RangeKind::kPayloadSchema;
+  e.id = SchemaIdOf(a->fieldMask, a->schemaId, NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID,
+                    NextDynamicSchema);
+  if ((a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NAME) && a->name) e.name = a->name;
+  e.schema = SchemaOf(*a);
+  uint64_t id = e.id;
+  Define(std::move(e), d);
+  return id;
+}
+uint64_t NVTX_API PayloadEnumRegister(nvtxDomainHandle_t d, const nvtxPayloadEnumAttr_t* a) {
+  if (!a) return 0;
+  RangeEvent e;
+  e.kind = RangeKind::kPayloadEnum;
+  e.id = SchemaIdOf(a->fieldMask, a->schemaId, NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID,
+                    NextDynamicSchema);
+  if ((a->fieldMask & NVTX_PAYLOAD_ENUM_ATTR_FIELD_NAME) && a->name) e.name = a->name;
+  e.schema = EnumOf(*a);
+  uint64_t id = e.id;
+  Define(std::move(e), d);
+  return id;
+}
+void NVTX_API MarkPayload(nvtxDomainHandle_t d, const nvtxPayloadData_t* p, size_t n) {
+  Mark(d, nullptr, nullptr, p, n);
+}
+int NVTX_API RangePushPayload(nvtxDomainHandle_t d, const nvtxPayloadData_t* p, size_t n) {
+  return Push(d, nullptr, nullptr, p, n);
+}
+int NVTX_API RangePopPayload(nvtxDomainHandle_t d, const nvtxPayloadData_t* p, size_t n) {
+  return Pop(d, p, n);
+}
+nvtxRangeId_t NVTX_API RangeStartPayload(nvtxDomainHandle_t d, const nvtxPayloadData_t* p, size_t n) {
+  return Start(d, nullptr, nullptr, p, n);
+}
+void NVTX_API RangeEndPayload(nvtxDomainHandle_t d, nvtxRangeId_t id, const nvtxPayloadData_t* p,
+                              size_t n) {
+  End(d, id, p, n);
+}
+uint8_t NVTX_API DomainIsEnabled(nvtxDomainHandle_t) { return 1; }
 
 template <typename F>
 void Set(NvtxFunctionTable table, unsigned size, unsigned cbid, F fn) {
@@ -251,6 +335,28 @@ bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t)) {
     Set(core2, core2_size, NVTX_CBID_CORE2_Initialize, Initialize);
   }
   return core != nullptr || core2 != nullptr;
+}
+
+bool InstallNvtxPayloadHooks(nvtxExtModuleInfo_t* info) {
+  // Other modules (counters, memory) stay no-ops. Slots only grow between
+  // versions of the extension, so a slot below slotCount means the same call.
+  if (!info || info->moduleId != NVTX_EXT_PAYLOAD_MODULEID || info->segmentsCount < 1 ||
+      !info->segments || !info->segments[0].functionSlots) {
+    return false;
+  }
+  nvtxExtModuleSegment_t& seg = info->segments[0];
+  auto set = [&](size_t cbid, auto fn) {
+    if (cbid < seg.slotCount) seg.functionSlots[cbid] = reinterpret_cast<intptr_t>(fn);
+  };
+  set(NVTX3EXT_CBID_nvtxPayloadSchemaRegister, PayloadSchemaRegister);
+  set(NVTX3EXT_CBID_nvtxPayloadEnumRegister, PayloadEnumRegister);
+  set(NVTX3EXT_CBID_nvtxMarkPayload, MarkPayload);
+  set(NVTX3EXT_CBID_nvtxRangePushPayload, RangePushPayload);
+  set(NVTX3EXT_CBID_nvtxRangePopPayload, RangePopPayload);
+  set(NVTX3EXT_CBID_nvtxRangeStartPayload, RangeStartPayload);
+  set(NVTX3EXT_CBID_nvtxRangeEndPayload, RangeEndPayload);
+  set(NVTX3EXT_CBID_nvtxDomainIsEnabled, DomainIsEnabled);
+  return true;
 }
 
 }  // namespace gpucap::recorder

@@ -7,12 +7,19 @@
 
 #include <cstdint>
 
+struct nvtxExtModuleInfo_t;
+
 namespace gpucap::recorder {
 
 // `get_export_table` is NVTX's NvtxGetExportTableFunc_t. The handlers send
 // events to the process's recorder (process_recorder.h) while it records.
 // Returns false when the NVTX copy offers no callback table.
 bool InstallNvtxHooks(const void* (*get_export_table)(uint32_t));
+
+// Fills an NVTX extension module's slots when it is the payload extension
+// (schemas, enums, nvtx*Payload calls); false for other modules. Events go
+// to the process's recorder, as the core handlers' do.
+bool InstallNvtxPayloadHooks(nvtxExtModuleInfo_t* info);
 
 }  // namespace gpucap::recorder
 

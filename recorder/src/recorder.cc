@@ -303,6 +303,9 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
           first = devices_seen_.insert(device).second;
           if (first) new_devices_.push_back(device);
         }
+        // Described (and its NVML counters started) on the control thread's
+        // next pass, not its next one-second tick.
+        if (first) devices_pending_.store(true, std::memory_order_release);
         // Configured here, on the creating thread with the new context
         // current and the device still idle: from the control thread, with
         // the device busy, cuptiPmSamplingSetConfig fails.
@@ -357,45 +360,73 @@ void Recorder::AddRange(format::RangeEvent e) {
       events_->Add(std::move(t));
     }
   }
-  if (window_regex_) {
-    // Window marks from ranges whose names match --window-nvtx: the push's
-    // mark id is kept per thread until its pop.
-    thread_local std::vector<uint64_t> open_windows;
-    auto mark = [&](format::WindowMarkKind kind, uint64_t id, const std::string& label) {
-      format::WindowMark m;
-      m.kind = kind;
-      m.timestamp_ns = e.timestamp_ns;
-      m.os_tid = e.os_tid;
-      m.id = id;
-      m.label = label;
-      events_->Add(std::move(m));
-    };
-    switch (e.kind) {
-      case format::RangeKind::kPush: {
-        uint64_t id = WindowName(e.name) ? NextWindowId() : 0;
-        open_windows.push_back(id);
-        if (id) mark(format::WindowMarkKind::kOpen, id, e.name);
+  if (window_regex_) AddWindowMarks(e);
+  events_->Add(std::move(e));
+}
+
+void Recorder::AddWindowMarks(const format::RangeEvent& e) {
+  // Window marks from ranges whose names match --window-nvtx. A push's mark
+  // id is kept per thread until the pop of the same domain: NVTX nests
+  // push/pop per thread and domain, and NCCL's ranges interleave with the
+  // application's on one thread.
+  struct Open {
+    uint64_t domain;
+    uint64_t id;  // 0: the push opened no window
+  };
+  thread_local std::vector<Open> open_pushes;
+  auto mark = [&](format::WindowMarkKind kind, uint64_t id, const std::string& label) {
+    format::WindowMark m;
+    m.kind = kind;
+    m.timestamp_ns = e.timestamp_ns;
+    m.os_tid = e.os_tid;
+    m.id = id;
+    m.label = label;
+    events_->Add(std::move(m));
+  };
+  switch (e.kind) {
+    case format::RangeKind::kPush: {
+      uint64_t id = WindowName(e.name) ? NextWindowId() : 0;
+      open_pushes.push_back({e.domain, id});
+      if (id) mark(format::WindowMarkKind::kOpen, id, e.name);
+      break;
+    }
+    case format::RangeKind::kPop:
+      for (size_t i = open_pushes.size(); i-- > 0;) {
+        if (open_pushes[i].domain != e.domain) continue;
+        uint64_t id = open_pushes[i].id;
+        open_pushes.erase(open_pushes.begin() + static_cast<std::ptrdiff_t>(i));
+        if (id) mark(format::WindowMarkKind::kClose, id, "");
         break;
       }
-      case format::RangeKind::kPop:
-        if (!open_windows.empty()) {
-          uint64_t id = open_windows.back();
-          open_windows.pop_back();
-          if (id) mark(format::WindowMarkKind::kClose, id, "");
+      break;
+    case format::RangeKind::kStart:
+      if (WindowName(e.name)) {
+        {
+          std::lock_guard<std::mutex> lock(started_windows_mu_);
+          started_windows_.insert(e.id);
         }
-        break;
-      case format::RangeKind::kStart:
-        if (WindowName(e.name)) mark(format::WindowMarkKind::kOpen, e.id | (1ull << 63), e.name);
-        break;
-      case format::RangeKind::kEnd:
-        // Closing a start/end range that opened no window is harmless: the
-        // builder pairs marks by id.
-        break;
-      default:
-        break;
+        started_window_count_.fetch_add(1, std::memory_order_release);
+        mark(format::WindowMarkKind::kOpen, e.id | kStartedWindowBit, e.name);
+      }
+      break;
+    case format::RangeKind::kEnd: {
+      // Any thread may end a started range; only ends of window ranges
+      // (rare) take the lock.
+      if (started_window_count_.load(std::memory_order_acquire) == 0) break;
+      bool was_window;
+      {
+        std::lock_guard<std::mutex> lock(started_windows_mu_);
+        was_window = started_windows_.erase(e.id) > 0;
+      }
+      if (was_window) {
+        started_window_count_.fetch_sub(1, std::memory_order_release);
+        mark(format::WindowMarkKind::kClose, e.id | kStartedWindowBit, "");
+      }
+      break;
     }
+    default:
+      break;
   }
-  events_->Add(std::move(e));
 }
 
 void Recorder::SampleClock(format::ClockKind kind) {
@@ -617,6 +648,7 @@ void Recorder::ControlLoop() {
       last_pm_poll = now;
       for (PmSampler* pm : PmSamplers()) pm->Poll();
     }
+    if (devices_pending_.exchange(false, std::memory_order_acq_rel)) ReportDevices();
     if (now - last_tick >= std::chrono::seconds(1)) {
       last_tick = now;
       Tick(false);

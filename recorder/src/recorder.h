@@ -102,6 +102,7 @@ class Recorder {
   void WaitForCompletions(std::chrono::milliseconds limit);
   void LogOnce(const std::string& line);
   bool WindowName(const std::string& name) const;
+  void AddWindowMarks(const format::RangeEvent& e);
 
   Config config_;
   std::string output_path_;
@@ -128,6 +129,13 @@ class Recorder {
   std::atomic<bool> cupti_started_{false};
   std::atomic<bool> activity_enabled_{false};
   std::atomic<uint64_t> next_window_id_{1};
+  // Start/end ranges that opened a --window-nvtx window, by range id, until
+  // their end (from any thread). Their marks' ids carry kStartedWindowBit,
+  // apart from push/pop and API window ids.
+  static constexpr uint64_t kStartedWindowBit = 1ull << 63;
+  std::mutex started_windows_mu_;
+  std::unordered_set<uint64_t> started_windows_;
+  std::atomic<uint64_t> started_window_count_{0};
 
   // CUPTI attachment, changed by the control thread and, for cuptiFinalize,
   // by an application thread at an API exit; all under cupti_mu_.
@@ -150,6 +158,7 @@ class Recorder {
   // Devices and threads first seen in callbacks, described by the control thread.
   std::mutex seen_mu_;
   std::vector<uint32_t> new_devices_;
+  std::atomic<bool> devices_pending_{false};
   std::unordered_set<uint32_t> devices_seen_;
   std::vector<uint32_t> new_threads_;
   std::unordered_set<uint32_t> threads_seen_;

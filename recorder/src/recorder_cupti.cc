@@ -117,6 +117,9 @@ void Recorder::AttachCupti(bool subscribe) {
       return;
     }
     if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
+    if (config_.latency_timestamps) {
+      check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps");
+    }
     callbacks_registered_ = true;
     detached_ = false;
   }

@@ -2,19 +2,25 @@
 # On the GPU machine: records each fixture program under `gpucap record` and
 # leaves the captures and the programs' manifests in OUT.
 #
-#   tests/gpu/record_fixtures.sh DIST OUT
+#   tests/gpu/record_fixtures.sh DIST OUT [NAME...]
 #
 # DIST is a scripts/package tree holding bin/gpucap, lib/ and gpu/ (the
-# programs built by tests/gpu/build.sh, and torch_train.py).
+# programs built by tests/gpu/build.sh, and the Python programs). With NAMEs,
+# only those fixtures are recorded.
 set -uo pipefail
 dist="$(cd "$1" && pwd)"; out="$2"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 export LD_LIBRARY_PATH="/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 g="$dist/bin/gpucap"
+shift 2
+only=" $* "
+# NVLink multicast stays off: it can take the host's GPUs out of service.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 status=0
 record() {
   local name="$1"; shift
+  [[ "$only" == "  " || "$only" == *" $name "* ]] || return 0
   echo "== $name"
   timeout 300 "$g" record -o "$out/$name.gpucap" "$@" || { echo "FAILED: $name rc=$?"; status=1; }
   "$g" info "$out/$name.gpucap" || status=1
@@ -25,4 +31,13 @@ record counters --counters nvml,pm -- "$dist/gpu/busy" "$out/counters.expect.jso
 # Not a fixture: PM sampling must stop cleanly when the program destroys its context.
 record ctx_reset --counters pm -- "$dist/gpu/ctx_reset" "$out/ctx_reset.expect.json"
 record torch_train --window-nvtx 'ProfilerStep#\d+' -- python3 "$dist/gpu/torch_train.py" "$out/torch_train.expect.json"
+# NVTX of two domains interleaved on one thread, start/end ranges ended on
+# other threads, a range never closed, payload-extension ranges (issue 16).
+record nvtx_domains --window-nvtx '(Step|Phase)#\d+' -- "$dist/gpu/nvtx_domains" "$out/nvtx_domains.expect.json"
+# Synchronisation, CUDA events, NVTX marks, external correlation (issue 17).
+record sync_events --kinds default,synchronization,cuda_event,marker -- "$dist/gpu/sync_events" "$out/sync_events.expect.json"
+# One NCCL rank: eager and graph-captured all-reduces with NCCL's NVTX payloads.
+# torchrun itself starts no CUDA here, so the one capture is the rank's.
+record nccl_graph --window-nvtx 'ProfilerStep#\d+' -- \
+  torchrun --standalone --nproc_per_node=1 "$dist/gpu/torch_nccl_graph.py" "$out"
 exit $status

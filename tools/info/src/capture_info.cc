@@ -110,6 +110,9 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
       ranges_by_domain.try_emplace(e.domain, 0);
     }
     if (e.kind == RangeKind::kNameDomain) ranges_by_domain.try_emplace(e.domain, 0);
+    if (e.kind == RangeKind::kPayloadSchema) in.payload_schemas++;
+    if (e.kind == RangeKind::kPayloadEnum) in.payload_enums++;
+    if (!e.ext_payloads.empty()) in.payload_events++;
   }
   in.unclosed_ranges = ranges.unclosed();
   in.unmatched_range_ends = ranges.unmatched_ends();
@@ -229,6 +232,10 @@ std::string InfoText(const CaptureInfo& in) {
   if (in.unclosed_ranges) o << ", " << in.unclosed_ranges << " never closed";
   if (in.unmatched_range_ends) o << ", " << in.unmatched_range_ends << " ends without a start";
   o << "\n";
+  if (in.payload_schemas + in.payload_enums + in.payload_events) {
+    o << "payloads  " << in.payload_schemas << " schemas, " << in.payload_enums << " enums, "
+      << in.payload_events << " events with payload bytes\n";
+  }
   for (const CaptureInfo::Domain& d : in.domains) {
     o << "          domain " << (d.name.empty() ? std::to_string(d.id) : d.name) << ": " << d.ranges << " ranges, "
       << d.distinct_names << " names\n";
@@ -388,7 +395,10 @@ void InfoJsonAnnotations(const CaptureInfo& in, JsonOut& j) {
       .Field("start_end", in.start_end_ranges)
       .Field("marks", in.range_marks)
       .Field("unclosed", in.unclosed_ranges)
-      .Field("unmatched_ends", in.unmatched_range_ends);
+      .Field("unmatched_ends", in.unmatched_range_ends)
+      .Field("payload_schemas", in.payload_schemas)
+      .Field("payload_enums", in.payload_enums)
+      .Field("payload_events", in.payload_events);
   j.Key("domains").BeginArray();
   for (const CaptureInfo::Domain& d : in.domains) {
     j.BeginObject().Field("id", d.id).Field("name", d.name).Field("ranges", d.ranges)

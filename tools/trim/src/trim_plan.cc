@@ -397,6 +397,8 @@ void Planner::Finish() {
       case RangeKind::kNameThread:
       case RangeKind::kNameDomain:
       case RangeKind::kNameCategory:
+      case RangeKind::kPayloadSchema:  // payloads kept anywhere are read with these
+      case RangeKind::kPayloadEnum:
         plan_.ranges[i] = 1;
         break;
     }

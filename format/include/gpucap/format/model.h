@@ -118,8 +118,49 @@ enum class RangeKind : uint8_t {
   kNameThread = 5,
   kNameDomain = 6,
   kNameCategory = 7,
+  kPayloadSchema = 8,  // an NVTX payload schema: id = schema id, in `domain`
+  kPayloadEnum = 9,    // an NVTX payload enum: id = schema id, in `domain`
 };
 enum class RangeSource : uint8_t { kNvtx = 0, kApi = 1 };
+
+// One NVTX extended payload: bytes to be read with the schema of `schema_id`
+// registered in the event's domain. Pointers inside are not followed.
+struct ExtPayload {
+  uint64_t schema_id = 0;
+  std::string data;
+  bool truncated = false;  // longer than the recorder keeps: `data` is the head
+  bool operator==(const ExtPayload&) const = default;
+};
+
+struct PayloadSchemaEntry {
+  uint64_t flags = 0;
+  uint64_t type = 0;  // NVTX_PAYLOAD_ENTRY_TYPE_* or another schema's id
+  std::string name;
+  std::string description;
+  uint64_t array_or_union_detail = 0;
+  uint64_t offset = 0;
+  bool operator==(const PayloadSchemaEntry&) const = default;
+};
+
+struct PayloadEnumEntry {
+  std::string name;
+  uint64_t value = 0;
+  bool is_flag = false;
+  bool operator==(const PayloadEnumEntry&) const = default;
+};
+
+// An NVTX payload schema or enum as registered (nvtxPayloadSchemaAttr_t,
+// nvtxPayloadEnumAttr_t); fields outside `field_mask` are 0.
+struct PayloadSchema {
+  uint64_t field_mask = 0;
+  uint64_t schema_type = 0;  // NVTX_PAYLOAD_SCHEMA_TYPE_*
+  uint64_t flags = 0;
+  uint64_t static_size = 0;  // schemas: payloadStaticSize; enums: sizeOfEnum
+  uint64_t pack_align = 0;
+  std::vector<PayloadSchemaEntry> entries;
+  std::vector<PayloadEnumEntry> enum_entries;
+  bool operator==(const PayloadSchema&) const = default;
+};
 
 struct RangeEvent {
   RangeKind kind = RangeKind::kPush;
@@ -132,6 +173,8 @@ struct RangeEvent {
   uint32_t category = 0;
   uint32_t color = 0;
   std::variant<std::monostate, uint64_t, int64_t, double> payload;
+  std::vector<ExtPayload> ext_payloads;
+  PayloadSchema schema;  // kPayloadSchema and kPayloadEnum only
   bool operator==(const RangeEvent&) const = default;
 };
 

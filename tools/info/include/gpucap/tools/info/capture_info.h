@@ -39,6 +39,8 @@ struct CaptureInfo {
 
   uint64_t range_events = 0, push_pop_ranges = 0, start_end_ranges = 0, range_marks = 0;
   uint64_t unclosed_ranges = 0, unmatched_range_ends = 0;
+  // NVTX extended payloads: registered schemas and enums, events carrying bytes.
+  uint64_t payload_schemas = 0, payload_enums = 0, payload_events = 0;
   struct Domain {
     uint64_t id = 0;
     std::string name;
