@@ -148,6 +148,26 @@ class WindowJoin {
   int64_t Real(uint64_t cupti_ns) const { return idx_.clock().ToRealtime(cupti_ns); }
   std::span<const uint32_t> StackOf(const Op& op, std::vector<uint32_t>* scratch) const;
   uint64_t ExternalId(uint32_t correlation) const;
+  // Kineto's "External id" of a launch and its GPU ops: the id the process
+  // pushed for it (EXTERNAL_CORRELATION), else the stand-in of the innermost
+  // range open around the launch (RangeExternalId). 0: none.
+  // The stand-in "External id" of an NVTX range (docs/cli.md, "Kineto's
+  // arguments"). Kineto gives an op an id and the launches inside it that id;
+  // a process that pushed none gets its ranges in that role. The id is the
+  // range's start in ns since the recording started, plus 1: unique but for
+  // ranges opened in the same nanosecond, the same in every window and in a
+  // trimmed copy (a range's number is not), and exact as a JSON double.
+  uint64_t RangeExternalId(uint32_t range) const {
+    const format::Capture& c = idx_.capture();
+    uint64_t origin = c.session ? c.session->start_cupti_ns : idx_.extent().start_ns;
+    uint64_t start = idx_.ranges().ranges()[range].start_ns;
+    return start >= origin ? start - origin + 1 : 1;
+  }
+  uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
+    if (uint64_t pushed = ExternalId(correlation)) return pushed;
+    std::span<const uint32_t> stack = idx_.ranges().Stack(launch_stack);
+    return stack.empty() ? 0 : RangeExternalId(stack.back());
+  }
   // The graph nodes a replayed op waits on, when dependencies are drawn.
   const GraphIndex::Dependencies* Dependencies(const Op& op) const {
     if (!options_.graph_dependencies || op.origin == nullptr) return nullptr;
@@ -866,7 +886,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
 
 void WindowJoin::OpArgs(const Op& op) {
   args_.clear();
-  uint64_t external = ExternalId(op.correlation);
+  uint64_t external = LaunchExternalId(op.correlation, op.launch_stack);
   if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint("External id", external));
   const ActivityTables& p = Part(parts_, op.part);
   auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
@@ -946,7 +966,7 @@ void WindowJoin::OpArgs(const Op& op) {
 void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.clear();
   const ApiTable& t = Part(parts_, a.part).apis;
-  uint64_t external = ExternalId(t.correlation[a.row]);
+  uint64_t external = LaunchExternalId(t.correlation[a.row], idx_.ranges().StackIdAt(t.tid[a.row], t.start[a.row]));
   if (external != 0) args_.push_back(Arg::Uint("External id", external));
   args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
   args_.push_back(Arg::Uint("correlation", t.correlation[a.row]));
@@ -971,6 +991,14 @@ TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
     h.local_rank = c.session->local_rank;
     h.world_size = c.session->world_size;
     h.host = c.session->host;
+  }
+  // NCCL's kernels name it (mangled or not); no other backend is told apart.
+  for (const auto& str : c.strings) {
+    std::string_view text = str.def.text;
+    if (text.find("ncclDevKernel") != std::string_view::npos || text.find("ncclKernel") != std::string_view::npos) {
+      h.distributed_backend = "nccl";
+      break;
+    }
   }
   h.window_index = w_.index;
   h.window_label = w_.label;
@@ -1132,6 +1160,7 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         s.name = name.second;
         s.category = Category::kGpuUserAnnotation;
         args_.clear();
+        args_.push_back(Arg::Uint("External id", RangeExternalId(spans_[r.index].range)));
         break;
       }
       case RefKind::kRange: {
@@ -1141,6 +1170,7 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         s.name = name.second;
         s.category = Category::kUserAnnotation;
         args_.clear();
+        args_.push_back(Arg::Uint("External id", RangeExternalId(r.index)));
         const format::RangeEvent& e = events[range.event];
         if (range.domain != 0) {
           std::string_view domain = idx_.ranges().DomainName(range.domain);
