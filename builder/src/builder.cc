@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
@@ -263,19 +264,35 @@ std::string WindowOutputPath(const std::string& output, const Window& w, bool on
   size_t slash = output.find_last_of('/');
   size_t base = slash == std::string::npos ? 0 : slash + 1;
   size_t dot = output.find('.', base);
-  for (std::string_view ext : {".json.gz", ".json", ".pftrace.gz", ".pftrace", ".gz"}) {
+  bool tensorboard = false;
+  static constexpr std::string_view kExtensions[] = {kTensorBoardSuffix, ".pt.trace.json", ".json.gz", ".json",
+                                                     ".pftrace.gz", ".pftrace", ".gz"};
+  for (std::string_view ext : kExtensions) {
     if (output.size() >= ext.size() + base &&
         output.compare(output.size() - ext.size(), ext.size(), ext) == 0) {
       dot = output.size() - ext.size();
+      tensorboard = ext.starts_with(".pt.trace.");
       break;
     }
   }
   if (dot == std::string::npos) dot = output.size();
   std::string name = output.substr(0, dot);
   name.append(".").append(std::to_string(w.index));
-  if (!w.label.empty()) name.append("-").append(Sanitize(w.label));
+  // TensorBoard's plugin takes NAME.DIGITS.pt.trace.json as a span of worker
+  // NAME: the label would make each window a worker of its own.
+  if (!w.label.empty() && !tensorboard) name.append("-").append(Sanitize(w.label));
   name.append(output, dot);
   return name;
+}
+
+std::string TraceFileIn(const std::string& output, const std::string& capture, OutputFormat format) {
+  std::error_code ec;
+  if (output.empty() || (output.back() != '/' && !std::filesystem::is_directory(output, ec))) return output;
+  std::string name = std::filesystem::path(capture).filename().string();
+  if (name.ends_with(".gpucap")) name.resize(name.size() - 7);
+  if (name.empty()) name = "trace";
+  std::string dir = output.back() == '/' ? output : output + "/";
+  return dir + name + (format == OutputFormat::kPerfetto ? ".pftrace.gz" : std::string(kTensorBoardSuffix));
 }
 
 Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options) {

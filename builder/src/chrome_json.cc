@@ -2,6 +2,9 @@
 // torch.profiler writes (shared/reference/kineto_sample.json) so tools that
 // read Kineto traces (Perfetto, chrome://tracing, HTA, TensorBoard) read
 // these; gpucap's additions are extra args and a "gpucap" metadata object.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <vector>
 
 #include "gpucap/builder/renderer.h"
@@ -17,6 +20,7 @@ class ChromeJsonRenderer : public TraceSink {
   Status Begin(const TraceHeader& h) override {
     base_ = h.base_time_ns;
     trace_name_ = h.trace_name;
+    window_ = {h.window_index, h.window_label, h.window_start_ns, h.window_end_ns};
     for (const Track& t : h.tracks) {
       const Process& p = h.processes[t.process];
       std::string where = ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(t.tid) + ",\"ts\":";
@@ -41,22 +45,45 @@ class ChromeJsonRenderer : public TraceSink {
     for (const TrackRef& t : tracks_) complete &= t.where.complete;
     if (!complete) return Status::Internal("Chrome JSON: an event piece is longer than its 64-byte slot");
     w_.Raw("{\n\"schemaVersion\":1,\n");
-    // HTA reads the rank from the first lines of a trace.
+    // HTA finds the rank in the raw text, before any parsing, with a pattern
+    // that wants whitespace after the colon, as Kineto's writer puts it; and
+    // in the first lines. No other "rank" is written with a space, so the
+    // text's first match is the parser's value.
     if (h.rank >= 0) {
-      w_.Raw("\"distributedInfo\":{\"rank\":");
+      w_.Raw("\"distributedInfo\":{");
+      if (!h.distributed_backend.empty()) {
+        w_.Raw("\"backend\": ");
+        w_.String(h.distributed_backend);
+        w_.Raw(",");
+      }
+      w_.Raw("\"rank\": ");
       w_.Int(h.rank);
-      w_.Raw(",\"world_size\":");
+      w_.Raw(",\"world_size\": ");
       w_.Int(h.world_size);
       if (h.local_rank >= 0) {
-        w_.Raw(",\"local_rank\":");
+        w_.Raw(",\"local_rank\": ");
         w_.Int(h.local_rank);
       }
       w_.Raw("},\n");
     }
+    // TensorBoard's plugin looks a device up by its id as a position in this
+    // list: every id from 0 to the highest has its entry, a device the
+    // capture holds no facts about by its id alone.
+    std::vector<const format::DeviceInfo*> devices;
+    for (const format::DeviceInfo& d : h.devices) devices.push_back(&d);
+    std::stable_sort(devices.begin(), devices.end(), [](auto* a, auto* b) { return a->id < b->id; });
     w_.Raw("\"deviceProperties\":[");
-    for (size_t i = 0; i < h.devices.size(); ++i) {
-      const format::DeviceInfo& d = h.devices[i];
-      w_.Raw(i ? ",\n{" : "\n{");
+    uint64_t next_id = 0;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const format::DeviceInfo& d = *devices[i];
+      if (d.id < next_id) continue;  // the same device twice (a merge of one host's ranks)
+      for (; next_id < d.id && next_id < kMaxDeviceGap; ++next_id) {
+        w_.Raw(next_id ? ",\n{\"id\":" : "\n{\"id\":");
+        w_.Uint(next_id);
+        w_.Raw("}");
+      }
+      w_.Raw(next_id ? ",\n{" : "\n{");
+      next_id = uint64_t{d.id} + 1;
       w_.Raw("\"id\":"); w_.Uint(d.id);
       w_.Raw(",\"name\":"); w_.String(d.name);
       w_.Raw(",\"totalGlobalMem\":"); w_.Uint(d.total_global_mem);
@@ -73,7 +100,9 @@ class ChromeJsonRenderer : public TraceSink {
       w_.Raw(",\"sharedMemPerMultiprocessor\":"); w_.Int(d.shared_mem_per_multiprocessor);
       w_.Raw("}");
     }
-    w_.Raw("\n],\n\"cuda_driver_version\":");
+    w_.Raw("\n],\n\"trace_id\":\"");
+    w_.Raw(TraceId(h));
+    w_.Raw("\",\n\"cuda_driver_version\":");
     w_.Int(h.cuda_driver_version);
     w_.Raw(",\n\"cuda_runtime_version\":");
     w_.Int(h.cuda_runtime_version);
@@ -119,6 +148,9 @@ class ChromeJsonRenderer : public TraceSink {
       Meta("thread_name", pid, t.tid, ts, "name", t.name);
       MetaIndex("thread_sort_index", pid, t.tid, ts, t.sort_index);
     }
+    Meta("process_name", kWindowPid, 0, ts, "name", "Spans");
+    MetaIndex("process_sort_index", kWindowPid, 0, ts, kWindowSortIndex);
+    Meta("thread_name", kWindowPid, kWindowTid, ts, "name", "gpucap window");
     return w_.MaybeFlush();
   }
 
@@ -185,6 +217,24 @@ class ChromeJsonRenderer : public TraceSink {
   }
 
   Status End() override {
+    // The window itself, as Kineto's "PyTorch Profiler (0)" span: a window
+    // with nothing else in it still has a duration event, which readers
+    // that tabulate ts and dur (HTA) need.
+    Open();
+    w_.Raw("{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":");
+    // Named by label where there is one: a trimmed copy numbers its windows
+    // afresh, and must still give the same trace.
+    w_.String(window_.label.empty() ? "gpucap window " + std::to_string(window_.index)
+                                    : "gpucap window: " + window_.label);
+    w_.Raw(",\"pid\":");
+    w_.Uint(kWindowPid);
+    w_.Raw(",\"tid\":");
+    w_.Uint(kWindowTid);
+    w_.Raw(",\"ts\":");
+    w_.Micros(window_.start_ns - base_);
+    w_.Raw(",\"dur\":");
+    w_.Micros(std::max<int64_t>(window_.end_ns - window_.start_ns, 0));
+    w_.Raw("}");
     w_.Raw("\n],\n\"traceName\":");
     w_.String(trace_name_);
     w_.Raw("\n}\n");
@@ -193,6 +243,37 @@ class ChromeJsonRenderer : public TraceSink {
   }
 
  private:
+  // The window's own span (End) sits in a process of its own, as Kineto's
+  // "Spans": a number, as Perfetto's importer wants, beside the overhead's
+  // INT32_MAX and above any Linux pid; listed last.
+  static constexpr uint32_t kWindowPid = 0x7ffffffe, kWindowTid = 1;
+  static constexpr int64_t kWindowSortIndex = 0x7ffffffe;
+  // Device ids past this are not padded for (a damaged capture's garbage).
+  static constexpr uint64_t kMaxDeviceGap = 1024;
+
+  // Kineto's trace_id: 32 hex digits naming one trace. Here a hash of what
+  // tells this window of this process apart, so a rebuild gives the same id,
+  // and so does a trimmed copy (where the window's index may differ).
+  static std::string TraceId(const TraceHeader& h) {
+    auto mix = [](uint64_t hash, std::string_view bytes) {
+      for (unsigned char c : bytes) hash = (hash ^ c) * 0x100000001b3ull;  // FNV-1a
+      return (hash ^ 0xff) * 0x100000001b3ull;
+    };
+    std::string facts = h.host + '\0' + h.window_label + '\0' + std::to_string(h.rank) + '\0' + std::to_string(h.window_start_ns) + '\0' +
+                        std::to_string(h.window_end_ns);
+    for (const Process& p : h.processes) facts += '\0' + std::to_string(p.pid) + p.name;
+    uint64_t a = mix(0xcbf29ce484222325ull, facts), b = mix(0x84222325cbf29ce4ull ^ a, facts);
+    char text[33];
+    std::snprintf(text, sizeof text, "%016" PRIX64 "%016" PRIX64, a, b);
+    return text;
+  }
+
+  struct WindowFacts {
+    uint32_t index = 0;
+    std::string label;
+    int64_t start_ns = 0, end_ns = 0;
+  };
+
   struct TrackRef {
     uint32_t pid, tid;
     std::string name;
@@ -340,6 +421,7 @@ class ChromeJsonRenderer : public TraceSink {
   std::vector<std::pair<size_t, size_t>> shared_;
   std::string shared_text_;
   std::string trace_name_;
+  WindowFacts window_;
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
 
 void WindowJoin::OpArgs(const Op& op) {
   args_.clear();
-  uint64_t external = ExternalId(op.correlation);
+  uint64_t external = LaunchExternalId(op.correlation, op.launch_stack);
   if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   const ActivityTables& p = Part(parts_, op.part);
   auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
@@ -104,7 +104,8 @@ void WindowJoin::OpArgs(const Op& op) {
 void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.clear();
   const ApiTable& t = Part(parts_, a.part).apis;
-  uint64_t external = ExternalId(t.correlation[a.row]);
+  uint64_t external =
+      LaunchExternalId(t.correlation[a.row], idx_.ranges().StackIdAt(t.tid[a.row], t.start[a.row]));
   if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
@@ -175,6 +176,7 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
   s.name = name.second;
   s.category = Category::kUserAnnotation;
   args_.clear();
+  args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(r.index)));
   const format::RangeEvent& e = events[range.event];
   if (range.domain != 0) {
     std::string_view domain = idx_.ranges().DomainName(range.domain);
@@ -224,6 +226,7 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         s.name = name.second;
         s.category = Category::kGpuUserAnnotation;
         args_.clear();
+        args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(spans_[r.index].range)));
         break;
       }
       case RefKind::kRange:

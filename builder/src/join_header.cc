@@ -21,6 +21,14 @@ TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
     h.world_size = c.session->world_size;
     h.host = c.session->host;
   }
+  // NCCL's kernels name it (mangled or not); no other backend is told apart.
+  for (const auto& str : c.strings) {
+    std::string_view text = str.def.text;
+    if (text.find("ncclDevKernel") != std::string_view::npos || text.find("ncclKernel") != std::string_view::npos) {
+      h.distributed_backend = "nccl";
+      break;
+    }
+  }
   h.window_index = w_.index;
   h.window_label = w_.label;
   h.window_start_ns = start;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <libdeflate.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #ifdef GPUCAP_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
@@ -406,6 +407,13 @@ bool GzipCodecAvailable(GzipCodec codec) {
 }
 
 Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path) {
+  // Said before anything is written: renaming onto a folder would fail only
+  // at the end, with a message about the temporary file.
+  struct stat st;
+  if (path.empty() || path.back() == '/' || (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    return Status::InvalidArgument(path + ": is a folder; give a file name (e.g. " +
+                                   (path.empty() || path.back() == '/' ? path : path + "/") + "trace.json.gz)");
+  }
   std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IoError(tmp + ": cannot create: " + std::strerror(errno));

@@ -91,7 +91,8 @@ uint32_t TrackRegistry::StreamTrack(uint32_t device, uint32_t stream) {
     t.id = static_cast<uint32_t>(tracks_.size());
     t.process = GpuProcess(device);
     t.tid = stream;
-    t.name = "stream " + std::to_string(stream) + " ";  // Kineto's name, space included
+    // Kineto's name less its trailing space, which text readers trip on.
+    t.name = "stream " + std::to_string(stream);
     t.sort_index = stream;
     tracks_.push_back(t);
     id = t.id;

@@ -16,7 +16,11 @@
 
 namespace gpucap::builder {
 
-inline constexpr uint32_t kOverheadPid = UINT32_MAX;    // Kineto's pid -1, kept inside uint32
+// CUPTI's overhead as a process of its own. Kineto writes pid -1, which
+// Perfetto's JSON importer turns into 0, on top of GPU 0, and UINT32_MAX is -1
+// to readers that take pids as int32: INT32_MAX is the same number to every
+// reader and above any Linux pid (pid_max <= 2^22).
+inline constexpr uint32_t kOverheadPid = 0x7fffffff;
 inline constexpr uint32_t kStreamInvalid = UINT32_MAX;  // syncs of a context or device
 
 class TrackRegistry {

@@ -152,6 +152,26 @@ class WindowJoin {
   int64_t Real(uint64_t cupti_ns) const { return idx_.clock().ToRealtime(cupti_ns); }
   std::span<const uint32_t> StackOf(const Op& op, std::vector<uint32_t>* scratch) const;
   uint64_t ExternalId(uint32_t correlation) const;
+  // Kineto's "External id" of a launch and its GPU ops: the id the process
+  // pushed for it (EXTERNAL_CORRELATION), else the stand-in of the innermost
+  // range open around the launch. 0: none.
+  uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
+    if (uint64_t pushed = ExternalId(correlation)) return pushed;
+    std::span<const uint32_t> stack = idx_.ranges().Stack(launch_stack);
+    return stack.empty() ? 0 : RangeExternalId(stack.back());
+  }
+  // The stand-in "External id" of an NVTX range (docs/cli.md, "Kineto's
+  // arguments"). Kineto gives an op an id and the launches inside it that id;
+  // a process that pushed none gets its ranges in that role. The id is the
+  // range's start in ns since the recording started, plus 1: unique but for
+  // ranges opened in the same nanosecond, the same in every window and in a
+  // trimmed copy (a range's number is not), and exact as a JSON double.
+  uint64_t RangeExternalId(uint32_t range) const {
+    const format::Capture& c = idx_.capture();
+    uint64_t origin = c.session ? c.session->start_cupti_ns : idx_.extent().start_ns;
+    uint64_t start = idx_.ranges().ranges()[range].start_ns;
+    return start >= origin ? start - origin + 1 : 1;
+  }
   // The graph nodes a replayed op waits on, when dependencies are drawn.
   const GraphIndex::Dependencies* Dependencies(const Op& op) const {
     if (!options_.graph_dependencies || op.origin == nullptr) return nullptr;

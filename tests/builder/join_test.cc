@@ -67,7 +67,7 @@ TEST(Join, LaunchToKernelAsKinetoWritesIt) {
   EXPECT_EQ((*runtime[0])["args"]["cbid"].u(), 211u);
   EXPECT_EQ((*runtime[0])["args"]["External id"].u(), 66886u);
   EXPECT_EQ(t.ThreadName(kPid, kPid), "thread 4242 (python3)");
-  EXPECT_EQ(t.ThreadName(0, 7), "stream 7 ");
+  EXPECT_EQ(t.ThreadName(0, 7), "stream 7");
 
   auto s_flows = t.Events("s", "ac2g");
   auto f_flows = t.Events("f", "ac2g");
@@ -638,7 +638,9 @@ TEST(Join, MemcpyMemsetSyncAndOverheadAsKineto) {
   auto overhead = t.Events("X", "overhead");
   ASSERT_EQ(overhead.size(), 1u);
   EXPECT_EQ((*overhead[0])["name"].text, "Buffer Flush");
-  EXPECT_EQ((*overhead[0])["pid"].u(), 0xffffffffu);
+  // A process of its own, the same pid to readers of int32 and uint32 pids
+  // (Kineto's -1 is 0 to Perfetto, on top of GPU 0).
+  EXPECT_EQ((*overhead[0])["pid"].u(), 0x7fffffffu);
   auto events = t.Events("X", "cuda_event");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(Nanos((*events[0])["dur"]), 0);

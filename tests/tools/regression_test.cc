@@ -1,12 +1,15 @@
 // Regression fixtures made by `gpucap fixture` (fixtures/regress/): each
 // manifest's goldens are rebuilt from its trimmed capture and must come out
 // byte for byte as committed. To refresh one after a change that is meant
-// to change the traces, run the command in fixtures/regress/README.md and
-// read the diff before committing it.
+// to change the traces, run the command in fixtures/regress/README.md (or,
+// for a renderer change that leaves the trimmed captures as they are,
+// GPUCAP_UPDATE_GOLDENS=1 tools_test --gtest_filter='Fixtures/Regression.*')
+// and read the diff before committing it.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "../support/temp_dir.h"
@@ -31,6 +34,12 @@ void CheckFixture(const std::string& manifest) {
   auto built = WriteFixtureGoldens(dir, *m, out.path().string());
   ASSERT_TRUE(built.ok()) << built.status().message();
   EXPECT_EQ(*built, m->goldens) << "the build makes other files than the manifest lists";
+  // GPUCAP_UPDATE_GOLDENS=1 rewrites the goldens from the committed trimmed
+  // capture and manifest (a renderer change), for reading the diff.
+  if (std::getenv("GPUCAP_UPDATE_GOLDENS") != nullptr) {
+    for (const std::string& g : m->goldens) fs::copy_file(out.File(g), fs::path(dir) / g, fs::copy_options::overwrite_existing);
+    return;
+  }
   for (const std::string& g : m->goldens) {
     std::string want = testing::ReadFile((fs::path(dir) / g).string());
     std::string got = testing::ReadFile(out.File(g));

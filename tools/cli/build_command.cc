@@ -42,6 +42,7 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
   auto report = SpliceIntoKineto(index, o, window, *kineto, o.output);
   if (!report.ok()) return Fail("build", report.status());
   for (const std::string& w : report->warnings) Warn("build", w, quiet);
+  if (quiet) return kExitOk;
   std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
             << " API calls into " << kineto->path() << "; launches tied to profiler ops: "
             << report->launches_linked_by_capture << " by the capture's external ids, "
@@ -56,8 +57,9 @@ int RunBuild(const std::vector<std::string>& args) {
   WindowFlags window;
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
-      ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several "
-                                             "windows get their index and label before the extension")
+      ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pt.trace.json.gz for TensorBoard, .pftrace "
+                                             "or .pftrace.gz) or a folder (DIR/: DIR/<capture>.pt.trace.json.gz); "
+                                             "several windows get their index and label before the extension")
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
@@ -71,7 +73,7 @@ int RunBuild(const std::vector<std::string>& args) {
       ("into", po::value<std::string>(),
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
        "its time span (or of the one window --window selects) inserted")
-      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddWindowFlags(&options, &window, "Each window is its own trace.", "decode and compression threads (0: one per core)");
   po::positional_options_description positional;
   positional.add("capture", 1);
@@ -118,7 +120,8 @@ int RunBuild(const std::vector<std::string>& args) {
   if (!vm.count("output")) {
     return Fail("build", "no output given (-o OUT)", kExitUsage);
   }
-  o.output = vm["output"].as<std::string>();
+  // -o DIR/ (or an existing folder): DIR/<capture>.pt.trace.json.gz.
+  o.output = TraceFileIn(vm["output"].as<std::string>(), path, o.format);
   // A trace's folder is made on demand, as `-o out/step.json.gz` suggests.
   std::filesystem::path parent = std::filesystem::path(o.output).parent_path();
   std::error_code ec;
@@ -135,6 +138,7 @@ int RunBuild(const std::vector<std::string>& args) {
   progress.Clear();
   if (!report.ok()) return Fail("build", report.status());
   for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
+  if (vm["quiet"].as<bool>()) return kExitOk;
   for (const WindowReport& w : report->windows) {
     std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
               << w.join.ranges << " ranges, " << w.join.flows << " flows";

@@ -1,5 +1,6 @@
-// gpucap merge A B ... -o OUT: one Chrome JSON trace from several processes'
-// captures (all ranks of a job), on one clock, each process labelled by rank.
+// gpucap merge A B ... -o OUT [--format chrome|pftrace]: one trace from several
+// processes' captures (all ranks of a job), on one clock, each process
+// labelled by rank.
 #include <iostream>
 
 #include "cli.h"
@@ -19,9 +20,12 @@ int RunMerge(const std::vector<std::string>& args) {
   options.add_options()
       ("captures", po::value<std::vector<std::string>>(&inputs)->required(), "capture files, one per process")
       ("output,o", po::value<std::string>(&output)->required(),
-       "trace file (.json or .json.gz); several windows get their index and label before the extension")
+       "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several windows get their index and label before "
+       "the extension")
+      ("format,f", po::value<std::string>(),
+       "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
-      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddWindowFlags(&options, &window,
                  "Windows are matched across captures by label (each rank's ProfilerStep#3), else by index.");
   po::positional_options_description positional;
@@ -36,6 +40,13 @@ int RunMerge(const std::vector<std::string>& args) {
   builder::BuildOptions o;
   if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("merge", s, kExitUsage);
   o.output = output;
+  if (vm.count("format")) {
+    auto format = builder::ParseOutputFormat(vm["format"].as<std::string>());
+    if (!format.ok()) return Fail("merge", format.status(), kExitUsage);
+    o.format = *format;
+  } else {
+    o.format = builder::FormatForPath(output);
+  }
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
 
   std::vector<std::unique_ptr<builder::CaptureIndex>> indexes;
@@ -51,6 +62,7 @@ int RunMerge(const std::vector<std::string>& args) {
   progress.Clear();
   if (!report.ok()) return Fail("merge", report.status());
   for (const std::string& w : report->warnings) Warn("merge", w, quiet);
+  if (quiet) return kExitOk;
   for (const MergeReport::Output& out : report->outputs) {
     std::cout << out.path << ": " << out.label << " from " << out.captures << " of " << captures.size()
               << " captures\n";

@@ -211,8 +211,14 @@ std::string InfoText(const CaptureInfo& in) {
     if (in.activity_last_ns > in.activity_first_ns) o << ", " << Seconds(in.activity_last_ns - in.activity_first_ns) << " of GPU activity";
     o << ", " << in.clock_samples << " clock samples\n";
   }
+  // Counted as frames, said as frames: one "devices" frame holds every
+  // device, and "1 devices" read as a device count.
   o << "frames    " << in.frames;
-  for (auto [type, n] : in.frames_by_type) o << ", " << n << " " << format::FrameTypeName(type);
+  const char* sep = ": ";
+  for (auto [type, n] : in.frames_by_type) {
+    o << sep << n << " " << format::FrameTypeName(type) << (n == 1 ? " frame" : " frames");
+    sep = ", ";
+  }
   o << "\n";
   o << "records   " << in.records << " in " << in.chunks << " chunks, " << in.raw_bytes << " bytes raw, "
     << in.stored_bytes << " stored";

@@ -123,8 +123,21 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
 
 // Where window `w`'s trace goes: `output` itself when the spec yields one
 // window by nature (all, range:), else the index and label before the
-// extension: trace.json.gz -> trace.3-ProfilerStep#3.json.gz.
+// extension: trace.json.gz -> trace.3-ProfilerStep#3.json.gz. Names ending in
+// TensorBoard's ".pt.trace.json[.gz]" get the index alone, which its plugin
+// reads as a span of one worker: rank0.pt.trace.json.gz ->
+// rank0.3.pt.trace.json.gz.
 std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window);
+
+// The suffix TensorBoard's profiler plugin lists traces by (it takes
+// ".pt.trace.json" too).
+inline constexpr std::string_view kTensorBoardSuffix = ".pt.trace.json.gz";
+
+// `output` when it names a file; when it names a folder (ends in '/', or is
+// one), the trace file in it for `capture`: DIR/<capture's name less
+// .gpucap><extension>, the extension TensorBoard's for Chrome JSON
+// (".pt.trace.json.gz") and ".pftrace.gz" for Perfetto.
+std::string TraceFileIn(const std::string& output, const std::string& capture, OutputFormat format);
 
 }  // namespace gpucap::builder
 

@@ -155,6 +155,7 @@ struct TraceHeader {
   int32_t cuda_runtime_version = 0;
   uint32_t cupti_version = 0;
   int32_t rank = -1, local_rank = -1, world_size = -1;
+  std::string distributed_backend;  // "nccl" when the process used NCCL; empty: not seen
   // The window this trace is, in realtime ns.
   uint32_t window_index = 0;
   std::string window_label;
