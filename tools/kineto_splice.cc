@@ -273,7 +273,7 @@ class SpliceSink : public builder::TraceSink {
     cpu_.assign(h.tracks.size(), {false, 0, 0});
     for (const builder::Track& t : h.tracks) {
       const builder::Process& p = h.processes[t.process];
-      cpu_[t.id] = {p.kind == builder::Process::Kind::kCpu, p.pid, t.tid};
+      cpu_[t.id] = {p.kind == builder::Process::Kind::kCpu, p.os_pid, t.tid};
     }
     return out_->Begin(h);
   }
