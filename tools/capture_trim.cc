@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <regex>
+
+#include "gpucap/format/output_file.h"
 #include <unordered_map>
 
 #include "gpucap/builder/strings.h"
@@ -114,16 +116,13 @@ std::string HashedName(std::string_view prefix, std::string_view name) {
 Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
                                        const TrimOptions& options, const std::string& path) {
   const format::Capture& c = index.capture();
-  std::error_code ec;
-  if (std::filesystem::equivalent(path, index.path(), ec)) {
-    return Status::InvalidArgument(path + ": the trimmed capture would overwrite its source");
-  }
   Anonymizer anon(options.anonymize, options.keep_names);
-  auto sink = format::OpenFileSink(path);
-  if (!sink.ok()) return sink.status();
+  auto out = format::OutputFile::Create(path);  // removed unless committed below
+  if (!out.ok()) return out.status();
+  auto sink = format::FileSinkFromFd((*out)->ReleaseFd(), path);
   format::WriterOptions wo;
   wo.created_realtime_ns = c.file->header().created_realtime_ns;
-  auto started = format::CaptureWriter::Start(std::move(sink).value(), wo);
+  auto started = format::CaptureWriter::Start(std::move(sink), wo);
   if (!started.ok()) return started.status();
   std::unique_ptr<format::CaptureWriter> writer = std::move(started).value();
   Feeder feed(writer.get());
@@ -258,10 +257,8 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
   trailer.end_cupti_ns = index.extent().end_ns;
   Status closed = writer->Close(std::move(trailer), kWriterTimeout);
   if (s.ok()) s = closed;
-  if (!s.ok()) {
-    std::remove(path.c_str());
-    return Status(s.code(), path + ": " + s.message());
-  }
+  if (s.ok()) s = (*out)->Commit();
+  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
   struct stat st;
   if (stat(path.c_str(), &st) == 0) result.bytes = static_cast<uint64_t>(st.st_size);
   return result;

@@ -7,6 +7,7 @@
 #include "json_out.h"
 #include "json_scan.h"
 #include "stats_table.h"
+#include "gpucap/format/output_file.h"
 
 namespace fs = std::filesystem;
 
@@ -16,11 +17,7 @@ namespace {
 std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
 
 Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  return format::WriteOutputFile(path, text);
 }
 
 // The spec and selection that yield, in `index`, windows equal to `want`.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include "gpucap/format/output_file.h"
 
 namespace gpucap::tools {
 namespace {
@@ -19,6 +20,7 @@ bool IsGpuCategory(std::string_view cat) {
 // Reads a file, gunzipping it when it is gzipped (zlib passes plain files
 // through).
 Result<std::string> ReadMaybeGzipped(const std::string& path) {
+  format::RegisterInputPath(path);  // --into's trace is an input: never an output
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) return Status::NotFound(path + ": cannot open");
   gzbuffer(f, 1 << 20);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "command.h"
+#include "gpucap/format/output_file.h"
 
 namespace {
 
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
     PrintUsage(std::cerr);
     return 2;
   }
+  // An interrupted command leaves no temporary files behind.
+  gpucap::format::InstallOutputCleanup();
   std::string name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") {
     PrintUsage(std::cout);

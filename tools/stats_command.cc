@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "command.h"
 #include "stats_table.h"
+#include "gpucap/format/output_file.h"
 
 namespace po = boost::program_options;
 
@@ -65,10 +66,8 @@ int RunStats(const std::vector<std::string>& args) {
     std::cout << text;
     return kExitOk;
   }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Fail("stats", output + ": cannot write");
+  Status written = format::WriteOutputFile(output, text);
+  if (!written.ok()) return Fail("stats", written);
   return kExitOk;
 }
 

@@ -14,6 +14,7 @@
 #include "capture.capnp.h"
 #include "crc32c.h"
 #include "frame_codec.h"
+#include "gpucap/format/output_file.h"
 #include "message_codec.h"
 
 namespace gpucap::format {
@@ -157,6 +158,7 @@ Result<std::unique_ptr<CaptureFile>> CaptureFile::Open(const std::string& path,
   file->path_ = path;
   file->options_ = options;
   file->fd_ = fd;
+  RegisterInput(fd);  // while open, no output of this process may replace it
   file->data_ = static_cast<const uint8_t*>(map);
   file->size_ = size;
   std::memcpy(&file->header_, file->data_, sizeof(FileHeader));
@@ -178,7 +180,10 @@ Result<std::unique_ptr<CaptureFile>> CaptureFile::Open(const std::string& path,
 
 CaptureFile::~CaptureFile() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) {
+    UnregisterInput(fd_);
+    close(fd_);
+  }
 }
 
 Status CaptureFile::CheckHeader(uint64_t offset, FrameHeader* out) const {
