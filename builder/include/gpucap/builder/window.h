@@ -7,7 +7,7 @@
 //                        with a sign and a unit: +1.5s:+2s, +250ms:+300ms
 //   every:DURATION       back-to-back windows of DURATION (e.g. 100ms)
 //   nvtx:REGEX           one window per NVTX/API range whose whole name matches
-//                        (ECMAScript regex), e.g. nvtx:ProfilerStep#\d+
+//                        (RE2 syntax: name_matcher.h), e.g. nvtx:ProfilerStep#\d+
 //
 // A window is [start, end) in CUPTI ns; a row belongs to the window holding
 // its start. For the windows that stand for a piece of the program's work
