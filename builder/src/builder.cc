@@ -308,6 +308,7 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
     return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
   }
   report.warnings = index.capture().report.Describe(index.path());
+  for (std::string& w : index.Warnings()) report.warnings.push_back(std::move(w));
   if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
   for (const Window& w : *windows) {
     if (options.on_window) options.on_window(w, report.windows.size(), windows->size());

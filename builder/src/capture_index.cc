@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpucap/builder/budgets.h"
 #include "names.h"
 
 namespace gpucap::builder {
@@ -44,12 +45,25 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
     if (b.key_kind == format::MetadataKey::kRange) {
       // Attached to the innermost range open on its thread when it was
       // written (gpucap_metadata): keyed by that range's index.
-      std::span<const uint32_t> stack = ranges_->StackAt(b.os_tid, b.timestamp_ns);
-      if (!stack.empty()) metadata_[{b.key_kind, stack.back()}].push_back(&b);
+      uint32_t innermost = ranges_->Innermost(ranges_->StackIdAt(b.os_tid, b.timestamp_ns));
+      if (innermost != RangeIndex::kNone) metadata_[{b.key_kind, innermost}].push_back(&b);
     } else if (b.key_kind != format::MetadataKey::kGlobal) {
       metadata_[{b.key_kind, b.key}].push_back(&b);
     }
   }
+}
+
+std::vector<std::string> CaptureIndex::Warnings() const {
+  std::vector<std::string> out;
+  auto say = [&](uint64_t n, const std::string& what) {
+    if (n != 0) out.push_back(path_ + ": " + std::to_string(n) + " " + what);
+  };
+  say(extent_.implausible, "timestamps more than a year from the capture's start (or past 2^63) left out of its time span");
+  say(clock_->rejected(), "clock samples that cannot be (past 2^63, before 1970, or jumping by more than drift) ignored");
+  say(ranges_->too_deep(), "NVTX ranges nested deeper than " + std::to_string(kMaxRangeDepth) +
+                                " on their thread (a missing pop?) not used as parents");
+  say(ranges_->cut_names(), "range names longer than " + std::to_string(kMaxNameBytes) + " bytes cut");
+  return out;
 }
 
 std::span<const format::MetadataBlob* const> CaptureIndex::Metadata(format::MetadataKey kind, uint64_t key) const {

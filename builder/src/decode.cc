@@ -163,9 +163,21 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
   RowWriter<MemcpyTable> memcpys(&out->memcpys);
   RowWriter<MemsetTable> memsets(&out->memsets);
   RowWriter<ExternalCorrelationTable> externals(&out->externals);
-  // The recorder counted records per kind: size the tables once.
+  // The recorder counted records per kind: size the tables once, if the
+  // counts are ones the bytes can hold (records of their kinds' sizes, all
+  // together); a chunk claiming more is sized as it is read.
+  uint64_t claimed_bytes = 0;
   for (const format::KindCount& k : info.kind_counts) {
-    if ((FamilyOf(k.kind) & families) == 0 || k.count > raw.size() / 8) continue;
+    uint32_t stride = std::max<uint32_t>(ShapeOf(k.kind, info).stride, 8);
+    if (k.count > raw.size() / stride) {
+      claimed_bytes = UINT64_MAX;
+      break;
+    }
+    claimed_bytes += k.count * stride;
+  }
+  for (const format::KindCount& k : info.kind_counts) {
+    if (claimed_bytes > raw.size()) break;
+    if ((FamilyOf(k.kind) & families) == 0) continue;
     size_t n = static_cast<size_t>(k.count);
     switch (FamilyOf(k.kind)) {
       case kKernels: kernels.Expect(n); break;

@@ -7,20 +7,10 @@ namespace gpucap::builder::join_internal {
 
 std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
   const RangeIndex& ranges = idx_.ranges();
-  std::span<const uint32_t> stack;
-  if (op.capture_stack == 0) {
-    stack = ranges.Stack(op.launch_stack);
-  } else if (op.launch_stack == 0) {
-    stack = ranges.Stack(op.capture_stack);
-  } else {
-    // Launch-time ranges outside, capture-time ranges inside; a range open at
-    // both times (a whole-run range) appears once.
-    scratch->assign(ranges.Stack(op.launch_stack).begin(), ranges.Stack(op.launch_stack).end());
-    for (uint32_t r : ranges.Stack(op.capture_stack)) {
-      if (std::find(scratch->begin(), scratch->end(), r) == scratch->end()) scratch->push_back(r);
-    }
-    stack = *scratch;
-  }
+  // Launch-time ranges outside, capture-time ranges inside; a range open at
+  // both times (a whole-run range) appears once.
+  ranges.MergedStack(op.launch_stack, op.capture_stack, scratch);
+  std::span<const uint32_t> stack = *scratch;
   // In an nvtx window every op belongs to the window's range, also one
   // launched by a thread that range was not pushed on (PyTorch launches the
   // backward pass from its autograd thread): the range roots its stack.
@@ -50,6 +40,7 @@ void WindowJoin::CollectAnnotationSpans() {
   struct Last {
     uint32_t launch = kNone, capture = kNone, device = kNone, stream = kNone, replay = kNone;
     std::vector<uint32_t> spans;
+    std::vector<uint32_t> stack;
   } last;
   const RangeIndex& ranges = idx_.ranges();
   for (const Op& op : ops_) {
@@ -57,7 +48,7 @@ void WindowJoin::CollectAnnotationSpans() {
     uint32_t replay = op.capture_stack != 0 ? op.correlation : 0;
     if (last.launch != op.launch_stack || last.capture != op.capture_stack || last.device != op.device ||
         last.stream != op.stream || last.replay != replay) {
-      last = Last{op.launch_stack, op.capture_stack, op.device, op.stream, replay, {}};
+      last = Last{op.launch_stack, op.capture_stack, op.device, op.stream, replay, {}, std::move(last.stack)};
       uint8_t depth = 0;
       auto add = [&](uint32_t range, uint32_t key_replay) {
         auto [it, inserted] = spans.try_emplace(Key{range, op.device, op.stream, key_replay},
@@ -68,11 +59,9 @@ void WindowJoin::CollectAnnotationSpans() {
         last.spans.push_back(it->second);
         depth++;
       };
-      for (uint32_t r : ranges.Stack(op.launch_stack)) add(r, 0);
-      auto launch = ranges.Stack(op.launch_stack);
-      for (uint32_t r : ranges.Stack(op.capture_stack)) {
-        if (std::find(launch.begin(), launch.end(), r) == launch.end()) add(r, replay);
-      }
+      std::vector<uint32_t>& stack = last.stack;
+      size_t launched = ranges.MergedStack(op.launch_stack, op.capture_stack, &stack);
+      for (size_t k = 0; k < stack.size(); ++k) add(stack[k], k < launched ? 0 : replay);
     }
     for (uint32_t s : last.spans) {
       spans_[s].start = std::min(spans_[s].start, op.start);
@@ -134,8 +123,8 @@ void WindowJoin::AnnotationArgs(const Op& op) {
     for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
-  std::span<const uint32_t> launch_ranges = idx_.ranges().Stack(op.launch_stack);
-  if (!launch_ranges.empty()) blobs(format::MetadataKey::kRange, launch_ranges.back());
+  uint32_t innermost = idx_.ranges().Innermost(op.launch_stack);
+  if (innermost != RangeIndex::kNone) blobs(format::MetadataKey::kRange, innermost);
   if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
   if (op.graph_node != 0) {
     blobs(format::MetadataKey::kGraphNode, op.graph_node);

@@ -1,22 +1,61 @@
 #include "names.h"
 
-#include <cxxabi.h>
+#include <libiberty/demangle.h>
 
-#include <cstdlib>
-#include <memory>
+#include <csetjmp>
+#include <string>
+
+#include "gpucap/builder/budgets.h"
 
 namespace gpucap::builder {
+namespace {
+
+// The demangler prints through a callback, a piece at a time. A name whose
+// substitutions nest doubles its output per level (260 mangled bytes can
+// print gigabytes), so printing stops at the budget: the callback jumps back
+// out of the demangler, which keeps all its state on the stack (that is
+// what the callback interface is for), so nothing is leaked.
+struct Printer {
+  std::string out;
+  bool cut = false;
+  std::jmp_buf stop;
+};
+
+extern "C" void AppendPiece(const char* s, size_t n, void* opaque) {
+  auto* p = static_cast<Printer*>(opaque);
+  size_t room = kMaxNameBytes - p->out.size();
+  if (n > room) {
+    p->out.append(s, room);
+    p->cut = true;
+    std::longjmp(p->stop, 1);
+  }
+  p->out.append(s, n);
+}
+
+}  // namespace
+
+std::string_view TruncateName(std::string_view name, std::string* storage) {
+  if (name.size() <= kMaxNameBytes) return name;
+  storage->assign(name.substr(0, kMaxNameBytes));
+  storage->append(kTruncatedMarker);
+  return *storage;
+}
 
 std::string Demangle(std::string_view mangled) {
   if (mangled.size() < 2 || mangled[0] != '_' || mangled[1] != 'Z') return std::string(mangled);
   std::string input(mangled);
-  int status = 0;
-  // __cxa_demangle reports failure through status; it only throws on
-  // allocation failure, which we let end the program like any other.
-  std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(input.c_str(), nullptr, nullptr, &status), std::free);
-  if (status != 0 || out == nullptr) return input;
-  return std::string(out.get());
+  std::string cut;
+  if (input.size() > kMaxMangledBytes) return std::string(TruncateName(input, &cut));
+  Printer p;
+  p.out.reserve(256);
+  // DMGL_PARAMS | DMGL_TYPES: what abi::__cxa_demangle prints.
+  if (setjmp(p.stop) == 0) {
+    if (!cplus_demangle_v3_callback(input.c_str(), DMGL_PARAMS | DMGL_TYPES, AppendPiece, &p)) {
+      return std::string(TruncateName(input, &cut));
+    }
+  }
+  if (p.cut) p.out.append(kTruncatedMarker);
+  return p.out;
 }
 
 std::string_view MemcpyKindName(uint32_t kind) {

@@ -8,8 +8,10 @@
 
 namespace gpucap::builder {
 
-// abi::__cxa_demangle, or the name as given when it is not a mangled C++
-// name (CUDA C kernels, cuBLAS' sm90_xmma_... names).
+// The demangled name as abi::__cxa_demangle prints it, cut at kMaxNameBytes
+// (budgets.h) with a marker; or the name as given when it is not a mangled
+// C++ name (CUDA C kernels, cuBLAS' sm90_xmma_... names), is too long to
+// demangle, or does not demangle.
 std::string Demangle(std::string_view mangled);
 
 std::string_view MemcpyKindName(uint32_t kind);  // "HtoD", "DtoD", ...

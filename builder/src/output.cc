@@ -1,5 +1,7 @@
 #include "gpucap/builder/output.h"
 
+#include "gpucap/format/output_file.h"
+
 #include <fcntl.h>
 #include <libdeflate.h>
 #include <unistd.h>
@@ -24,48 +26,26 @@
 namespace gpucap::builder {
 namespace {
 
+// A trace file through format::OutputFile: never over an input or a
+// non-regular file, replacing the previous one only when complete.
 class FileSink : public ByteSink {
  public:
-  FileSink(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
-  ~FileSink() override {
-    if (fd_ >= 0) {
-      close(fd_);
-      unlink(tmp_.c_str());
-    }
-  }
+  explicit FileSink(std::unique_ptr<format::OutputFile> file) : file_(std::move(file)) {}
 
   Status Append(std::string_view bytes) override {
-    if (fd_ < 0) return Status::IoError(path_ + ": already closed");
-    while (!bytes.empty()) {
-      ssize_t n = write(fd_, bytes.data(), bytes.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Status::IoError(path_ + ": write failed: " + std::strerror(errno));
-      }
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-    return Status::Ok();
+    if (file_ == nullptr) return Status::IoError("trace file already closed");
+    return file_->Write(bytes);
   }
 
   Status Close() override {
-    if (fd_ < 0) return Status::IoError(path_ + ": already closed");
-    int fd = fd_;
-    fd_ = -1;
-    if (close(fd) != 0) {
-      unlink(tmp_.c_str());
-      return Status::IoError(path_ + ": close failed: " + std::strerror(errno));
-    }
-    if (rename(tmp_.c_str(), path_.c_str()) != 0) {
-      int err = errno;
-      unlink(tmp_.c_str());
-      return Status::IoError(path_ + ": cannot rename from " + tmp_ + ": " + std::strerror(err));
-    }
-    return Status::Ok();
+    if (file_ == nullptr) return Status::IoError("trace file already closed");
+    Status s = file_->Commit();
+    file_.reset();  // removes the temporary file if the commit failed
+    return s;
   }
 
  private:
-  std::string path_, tmp_;
-  int fd_;
+  std::unique_ptr<format::OutputFile> file_;
 };
 
 class StringSink : public ByteSink {
@@ -414,10 +394,9 @@ Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path) {
     return Status::InvalidArgument(path + ": is a folder; give a file name (e.g. " +
                                    (path.empty() || path.back() == '/' ? path : path + "/") + "trace.json.gz)");
   }
-  std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::IoError(tmp + ": cannot create: " + std::strerror(errno));
-  return std::unique_ptr<ByteSink>(new FileSink(path, tmp, fd));
+  auto file = format::OutputFile::Create(path);
+  if (!file.ok()) return file.status();
+  return std::unique_ptr<ByteSink>(new FileSink(std::move(file).value()));
 }
 
 std::unique_ptr<ByteSink> NewGzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& options) {

@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "gpucap/builder/budgets.h"
+
 namespace gpucap::builder {
 
 using format::RangeEvent;
@@ -34,6 +36,7 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
         r.push_pop = e.kind == RangeKind::kPush;
         r.closed = false;
         r.name = e.name;
+        if (r.name.size() > kMaxNameBytes) r.name = TruncateName(e.name, &cut_names_.emplace_back());
         ranges_.push_back(r);
         if (r.push_pop) {
           push_stacks[{e.os_tid, e.domain}].push_back(ranges_.size() - 1);
@@ -96,8 +99,18 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
   BuildEpochs();
 }
 
+uint32_t RangeIndex::Push(uint32_t stack, uint32_t range) {
+  nodes_.push_back({range, stack, nodes_[stack].depth + 1});
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+uint32_t RangeIndex::Ancestor(uint32_t stack, uint32_t depth) const {
+  while (nodes_[stack].depth > depth) stack = nodes_[stack].parent;
+  return stack;
+}
+
 void RangeIndex::BuildEpochs() {
-  stack_begin_ = {0, 0};  // the empty stack: [0, 0)
+  nodes_ = {{kNone, 0, 0}};  // the empty stack
   // Boundaries per thread: at equal times ends go first, so a launch at the
   // instant one range ends and the next begins sits in the next one only.
   struct Boundary {
@@ -118,25 +131,41 @@ void RangeIndex::BuildEpochs() {
     });
     Epochs& ep = epochs_[tid];
     std::vector<uint32_t> open;  // range indices, kept in ranges_ order = outermost first
+    uint32_t stack = 0;          // the node for `open`
+    // Re-roots the stack's part from `depth` on after a change inside it;
+    // changes at the top (nearly all) touch one node.
+    auto rebuild_from = [&](size_t depth) {
+      stack = Ancestor(stack, static_cast<uint32_t>(depth));
+      for (size_t k = depth; k < open.size(); ++k) stack = Push(stack, open[k]);
+    };
     for (size_t i = 0; i < bounds.size();) {
       uint64_t t = bounds[i].t;
       for (; i < bounds.size() && bounds[i].t == t; ++i) {
         const Boundary& b = bounds[i];
+        auto it = std::lower_bound(open.begin(), open.end(), b.range);
+        size_t at = static_cast<size_t>(it - open.begin());
         if (b.open) {
-          open.insert(std::upper_bound(open.begin(), open.end(), b.range), b.range);
-        } else {
-          auto it = std::lower_bound(open.begin(), open.end(), b.range);
-          if (it != open.end() && *it == b.range) open.erase(it);
+          if (open.size() >= kMaxRangeDepth) {
+            too_deep_++;
+            continue;
+          }
+          open.insert(it, b.range);
+          if (at + 1 == open.size()) {
+            stack = Push(stack, b.range);
+          } else {
+            rebuild_from(at);
+          }
+        } else if (it != open.end() && *it == b.range) {
+          open.erase(it);
+          if (at == open.size()) {
+            stack = nodes_[stack].parent;
+          } else {
+            rebuild_from(at);
+          }
         }
       }
-      uint32_t id = 0;
-      if (!open.empty()) {
-        id = static_cast<uint32_t>(stack_begin_.size() - 1);
-        stack_pool_.insert(stack_pool_.end(), open.begin(), open.end());
-        stack_begin_.push_back(static_cast<uint32_t>(stack_pool_.size()));
-      }
       ep.times.push_back(t);
-      ep.stacks.push_back(id);
+      ep.stacks.push_back(stack);
     }
   }
 }
@@ -150,10 +179,30 @@ uint32_t RangeIndex::StackIdAt(uint32_t tid, uint64_t t) const {
   return ep.stacks[(pos - ep.times.begin()) - 1];
 }
 
-std::span<const uint32_t> RangeIndex::Stack(uint32_t id) const {
-  if (id == 0 || id + 1 >= stack_begin_.size()) return {};
-  return std::span<const uint32_t>(stack_pool_.data() + stack_begin_[id],
-                                   stack_begin_[id + 1] - stack_begin_[id]);
+uint32_t RangeIndex::Innermost(uint32_t stack_id) const {
+  return stack_id < nodes_.size() ? nodes_[stack_id].range : kNone;
+}
+
+void RangeIndex::Stack(uint32_t stack_id, std::vector<uint32_t>* out) const {
+  out->clear();
+  if (stack_id >= nodes_.size()) return;
+  out->resize(nodes_[stack_id].depth);
+  for (uint32_t n = stack_id, k = nodes_[stack_id].depth; k > 0; n = nodes_[n].parent) out->at(--k) = nodes_[n].range;
+}
+
+size_t RangeIndex::MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const {
+  Stack(outer, out);
+  size_t from_outer = out->size();
+  if (inner == 0 || inner >= nodes_.size()) return from_outer;
+  std::vector<uint32_t> in;
+  Stack(inner, &in);
+  for (uint32_t r : in) {
+    if (std::find(out->begin(), out->begin() + static_cast<std::ptrdiff_t>(from_outer), r) ==
+        out->begin() + static_cast<std::ptrdiff_t>(from_outer)) {
+      out->push_back(r);
+    }
+  }
+  return from_outer;
 }
 
 std::string_view RangeIndex::ThreadName(uint32_t tid) const {

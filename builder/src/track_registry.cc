@@ -9,6 +9,10 @@ namespace {
 // Tids of tracks that are no OS thread or stream: above any Linux tid
 // (pid_max <= 2^22) and any stream id CUPTI hands out in practice.
 constexpr uint32_t kSyntheticTid = 0x40000000;
+// CPU pids below this could be a device's; moved to kMovedCpuPid | pid,
+// above pid_max (2^22) and below the overhead process's.
+constexpr uint32_t kMaxDevicePid = 256;
+constexpr uint32_t kMovedCpuPid = 0x20000000;
 
 }  // namespace
 
@@ -18,7 +22,11 @@ uint32_t TrackRegistry::CpuProcess(uint32_t pid) {
   if (it != cpu_processes_.end()) return it->second;
   Process p;
   p.kind = Process::Kind::kCpu;
-  p.pid = pid;
+  // GPU processes are numbered by device (as Kineto) and the overhead one
+  // is -1: a CPU pid among those (PID 1 in a container) would merge its
+  // threads into a device's process, so it is shown above any OS pid.
+  p.pid = pid < kMaxDevicePid || pid == kOverheadPid ? kMovedCpuPid | (pid & 0xffff) : pid;
+  p.os_pid = pid;
   p.name = pid == idx_.pid() ? std::string(idx_.process_name()) : "process " + std::to_string(pid);
   if (p.name.empty()) p.name = "process " + std::to_string(pid);
   p.label = "CPU";

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <regex>
+
+#include "gpucap/builder/budgets.h"
+#include "gpucap/builder/name_matcher.h"
 
 namespace gpucap::builder {
 namespace {
@@ -112,11 +114,8 @@ Result<WindowSpec> ParseWindowSpec(std::string_view text) {
   }
   if (kind == "nvtx") {
     if (rest.empty()) return Bad(text, "expected nvtx:REGEX");
-    try {
-      std::regex re{std::string(rest)};
-    } catch (const std::regex_error& e) {
-      return Bad(text, std::string("bad regular expression: ") + e.what());
-    }
+    auto matcher = NameMatcher::Compile(rest);
+    if (!matcher.ok()) return Bad(text, matcher.status().message());
     spec.kind = WindowSpec::Kind::kNvtx;
     spec.pattern = std::string(rest);
     return spec;
@@ -148,8 +147,9 @@ Result<std::vector<uint32_t>> ParseSelection(std::string_view text) {
       if (!hi.ok()) return hi.status();
       hi_v = *hi;
     }
-    if (hi_v < *lo || hi_v - *lo > 10'000'000) {
-      return Status::InvalidArgument("--select: bad range '" + std::string(item) + "'");
+    if (hi_v < *lo || hi_v - *lo >= kMaxSelected || out.size() + (hi_v - *lo) >= kMaxSelected) {
+      return Status::InvalidArgument("--select: '" + std::string(item) + "' names more than " +
+                                     std::to_string(kMaxSelected) + " windows in all");
     }
     for (uint32_t i = *lo; i <= hi_v; ++i) out.push_back(i);
   }
@@ -159,9 +159,23 @@ Result<std::vector<uint32_t>> ParseSelection(std::string_view text) {
 }
 
 CaptureExtent ComputeExtent(const format::Capture& c) {
+  // The anchor every plausible timestamp lies near: the session's start, else
+  // the earliest chunk start. A lone 2^64-1 must not stretch (or, one past
+  // it, wrap) the capture's extent.
+  uint64_t anchor = c.session ? c.session->start_cupti_ns : 0;
+  if (anchor == 0) {
+    for (const format::ChunkView& ch : c.chunks) {
+      if (ch.info.min_start_ns != 0 && (anchor == 0 || ch.info.min_start_ns < anchor)) anchor = ch.info.min_start_ns;
+    }
+  }
+  CaptureExtent extent;
   uint64_t lo = UINT64_MAX, hi = 0;
   auto see = [&](uint64_t t) {
     if (t == 0) return;
+    if (!PlausibleTime(anchor, t)) {
+      extent.implausible++;
+      return;
+    }
     lo = std::min(lo, t);
     hi = std::max(hi, t);
   };
@@ -176,8 +190,17 @@ CaptureExtent ComputeExtent(const format::Capture& c) {
   for (const format::WindowMark& m : c.windows) see(m.timestamp_ns);
   for (const format::CounterSample& s : c.counter_samples) see(s.timestamp_ns);
   if (c.trailer) see(c.trailer->end_cupti_ns);
-  if (lo == UINT64_MAX) return {};
-  return {lo, hi};
+  if (lo == UINT64_MAX) return extent;
+  extent.start_ns = lo;
+  extent.end_ns = hi;
+  return extent;
+}
+
+bool PlausibleTime(uint64_t anchor, uint64_t t) {
+  if (t >= (uint64_t{1} << 63) || t == UINT64_MAX) return false;
+  if (anchor == 0) return true;
+  uint64_t distance = t > anchor ? t - anchor : anchor - t;
+  return distance <= kMaxPlausibleSpanNs;
 }
 
 Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format::Capture& capture,
@@ -197,29 +220,26 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       break;
     }
     case WindowSpec::Kind::kEvery:
-      for (uint64_t s = origin; s < end; s += spec.every_ns) {
-        out.push_back({0, "", s, s + spec.every_ns});
-        if (out.size() > 10'000'000) return Bad(spec.text, "more than 10 million windows");
+      if ((end - origin) / spec.every_ns >= kMaxWindows) {
+        return Bad(spec.text, "gives " + std::to_string((end - origin) / spec.every_ns + 1) +
+                                  " windows over this capture, more than " + std::to_string(kMaxWindows) +
+                                  "; take a longer period");
       }
+      for (uint64_t s = origin; s < end; s += spec.every_ns) out.push_back({0, "", s, s + spec.every_ns});
       break;
     case WindowSpec::Kind::kNvtx: {
-      std::regex re;
-      try {
-        re = std::regex(spec.pattern);
-      } catch (const std::regex_error& e) {
-        return Bad(spec.text, std::string("bad regular expression: ") + e.what());
-      }
-      try {
-        const std::vector<Range>& all = ranges.ranges();
-        for (uint32_t i = 0; i < all.size(); ++i) {
-          const Range& r = all[i];
-          if (std::regex_match(r.name.begin(), r.name.end(), re)) {
-            out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true, i});
+      auto matcher = NameMatcher::Compile(spec.pattern);
+      if (!matcher.ok()) return Bad(spec.text, matcher.status().message());
+      const std::vector<Range>& all = ranges.ranges();
+      for (uint32_t i = 0; i < all.size(); ++i) {
+        const Range& r = all[i];
+        // The name as recorded, not as cut for display.
+        if (matcher->Matches(capture.ranges[r.event].name)) {
+          if (out.size() >= kMaxWindows) {
+            return Bad(spec.text, "matches more than " + std::to_string(kMaxWindows) + " ranges");
           }
+          out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true, i});
         }
-      } catch (const std::regex_error& e) {
-        // Backtracking limits: a pattern too costly for some range name.
-        return Bad(spec.text, std::string("matching failed: ") + e.what());
       }
       break;
     }

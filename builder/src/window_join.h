@@ -157,8 +157,8 @@ class WindowJoin {
   // range open around the launch. 0: none.
   uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
     if (uint64_t pushed = ExternalId(correlation)) return pushed;
-    std::span<const uint32_t> stack = idx_.ranges().Stack(launch_stack);
-    return stack.empty() ? 0 : RangeExternalId(stack.back());
+    uint32_t innermost = idx_.ranges().Innermost(launch_stack);
+    return innermost == RangeIndex::kNone ? 0 : RangeExternalId(innermost);
   }
   // The stand-in "External id" of an NVTX range (docs/cli.md, "Kineto's
   // arguments"). Kineto gives an op an id and the launches inside it that id;

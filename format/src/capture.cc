@@ -1,5 +1,6 @@
 #include "gpucap/format/capture.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace gpucap::format {
@@ -99,10 +100,18 @@ Result<Capture> LoadCapture(const std::string& path, const LoadOptions& options)
     r.frames++;  // the trailer itself
     r.frames_by_type[static_cast<uint16_t>(FrameType::kTrailer)]++;
   } else {
-    c.report = c.file->Scan([&](const FrameRef& frame) {
+    // Take() reports undecodable frames into c.report as it goes; the scan's
+    // own findings (bad headers, checksums, a cut tail) join them, in file
+    // order, instead of replacing them.
+    ScanReport scanned = c.file->Scan([&](const FrameRef& frame) {
       Take(&c, frame, &scratch);
       return true;
     });
+    std::vector<Damage> undecodable = std::move(c.report.damage);
+    c.report = std::move(scanned);
+    c.report.damage.insert(c.report.damage.end(), undecodable.begin(), undecodable.end());
+    std::stable_sort(c.report.damage.begin(), c.report.damage.end(),
+                     [](const Damage& a, const Damage& b) { return a.offset < b.offset; });
   }
   return c;
 }

@@ -14,6 +14,7 @@
 #include "capture.capnp.h"
 #include "crc32c.h"
 #include "frame_codec.h"
+#include "gpucap/format/output_file.h"
 #include "message_codec.h"
 
 namespace gpucap::format {
@@ -122,7 +123,9 @@ std::vector<std::string> ScanReport::Describe(const std::string& path) const {
 
 Result<std::unique_ptr<CaptureFile>> CaptureFile::Open(const std::string& path,
                                                        const ReadOptions& options) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+  // below as not a regular file.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -155,6 +158,7 @@ Result<std::unique_ptr<CaptureFile>> CaptureFile::Open(const std::string& path,
   file->path_ = path;
   file->options_ = options;
   file->fd_ = fd;
+  RegisterInput(fd);  // while open, no output of this process may replace it
   file->data_ = static_cast<const uint8_t*>(map);
   file->size_ = size;
   std::memcpy(&file->header_, file->data_, sizeof(FileHeader));
@@ -176,7 +180,10 @@ Result<std::unique_ptr<CaptureFile>> CaptureFile::Open(const std::string& path,
 
 CaptureFile::~CaptureFile() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0) {
+    UnregisterInput(fd_);
+    close(fd_);
+  }
 }
 
 Status CaptureFile::CheckHeader(uint64_t offset, FrameHeader* out) const {
@@ -233,13 +240,19 @@ void CaptureFile::LoadTrailer() {
   }
   auto trailer = DecodeTrailer(*this, *frame);
   if (!trailer.ok()) return;
-  // An index entry must describe a frame inside the file; one that does not
-  // means the trailer cannot be trusted and the reader scans instead.
+  // Index entries must describe the file's frames: in file order, each after
+  // the one before (so no frame is named twice and read again per entry),
+  // inside the file, and agreeing with the intact header found there. One
+  // that does not means the trailer cannot be trusted: the reader scans.
+  uint64_t next = sizeof(FileHeader);
   for (const IndexEntry& e : trailer->index) {
-    if (e.offset < sizeof(FileHeader) || e.offset % 8 != 0 ||
-        e.offset + sizeof(FrameHeader) + e.length > footer.trailer_offset) {
+    FrameHeader h;
+    if (e.offset < next || e.offset % 8 != 0 ||
+        e.offset + sizeof(FrameHeader) + e.length > footer.trailer_offset ||
+        !CheckHeader(e.offset, &h).ok() || h.type != e.type || h.length != e.length) {
       return;
     }
+    next = e.offset + sizeof(FrameHeader) + e.length;
   }
   trailer_ = std::move(trailer).value();
   trailer_offset_ = footer.trailer_offset;
@@ -390,6 +403,16 @@ Result<ChunkView> DecodeChunk(const CaptureFile& file, const FrameRef& frame) {
     v.info.context_id = r.getContextId();
     v.info.stream_id = r.getStreamId();
     for (auto ks : r.getRecordSizes()) v.info.record_sizes.push_back({ks.getKind(), ks.getSize()});
+    // The declared size must be one the stored bytes can restore to, before
+    // anyone allocates it: equal for stored chunks, at most LZ4's 255x.
+    uint64_t raw_size = v.info.raw_size, stored = v.stored.size();
+    if (raw_size > file.options().max_chunk_raw ||
+        (v.codec == Codec::kNone && raw_size != stored) ||
+        (v.codec == Codec::kLz4Block && raw_size > stored * 255 + 16)) {
+      return FrameMessage::Corrupt(file, frame, "declared raw size " + std::to_string(raw_size) +
+                                                    " impossible for " + std::to_string(stored) +
+                                                    " stored bytes");
+    }
     // The payload bytes live in the mapping; check they do.
     auto bytes = file.bytes();
     if (v.stored.data() < bytes.data() || v.stored.data() + v.stored.size() > bytes.data() + bytes.size()) {

@@ -102,7 +102,8 @@ DeviceInfo Decode(schema::Device::Reader r) {
   DeviceInfo d;
   d.id = r.getId();
   auto uuid = r.getUuid();
-  std::memcpy(d.uuid.data(), uuid.begin(), std::min<size_t>(uuid.size(), d.uuid.size()));
+  // An empty Data reads as a null pointer: memcpy must not see it.
+  if (uuid.size() != 0) std::memcpy(d.uuid.data(), uuid.begin(), std::min<size_t>(uuid.size(), d.uuid.size()));
   d.name = Str(r.getName());
   d.total_global_mem = r.getTotalGlobalMem();
   d.compute_major = r.getComputeMajor();

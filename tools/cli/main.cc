@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "command.h"
+#include "gpucap/format/output_file.h"
 
 #ifndef GPUCAP_VERSION
 #define GPUCAP_VERSION "0.0.0"
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
     PrintUsage(std::cerr);
     return 2;
   }
+  // An interrupted command leaves no temporary files behind.
+  gpucap::format::InstallOutputCleanup();
   std::string name = argv[1];
   if (name == "--version" || name == "-V" || name == "version") {
     std::cout << "gpucap " GPUCAP_VERSION "\n";

@@ -8,6 +8,7 @@
 #include "command.h"
 #include "progress.h"
 #include "gpucap/tools/stats/stats_table.h"
+#include "gpucap/format/output_file.h"
 
 namespace po = boost::program_options;
 
@@ -66,10 +67,8 @@ int RunStats(const std::vector<std::string>& args) {
     std::cout << text;
     return kExitOk;
   }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Fail("stats", output + ": cannot write");
+  Status written = format::WriteOutputFile(output, text);
+  if (!written.ok()) return Fail("stats", written);
   return kExitOk;
 }
 

@@ -49,10 +49,11 @@ class Scanner {
     size_t i = *pos + 1;
     for (;;) {
       // Plain runs are most of a trace: find the next quote or backslash fast.
-      const char* p = static_cast<const char*>(std::memchr(d_.data() + i, '"', d_.size() - i));
-      if (p == nullptr) return Error(d_.size(), "the end of a string");
-      size_t quote = static_cast<size_t>(p - d_.data());
-      size_t bs = d_.find('\\', i);
+      // Both are remembered, so a run of escapes (or many strings after one
+      // escape) does not search to the same far quote or backslash again.
+      size_t quote = Next('"', i, &next_quote_);
+      if (quote == std::string_view::npos) return Error(d_.size(), "the end of a string");
+      size_t bs = Next('\\', i, &next_backslash_);
       if (bs == std::string_view::npos || bs > quote) {
         for (size_t k = i; k < quote; ++k) {
           if (static_cast<unsigned char>(d_[k]) < 0x20) return Error(k, "no control character inside a string");
@@ -77,6 +78,21 @@ class Scanner {
         return Error(bs, "a valid escape");
       }
     }
+  }
+
+  // Where the last search for a character started and what it found.
+  struct Found {
+    size_t from = std::string_view::npos;
+    size_t at = std::string_view::npos;
+  };
+
+  // The first `c` at or after `from`, searched again only when the last
+  // search's answer does not hold for `from`.
+  size_t Next(char c, size_t from, Found* last) const {
+    if (last->from <= from && (last->at == std::string_view::npos || last->at >= from)) return last->at;
+    const char* p = static_cast<const char*>(std::memchr(d_.data() + from, c, d_.size() - from));
+    *last = {from, p == nullptr ? std::string_view::npos : static_cast<size_t>(p - d_.data())};
+    return last->at;
   }
 
   Status Literal(size_t* pos, std::string_view word) {
@@ -141,6 +157,7 @@ class Scanner {
 
  private:
   std::string_view d_;
+  Found next_quote_, next_backslash_;
 };
 
 void AppendUtf8(std::string* out, uint32_t cp) {

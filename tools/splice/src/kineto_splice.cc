@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include "gpucap/format/output_file.h"
 
 #include "gpucap/builder/trace_keys.h"
 
@@ -22,6 +23,7 @@ bool IsGpuCategory(std::string_view cat) {
 // Reads a file, gunzipping it when it is gzipped (zlib passes plain files
 // through).
 Result<std::string> ReadMaybeGzipped(const std::string& path) {
+  format::RegisterInputPath(path);  // --into's trace is an input: never an output
   gzFile f = gzopen(path.c_str(), "rb");
   if (f == nullptr) return Status::NotFound(path + ": cannot open");
   gzbuffer(f, 1 << 20);
@@ -276,7 +278,7 @@ class SpliceSink : public builder::TraceSink {
     cpu_.assign(h.tracks.size(), {false, 0, 0});
     for (const builder::Track& t : h.tracks) {
       const builder::Process& p = h.processes[t.process];
-      cpu_[t.id] = {p.kind == builder::Process::Kind::kCpu, p.pid, t.tid};
+      cpu_[t.id] = {p.kind == builder::Process::Kind::kCpu, p.os_pid, t.tid};
     }
     return out_->Begin(h);
   }

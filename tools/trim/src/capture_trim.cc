@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <regex>
 #include <unordered_map>
 
+#include "gpucap/tools/trim/anonymize.h"
+#include "gpucap/builder/name_matcher.h"
 #include "gpucap/builder/strings.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/capture_writer.h"
+#include "gpucap/format/output_file.h"
 #include "gpucap/format/sink.h"
 #include "record_walk.h"
 
@@ -69,10 +71,9 @@ class Anonymizer {
  public:
   // `keep` comes from a window spec the builder already parsed.
   Anonymizer(bool on, const std::string& keep) : on_(on) {
-    try {
-      if (on && !keep.empty()) keep_ = std::regex(keep, std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      keep_.reset();
+    if (on && !keep.empty()) {
+      auto m = builder::NameMatcher::Compile(keep);
+      if (m.ok()) keep_.emplace(std::move(m).value());
     }
   }
   std::string Kernel(const std::string& name) const { return on_ ? HashedName("kernel_", name) : name; }
@@ -82,20 +83,11 @@ class Anonymizer {
     if (keep_ && Matches(name)) return name;
     return HashedName("range_", name);
   }
-  std::string Data(const std::string& data) const { return on_ ? HashedName("data_", data) : data; }
 
  private:
-  // A pattern too costly for some name throws; such a name is hashed, since
-  // keeping a name readable is the exception.
-  bool Matches(const std::string& name) const {
-    try {
-      return std::regex_match(name, *keep_);
-    } catch (const std::regex_error&) {
-      return false;
-    }
-  }
+  bool Matches(const std::string& name) const { return keep_->Matches(name); }
   bool on_;
-  std::optional<std::regex> keep_;
+  std::optional<builder::NameMatcher> keep_;
 };
 
 }  // namespace
@@ -114,16 +106,13 @@ std::string HashedName(std::string_view prefix, std::string_view name) {
 Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
                                        const TrimOptions& options, const std::string& path) {
   const format::Capture& c = index.capture();
-  std::error_code ec;
-  if (std::filesystem::equivalent(path, index.path(), ec)) {
-    return Status::InvalidArgument(path + ": the trimmed capture would overwrite its source");
-  }
   Anonymizer anon(options.anonymize, options.keep_names);
-  auto sink = format::OpenFileSink(path);
-  if (!sink.ok()) return sink.status();
+  auto out = format::OutputFile::Create(path);  // removed unless committed below
+  if (!out.ok()) return out.status();
+  auto sink = format::FileSinkFromFd((*out)->ReleaseFd(), path);
   format::WriterOptions wo;
   wo.created_realtime_ns = c.file->header().created_realtime_ns;
-  auto started = format::CaptureWriter::Start(std::move(sink).value(), wo);
+  auto started = format::CaptureWriter::Start(std::move(sink), wo);
   if (!started.ok()) return started.status();
   std::unique_ptr<format::CaptureWriter> writer = std::move(started).value();
   Feeder feed(writer.get());
@@ -133,19 +122,29 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
     if (c.session) {
       format::SessionInfo s = *c.session;
       for (const auto& kv : options.provenance) s.options.push_back(kv);
+      if (options.anonymize) AnonymizeSession(&s);
       GPUCAP_RETURN_IF_ERROR(feed.Message(s));
     }
-    for (const format::DeviceInfo& d : c.devices) GPUCAP_RETURN_IF_ERROR(feed.Message(d));
-    for (const format::ThreadInfo& t : c.threads) GPUCAP_RETURN_IF_ERROR(feed.Message(t));
+    for (format::DeviceInfo d : c.devices) {
+      if (options.anonymize) AnonymizeDevice(&d);
+      GPUCAP_RETURN_IF_ERROR(feed.Message(d));
+    }
+    for (format::ThreadInfo t : c.threads) {
+      if (options.anonymize) AnonymizeThread(&t);
+      GPUCAP_RETURN_IF_ERROR(feed.Message(t));
+    }
     for (const format::CounterDef& d : c.counter_defs) GPUCAP_RETURN_IF_ERROR(feed.Message(d));
-    for (const format::WindowMark& m : c.windows) GPUCAP_RETURN_IF_ERROR(feed.Message(m));
+    for (format::WindowMark m : c.windows) {
+      if (options.anonymize) AnonymizeWindowMark(&m);
+      GPUCAP_RETURN_IF_ERROR(feed.Message(m));
+    }
     for (size_t i = 0; i < c.clocks.size(); ++i) {
       if (plan.clocks[i]) GPUCAP_RETURN_IF_ERROR(feed.Message(c.clocks[i]));
     }
     for (size_t i = 0; i < c.metadata.size(); ++i) {
       if (!plan.metadata[i]) continue;
       format::MetadataBlob b = c.metadata[i];
-      b.data = anon.Data(b.data);
+      if (options.anonymize) AnonymizeMetadata(&b);
       GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(b)));
     }
     for (size_t i = 0; i < c.graphs.size(); ++i) {
@@ -162,6 +161,7 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
       format::RangeEvent e = c.ranges[i];
       using K = format::RangeKind;
       if (e.kind == K::kPush || e.kind == K::kStart || e.kind == K::kMark) e.name = anon.Range(e.name);
+      if (options.anonymize) AnonymizeRangeName(&e);
       GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(e)));
     }
     for (size_t i = 0; i < c.counter_samples.size(); ++i) {
@@ -253,15 +253,14 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
   } else if (!c.stats.empty()) {
     trailer.stats = c.stats.back();
   }
+  if (options.anonymize) AnonymizeStats(&trailer.stats);
   // The source's end, so ranges left open end where they ended there, and
   // windows relative to the capture resolve the same.
   trailer.end_cupti_ns = index.extent().end_ns;
   Status closed = writer->Close(std::move(trailer), kWriterTimeout);
   if (s.ok()) s = closed;
-  if (!s.ok()) {
-    std::remove(path.c_str());
-    return Status(s.code(), path + ": " + s.message());
-  }
+  if (s.ok()) s = (*out)->Commit();
+  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
   struct stat st;
   if (stat(path.c_str(), &st) == 0) result.bytes = static_cast<uint64_t>(st.st_size);
   return result;

@@ -6,6 +6,7 @@
 #include "gpucap/tools/json/json_out.h"
 #include "gpucap/tools/json/json_scan.h"
 #include "gpucap/tools/stats/stats_table.h"
+#include "gpucap/format/output_file.h"
 
 namespace fs = std::filesystem;
 
@@ -15,11 +16,7 @@ namespace {
 std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
 
 Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Status::IoError(path + ": cannot write");
-  return Status::Ok();
+  return format::WriteOutputFile(path, text);
 }
 
 // The spec and selection that yield, in `index`, windows equal to `want`.

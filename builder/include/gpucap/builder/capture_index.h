@@ -37,6 +37,10 @@ class CaptureIndex {
   const RangeIndex& ranges() const { return *ranges_; }
   const GraphIndex& graphs() const { return *graphs_; }
   const CaptureExtent& extent() const { return extent_; }
+  // What was left out or cut because the capture claimed the impossible
+  // (timestamps past any plausible run, clock samples that cannot be, range
+  // nesting or names over their budgets): lines for a person.
+  std::vector<std::string> Warnings() const;
 
   // Chunks (indices into capture().chunks, ascending) holding a record that
   // starts or ends in [start, end), judged by each chunk's time span; chunks

@@ -23,6 +23,9 @@ class ClockMap {
 
   int64_t ToRealtime(uint64_t cupti_ns) const;
   bool calibrated() const { return !points_.empty(); }
+  // Samples left out as impossible: past 2^63, before 1970, or jumping away
+  // from the samples before them by more than drift explains.
+  uint64_t rejected() const { return rejected_; }
 
  private:
   struct Point {
@@ -30,6 +33,7 @@ class ClockMap {
     int64_t realtime;
   };
   std::vector<Point> points_;  // by cupti time, strictly increasing
+  uint64_t rejected_ = 0;
 };
 
 }  // namespace gpucap::builder

@@ -6,6 +6,8 @@
 #define GPUCAP_BUILDER_RANGES_H_
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -34,13 +36,25 @@ class RangeIndex {
   // By start time, then longest first (outer before inner at equal starts).
   const std::vector<Range>& ranges() const { return ranges_; }
 
-  // The ranges open on `tid` at `t` (start <= t < end), outermost first, as
-  // indices into ranges(). The same id means the same stack.
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // The ranges open on `tid` at `t` (start <= t < end), as a stack id; the
+  // same id means the same stack, 0 the empty one. Stacks share their outer
+  // parts (a tree of ranges), so memory grows with pushes, not with depth
+  // times pushes; nesting deeper than kMaxRangeDepth is not followed.
   uint32_t StackIdAt(uint32_t tid, uint64_t t) const;
-  std::span<const uint32_t> Stack(uint32_t stack_id) const;
-  std::span<const uint32_t> StackAt(uint32_t tid, uint64_t t) const {
-    return Stack(StackIdAt(tid, t));
+  // The innermost range of a stack, or kNone for the empty stack.
+  uint32_t Innermost(uint32_t stack_id) const;
+  // A stack's ranges, outermost first, as indices into ranges().
+  void Stack(uint32_t stack_id, std::vector<uint32_t>* out) const;
+  std::vector<uint32_t> StackAt(uint32_t tid, uint64_t t) const {
+    std::vector<uint32_t> out;
+    Stack(StackIdAt(tid, t), &out);
+    return out;
   }
+  // `outer`'s ranges, then those of `inner` that are not in it; returns how
+  // many came from `outer`.
+  size_t MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const;
 
   // Names given through nvtxNameOsThread / nvtxDomainCreate; empty if none.
   std::string_view ThreadName(uint32_t tid) const;
@@ -51,6 +65,10 @@ class RangeIndex {
 
   uint64_t unmatched_ends() const { return unmatched_ends_; }
   uint64_t unclosed() const { return unclosed_; }
+  // Ranges opened deeper than kMaxRangeDepth (not parents of what they hold),
+  // and names cut to kMaxNameBytes.
+  uint64_t too_deep() const { return too_deep_; }
+  uint64_t cut_names() const { return cut_names_.size(); }
 
  private:
   struct Epochs {  // a thread's stack changes, by time
@@ -59,15 +77,24 @@ class RangeIndex {
   };
   void BuildEpochs();
 
+  struct StackNode {
+    uint32_t range;   // innermost range of this stack
+    uint32_t parent;  // the stack without it; node 0 is the empty stack
+    uint32_t depth;
+  };
+  uint32_t Push(uint32_t stack, uint32_t range);
+  uint32_t Ancestor(uint32_t stack, uint32_t depth) const;
+
   std::vector<Range> ranges_;
-  std::vector<uint32_t> stack_pool_;
-  std::vector<uint32_t> stack_begin_;  // stack id -> offset; id 0 is the empty stack
+  std::vector<StackNode> nodes_;  // stack id -> node
+  std::deque<std::string> cut_names_;  // names over the budget, cut, with the marker
   std::unordered_map<uint32_t, Epochs> epochs_;
   std::unordered_map<uint32_t, std::string_view> thread_names_;
   std::unordered_map<uint64_t, std::string_view> domain_names_;
   std::vector<uint32_t> marks_;
   uint64_t unmatched_ends_ = 0;
   uint64_t unclosed_ = 0;
+  uint64_t too_deep_ = 0;
 };
 
 }  // namespace gpucap::builder

@@ -104,6 +104,7 @@ struct Process {
   std::string name;
   std::string label;      // "CPU", "GPU 0"
   int64_t sort_index = 0;
+  uint32_t os_pid = 0;    // CPU processes: the OS pid, also when `pid` had to move off a device's
 };
 
 struct Track {

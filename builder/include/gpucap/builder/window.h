@@ -7,7 +7,7 @@
 //                        with a sign and a unit: +1.5s:+2s, +250ms:+300ms
 //   every:DURATION       back-to-back windows of DURATION (e.g. 100ms)
 //   nvtx:REGEX           one window per NVTX/API range whose whole name matches
-//                        (ECMAScript regex), e.g. nvtx:ProfilerStep#\d+
+//                        (RE2 syntax: name_matcher.h), e.g. nvtx:ProfilerStep#\d+
 //
 // A window is [start, end) in CUPTI ns; a row belongs to the window holding
 // its start. For the windows that stand for a piece of the program's work
@@ -72,9 +72,13 @@ Result<std::vector<uint32_t>> ParseSelection(std::string_view text);
 // events, marks, the session's start and the trailer's end.
 struct CaptureExtent {
   uint64_t start_ns = 0;
-  uint64_t end_ns = 0;  // inclusive: the latest timestamp seen
+  uint64_t end_ns = 0;  // inclusive: the latest plausible timestamp seen
+  uint64_t implausible = 0;  // timestamps left out (PlausibleTime)
 };
 CaptureExtent ComputeExtent(const format::Capture& capture);
+// Whether `t` can be a time of a capture anchored at `anchor` (its start; 0:
+// unknown): below 2^63 and within kMaxPlausibleSpanNs of the anchor.
+bool PlausibleTime(uint64_t anchor, uint64_t t);
 
 // The windows `spec` yields for a capture, by start time (ties: longer
 // first), indexed 0, 1, ...

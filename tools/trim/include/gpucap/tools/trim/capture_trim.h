@@ -21,7 +21,7 @@ namespace gpucap::tools {
 
 struct TrimOptions {
   bool anonymize = false;
-  // Range names this ECMAScript regex matches whole stay readable when
+  // Range names this regex (RE2, name_matcher.h) matches whole stay readable when
   // anonymizing: the window's nvtx pattern, so the window can still be found.
   std::string keep_names;
   // Appended to the session's options: where the capture was cut from.
