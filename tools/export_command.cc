@@ -23,6 +23,7 @@ int RunExport(const std::vector<std::string>& args) {
       ("capture", po::value<std::vector<std::string>>()->required()->composing(), "capture files (one per rank)")
       ("output,o", po::value<std::string>(&output)->required(), "the database to write (replaced when done)")
       ("parallel,p", po::value<int>(&parallel)->default_value(0), "captures joined at once (0: one per core)")
+      ("no-indexes", po::bool_switch(), "make no indexes (faster; for a database read once into another engine)")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   AddWindowFlags(&options, &window, "Every window goes into the database, each row with its window's id.");
   po::positional_options_description positional;
@@ -37,6 +38,7 @@ int RunExport(const std::vector<std::string>& args) {
   ExportOptions o;
   if (Status s = ApplyWindowFlags(window, &o.build); !s.ok()) return Fail("export", s, kExitUsage);
   o.jobs = parallel;
+  o.indexes = !vm["no-indexes"].as<bool>();
   const auto& captures = vm["capture"].as<std::vector<std::string>>();
   Progress progress("export", Progress::ShouldShow(quiet) && captures.size() == 1);
   if (captures.size() == 1) {

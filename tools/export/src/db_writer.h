@@ -34,8 +34,8 @@ class DbWriter {
   ~DbWriter();
 
   Status Write(const RowBatch& batch);
-  // Commits and makes the indexes.
-  Status Finish();
+  // Makes the indexes (when asked) and commits.
+  Status Finish(bool indexes);
 
   const std::array<uint64_t, kTableCount>& rows() const { return rows_; }
 
@@ -50,7 +50,14 @@ class DbWriter {
     std::vector<int64_t> stacks{0};
     int64_t process = 0;
   };
+  struct Bound {  // what a statement's parameter holds now
+    enum Kind : uint8_t { kUnset, kNull, kInt, kReal, kText, kLiteral };
+    Kind kind = kUnset;
+    int64_t v = 0;
+    bool operator==(const Bound&) const = default;
+  };
   sqlite3* db_;
+  std::array<std::vector<Bound>, kTableCount> bound_;
   std::array<sqlite3_stmt*, kTableCount> insert_{};
   std::array<int64_t, kTableCount> next_id_{};
   std::array<uint64_t, kTableCount> rows_{};

@@ -47,6 +47,31 @@ class BatchQueue {
     space_.notify_one();
     return true;
   }
+  // A written batch, emptied, for a producer to fill again: a window's
+  // cells run to hundreds of MB, and fresh pages cost more than the rows.
+  void Recycle(RowBatch batch) {
+    for (TableRows& t : batch.tables) {
+      t.cells.clear();
+      t.rows = 0;
+    }
+    batch.texts.clear();
+    batch.new_strings.clear();
+    batch.new_stacks.clear();
+    std::lock_guard lock(mu_);
+    if (spare_.size() < capacity_) spare_.push_back(std::move(batch));
+  }
+  RowBatch Fresh(uint32_t capture) {
+    RowBatch b;
+    {
+      std::lock_guard lock(mu_);
+      if (!spare_.empty()) {
+        b = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
+    b.capture = capture;
+    return b;
+  }
   void SetProducers(size_t n) { producers_ = n; }
   void ProducerDone() {
     std::lock_guard lock(mu_);
@@ -64,6 +89,7 @@ class BatchQueue {
   std::mutex mu_;
   std::condition_variable ready_, space_;
   std::deque<RowBatch> items_;
+  std::vector<RowBatch> spare_;
   size_t capacity_;
   size_t producers_ = 0;
   bool stopped_ = false;
@@ -101,8 +127,7 @@ void ExportCapture(const builder::CaptureIndex& index, uint32_t capture, const E
   for (size_t i = 0; i < windows->size(); ++i) {
     const builder::Window& w = (*windows)[i];
     if (options.on_window) options.on_window(capture, i, windows->size());
-    RowBatch batch;
-    batch.capture = capture;
+    RowBatch batch = queue->Fresh(capture);
     WindowRows sink(&rows, w, &batch);
     builder::WindowReport report;
     if (Status s = builder.BuildWindow(w, &sink, &report); !s.ok()) return fail(s);
@@ -161,6 +186,7 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
       queue.Stop();
       break;
     }
+    queue.Recycle(std::move(batch));
   }
   for (std::thread& t : workers) t.join();
   GPUCAP_RETURN_IF_ERROR(written);
@@ -169,7 +195,9 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
     report.windows += r.windows;
     report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
   }
-  GPUCAP_RETURN_IF_ERROR((*writer)->Finish());
+  auto indexing = std::chrono::steady_clock::now();
+  GPUCAP_RETURN_IF_ERROR((*writer)->Finish(options.indexes));
+  report.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - indexing).count();
   report.table_rows = (*writer)->rows();
   for (uint64_t n : report.table_rows) report.rows += n;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -190,7 +218,7 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
   std::string temp = path + ".partial-" + std::to_string(::getpid());
   std::remove(temp.c_str());
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     Status s = SqliteError(db, temp + ": cannot create the database");
     sqlite3_close(db);
     return s;

@@ -32,6 +32,9 @@ struct ExportOptions {
   builder::BuildOptions build;
   // Captures joined at once (0: one per core, at most one per capture).
   int jobs = 0;
+  // Make the indexes docs/sqlite.md lists (off: a database read once into
+  // another engine loads faster without them).
+  bool indexes = true;
   // Called from the worker joining a capture before each of its windows.
   std::function<void(size_t capture, size_t window, size_t windows)> on_window;
 };
@@ -42,6 +45,7 @@ struct ExportReport {
   std::array<uint64_t, sqlite::kTableCount> table_rows{};
   std::vector<std::string> warnings;  // each prefixed with its capture's path
   double seconds = 0;                 // wall time of the whole export
+  double index_seconds = 0;           // of that, making the indexes after the load
   uint64_t bytes = 0;                 // the database file's size (0 in memory)
 };
 
