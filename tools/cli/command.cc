@@ -16,6 +16,7 @@ const std::vector<Command>& Commands() {
       {"trim", "cut a valid smaller capture holding only what some windows need", RunTrim},
       {"fixture", "trim, plus golden outputs and a manifest for a regression suite", RunFixture},
       {"merge", "one trace from several processes' captures (all ranks of a job)", RunMerge},
+      {"export", "captures (one per rank) into a SQLite database: docs/sqlite.md", RunExport},
   };
   return commands;
 }

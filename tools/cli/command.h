@@ -33,6 +33,7 @@ int RunDiff(const std::vector<std::string>& args);
 int RunTrim(const std::vector<std::string>& args);
 int RunFixture(const std::vector<std::string>& args);
 int RunMerge(const std::vector<std::string>& args);
+int RunExport(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 

@@ -1,7 +1,7 @@
-// gpucap stats CAPTURE [--window SPEC] [--format text|csv|json] [--top N]:
+// gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N]:
 // GPU time per kernel, copy, API call, NVTX range and stream, over the
-// windows the spec selects.
-#include <fstream>
+// windows the spec selects; with --report NAME, nsys's reports of that name
+// (stats_reports.h), --timeunit and --names for their times and kernel names.
 #include <iostream>
 
 #include "cli.h"
@@ -9,23 +9,44 @@
 #include "progress.h"
 #include "gpucap/tools/stats/stats_table.h"
 #include "gpucap/format/output_file.h"
+#include "gpucap/tools/stats/stats_reports.h"
 
 namespace po = boost::program_options;
 
 namespace gpucap::tools {
+namespace {
+
+int Write(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::cout << text;
+    return kExitOk;
+  }
+  Status written = format::WriteOutputFile(output, text);
+  if (!written.ok()) return Fail("stats", written);
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunStats(const std::vector<std::string>& args) {
   po::options_description options("gpucap stats options");
   WindowFlags window;
   std::string format_name, output;
   size_t top = 0;
-  std::vector<std::string> only;
+  std::vector<std::string> only, reports;
+  std::string timeunit_name, names_name;
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
-      ("format,f", po::value<std::string>(&format_name)->default_value("text"), "text | csv | json")
+      ("format,f", po::value<std::string>(&format_name)->default_value("table"), "table (or text) | csv | json")
       ("top,n", po::value<size_t>(&top)->default_value(0), "rows per table, largest first (0: all)")
       ("table,t", po::value<std::vector<std::string>>(&only)->composing(),
        "print only this table (kernels, copies, apis, ranges, streams); repeatable")
+      ("report,r", po::value<std::vector<std::string>>(&reports)->composing(),
+       "an nsys report: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
+       "nvtx_gpu_proj_sum, cuda_kern_exec_sum (or a --table name); repeatable")
+      ("timeunit", po::value<std::string>(&timeunit_name)->default_value("ns"), "report times in ns | us | ms | s")
+      ("names", po::value<std::string>(&names_name)->default_value("demangled"),
+       "report kernel names: demangled | base (no return type, no parameters) | mangled")
       ("output,o", po::value<std::string>(&output), "write to this file instead of stdout")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   AddWindowFlags(&options, &window, "Several windows are tallied together.");
@@ -33,7 +54,7 @@ int RunStats(const std::vector<std::string>& args) {
   positional.add("capture", 1);
   po::variables_map vm;
   int code = 0;
-  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format text|csv|json] [--top N]", options,
+  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N] [--report NAME]", options,
                  positional, &vm, &code)) {
     return code;
   }
@@ -42,14 +63,31 @@ int RunStats(const std::vector<std::string>& args) {
   if (!format.ok()) return Fail("stats", format.status(), kExitUsage);
   builder::BuildOptions o;
   if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("stats", s, kExitUsage);
+  std::vector<std::string> nsys;
+  for (const std::string& r : reports) (IsReportName(r) ? nsys : only).push_back(r);
+  auto timeunit = ParseTimeUnit(timeunit_name);
+  if (!timeunit.ok()) return Fail("stats", timeunit.status(), kExitUsage);
+  auto names = ParseKernelNameForm(names_name);
+  if (!names.ok()) return Fail("stats", names.status(), kExitUsage);
+  if (!nsys.empty() && !only.empty()) {
+    return Fail("stats", "nsys reports and gpucap's tables (" + only.front() + ") go in separate runs", kExitUsage);
+  }
   for (const std::string& t : only) {
     if (t != "kernels" && t != "copies" && t != "apis" && t != "ranges" && t != "streams") {
-      return Fail("stats", "--table '" + t + "': expected kernels, copies, apis, ranges or streams", kExitUsage);
+      return Fail("stats", "--table/--report '" + t + "': expected kernels, copies, apis, ranges or streams, or an "
+                           "nsys report name (--help lists them)", kExitUsage);
     }
   }
 
   auto index = OpenCapture(vm["capture"].as<std::string>());
   if (!index.ok()) return Fail("stats", index.status());
+  if (!nsys.empty()) {
+    std::vector<std::string> warnings;
+    auto done = CaptureReports(**index, o, nsys, *names, &warnings);
+    if (!done.ok()) return Fail("stats", done.status());
+    for (const std::string& w : warnings) Warn("stats", w, quiet);
+    return Write(RenderReports(*done, *format, *timeunit), output);
+  }
   Progress progress("stats", Progress::ShouldShow(quiet));
   auto stats = CollectStats(**index, o, progress.Fn());
   progress.Clear();
@@ -62,14 +100,7 @@ int RunStats(const std::vector<std::string>& args) {
     // The text form carries its warnings; the others keep stdout parseable.
     for (const std::string& w : stats->warnings) Warn("stats", w, quiet);
   }
-  std::string text = RenderTables(*stats, tables, *format);
-  if (output.empty()) {
-    std::cout << text;
-    return kExitOk;
-  }
-  Status written = format::WriteOutputFile(output, text);
-  if (!written.ok()) return Fail("stats", written);
-  return kExitOk;
+  return Write(RenderTables(*stats, tables, *format), output);
 }
 
 }  // namespace gpucap::tools

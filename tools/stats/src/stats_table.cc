@@ -245,10 +245,10 @@ std::vector<Table> StatsTables(const GpuStats& stats, size_t top) {
 }
 
 Result<TableFormat> ParseTableFormat(const std::string& name) {
-  if (name == "text") return TableFormat::kText;
+  if (name == "text" || name == "table") return TableFormat::kText;
   if (name == "csv") return TableFormat::kCsv;
   if (name == "json") return TableFormat::kJson;
-  return Status::InvalidArgument("--format '" + name + "': expected text, csv or json");
+  return Status::InvalidArgument("--format '" + name + "': expected table (or text), csv or json");
 }
 
 std::string RenderTables(const GpuStats& stats, const std::vector<Table>& tables, TableFormat format) {

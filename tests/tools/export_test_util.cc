@@ -1,0 +1,169 @@
+#include "export_test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace gpucap::testing {
+
+ExportDb::ExportDb(const std::vector<std::string>& captures, const std::string& window, int jobs) {
+  EXPECT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);
+  std::vector<const builder::CaptureIndex*> list;
+  for (const std::string& path : captures) {
+    auto index = builder::CaptureIndex::Open(path);
+    EXPECT_TRUE(index.ok()) << index.status().message();
+    if (!index.ok()) return;
+    list.push_back(index->get());
+    indexes_.push_back(std::move(index).value());
+  }
+  tools::ExportOptions o;
+  o.build.window = window;
+  o.jobs = jobs;
+  auto report = tools::ExportCaptures(db_, list, o);
+  EXPECT_TRUE(report.ok()) << report.status().message();
+  if (report.ok()) report_ = *report;
+}
+
+ExportDb::~ExportDb() { sqlite3_close(db_); }
+
+std::vector<std::vector<std::string>> ExportDb::Rows(const std::string& sql) const {
+  std::vector<std::vector<std::string>> out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << sqlite3_errmsg(db_) << " in: " << sql;
+    return out;
+  }
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    auto& row = out.emplace_back();
+    for (int i = 0; i < sqlite3_column_count(st); ++i) {
+      const unsigned char* t = sqlite3_column_text(st, i);
+      row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
+    }
+  }
+  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db_) << " in: " << sql;
+  sqlite3_finalize(st);
+  return out;
+}
+
+int64_t ExportDb::Int(const std::string& sql) const {
+  auto rows = Rows(sql);
+  if (rows.empty() || rows[0].empty() || rows[0][0] == "NULL") return -1;
+  return std::stoll(rows[0][0]);
+}
+
+int64_t AbsoluteTs(const Trace& t, const Json& e) {
+  return static_cast<int64_t>(t.root["baseTimeNanoseconds"].u()) + Nanos(e["ts"]);
+}
+
+std::string ArgText(const Json& e, const char* key) {
+  const Json* v = e["args"].Find(key);
+  if (v == nullptr) return "";
+  if (v->is(Json::Type::kArray)) {
+    std::string s;
+    for (const Json& item : v->items) s += (s.empty() ? "" : "/") + item.text;
+    return s;
+  }
+  return v->text;
+}
+
+std::string BaseName(const std::string& full) {
+  std::string name = full;
+  // Cut by the builder's name budget: the parameters are what follows the
+  // first '(' outside templates and "(anonymous namespace)".
+  const std::string marker = " [truncated]";
+  if (name.size() > marker.size() && name.compare(name.size() - marker.size(), marker.size(), marker) == 0) {
+    name.resize(name.size() - marker.size());
+    std::string anonymous = "(anonymous namespace)";
+    int depth = 0;
+    for (size_t i = 0; i < name.size(); ++i) {
+      if (name.compare(i, anonymous.size(), anonymous) == 0) {
+        i += anonymous.size() - 1;
+        continue;
+      }
+      if (name[i] == '(' && depth == 0) {
+        name.resize(i);
+        break;
+      }
+      if (name[i] == '<' || name[i] == '(') depth++;
+      if (name[i] == '>' || name[i] == ')') depth--;
+    }
+  }
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+      if (name[i] == ')') depth++;
+      if (name[i] == '(' && --depth == 0) {
+        name = name.substr(0, i);
+        break;
+      }
+    }
+  }
+  for (const char* prefix : {"void ", "int ", "float "}) {
+    if (name.rfind(prefix, 0) == 0 && name.find('<') > std::string(prefix).size()) name = name.substr(std::strlen(prefix));
+  }
+  return name;
+}
+
+uint64_t BaseThread(const Trace& t, uint64_t pid, uint64_t tid) {
+  std::string name = t.ThreadName(pid, tid);
+  size_t lane = name.rfind(" (overlap ");
+  if (lane == std::string::npos) return tid;
+  std::string base = name.substr(0, lane);
+  for (const Json* e : t.events) {
+    if ((*e)["ph"].text == "M" && (*e)["name"].text == "thread_name" && (*e)["pid"].u() == pid &&
+        (*e)["args"]["name"].text == base) {
+      return (*e)["tid"].u();
+    }
+  }
+  return tid;
+}
+
+std::vector<JsonOp> JsonOps(const Trace& t, bool kernels_only) {
+  // Flow starts by id: the slice on the starting thread that holds them.
+  std::map<uint64_t, const Json*> starts;
+  std::map<uint64_t, uint64_t> ends;  // op position -> flow id
+  std::vector<const Json*> apis;
+  for (const Json* e : t.events) {
+    const std::string& ph = (*e)["ph"].text;
+    const std::string& cat = (*e)["cat"].text;
+    if (ph == "s" && cat == "ac2g") starts[(*e)["id"].u()] = e;
+    if (ph == "X" && (cat == "cuda_runtime" || cat == "cuda_driver")) apis.push_back(e);
+  }
+  auto launch_of = [&](const Json& s) -> const Json* {
+    for (const Json* a : apis) {
+      if ((*a)["tid"].u() == s["tid"].u() && (*a)["pid"].u() == s["pid"].u() && Nanos((*a)["ts"]) <= Nanos(s["ts"]) &&
+          Nanos(s["ts"]) <= Nanos((*a)["ts"]) + Nanos((*a)["dur"])) {
+        return a;
+      }
+    }
+    return nullptr;
+  };
+  std::vector<JsonOp> ops;
+  std::map<std::pair<uint64_t, int64_t>, size_t> by_place;  // (tid, ts) of the op -> index
+  for (const Json* e : t.events) {
+    const std::string& cat = (*e)["cat"].text;
+    if ((*e)["ph"].text != "X") continue;
+    if (cat != "kernel" && (kernels_only || (cat != "gpu_memcpy" && cat != "gpu_memset"))) continue;
+    JsonOp op{e, AbsoluteTs(t, *e), AbsoluteTs(t, *e) + Nanos((*e)["dur"])};
+    by_place[{(*e)["pid"].u() << 32 | (*e)["tid"].u(), Nanos((*e)["ts"])}] = ops.size();
+    ops.push_back(op);
+  }
+  // An "f" binds to the op on its track that holds its timestamp ("bp":"e").
+  for (const Json* e : t.events) {
+    if ((*e)["ph"].text != "f" || (*e)["cat"].text != "ac2g") continue;
+    auto it = by_place.find({(*e)["pid"].u() << 32 | (*e)["tid"].u(), Nanos((*e)["ts"])});
+    auto s = starts.find((*e)["id"].u());
+    if (it == by_place.end() || s == starts.end()) continue;
+    const Json* api = launch_of(*s->second);
+    if (api == nullptr) continue;
+    JsonOp& op = ops[it->second];
+    op.launched = true;
+    op.launch_tid = static_cast<int64_t>((*api)["tid"].u());
+    op.pid = (*api)["pid"].u();
+    op.launch_start = AbsoluteTs(t, *api);
+    op.launch_dur = Nanos((*api)["dur"]);
+    op.launch_name = (*api)["name"].text;
+  }
+  return ops;
+}
+
+}  // namespace gpucap::testing

@@ -1,0 +1,64 @@
+// gpucap export: captures -> one SQLite database (docs/sqlite.md).
+//
+//   ExportOptions o;
+//   o.build.window = "nvtx:ProfilerStep#\\d+";
+//   auto report = ExportToFile({"rank0.gpucap", "rank1.gpucap"}, "job.sqlite", o);
+//
+// Each capture's windows are joined by the builder exactly as `gpucap build`
+// joins them (the rows are the slices its trace would show), several
+// captures at once, and written by one connection through prepared
+// statements in one transaction; indexes are made after the load.
+#ifndef GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
+#define GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpucap/builder/builder.h"
+#include "gpucap/status.h"
+#include "gpucap/tools/export/schema.h"
+
+struct sqlite3;
+
+namespace gpucap::tools {
+
+struct ExportOptions {
+  // The window spec, selection, lookback and join options, as for a build;
+  // `output`, `format` and `threads` are not used.
+  builder::BuildOptions build;
+  // Captures joined at once (0: one per core, at most one per capture).
+  int jobs = 0;
+  // Make the indexes docs/sqlite.md lists (off: a database read once into
+  // another engine loads faster without them).
+  bool indexes = true;
+  // Called from the worker joining a capture before each of its windows.
+  std::function<void(size_t capture, size_t window, size_t windows)> on_window;
+};
+
+struct ExportReport {
+  uint64_t windows = 0;
+  uint64_t rows = 0;  // over every table
+  std::array<uint64_t, sqlite::kTableCount> table_rows{};
+  std::vector<std::string> warnings;  // each prefixed with its capture's path
+  double seconds = 0;                 // wall time of the whole export
+  double index_seconds = 0;           // of that, making the indexes after the load
+  uint64_t bytes = 0;                 // the database file's size (0 in memory)
+};
+
+// Exports into `db`, an open, empty database.
+Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
+                                    const ExportOptions& options);
+
+// Opens the captures, writes `path` (a sibling temporary renamed into place
+// when done, so a failed export leaves no half database and an older one
+// where it was).
+Result<ExportReport> ExportToFile(const std::vector<std::string>& captures, const std::string& path,
+                                  const ExportOptions& options);
+
+}  // namespace gpucap::tools
+
+#endif  // GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_

@@ -1,0 +1,72 @@
+// The one connection that writes an export: creates the schema, inserts
+// batches through one prepared statement per table inside one transaction
+// (journal off, as a half-written export is thrown away anyway), gives rows
+// their global ids, and makes the indexes after the load.
+#ifndef GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
+#define GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpucap/status.h"
+#include "row_batch.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace gpucap::tools::sqlite {
+
+// "what failed: SQLite's message".
+Status SqliteError(sqlite3* db, std::string_view what);
+Status Exec(sqlite3* db, std::string_view sql);
+
+class DbWriter {
+ public:
+  // Creates the schema in `db` (empty) for `captures` captures and opens
+  // the load's transaction.
+  static Result<std::unique_ptr<DbWriter>> Start(sqlite3* db, size_t captures,
+                                                 const std::vector<std::pair<std::string, std::string>>& meta);
+  ~DbWriter();
+
+  Status Write(const RowBatch& batch);
+  // Makes the indexes (when asked) and commits.
+  Status Finish(bool indexes);
+
+  const std::array<uint64_t, kTableCount>& rows() const { return rows_; }
+
+ private:
+  explicit DbWriter(sqlite3* db) : db_(db) {}
+  Status Prepare();
+  Status Intern(const RowBatch& batch);
+  Status Insert(TableId table, const RowBatch& batch, const std::array<int64_t, kTableCount>& base);
+
+  struct CaptureIds {
+    std::vector<int64_t> strings{0};  // local -> global; 0 stays "none"
+    std::vector<int64_t> stacks{0};
+    int64_t process = 0;
+  };
+  struct Bound {  // what a statement's parameter holds now
+    enum Kind : uint8_t { kUnset, kNull, kInt, kReal, kText, kLiteral };
+    Kind kind = kUnset;
+    int64_t v = 0;
+    bool operator==(const Bound&) const = default;
+  };
+  sqlite3* db_;
+  std::array<std::vector<Bound>, kTableCount> bound_;
+  std::array<sqlite3_stmt*, kTableCount> insert_{};
+  std::array<int64_t, kTableCount> next_id_{};
+  std::array<uint64_t, kTableCount> rows_{};
+  std::vector<CaptureIds> captures_;
+  std::unordered_map<std::string, int64_t> strings_;
+  std::map<std::pair<int64_t, int64_t>, int64_t> stacks_;  // (parent, name) -> id
+  std::vector<int> stack_depth_{-1};                       // by global id; id 0: the empty stack
+};
+
+}  // namespace gpucap::tools::sqlite
+
+#endif  // GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_

@@ -1,0 +1,411 @@
+#include "window_rows.h"
+
+#include "gpucap/builder/budgets.h"
+
+#include <algorithm>
+
+namespace gpucap::tools::sqlite {
+
+using builder::Arg;
+using builder::Category;
+using builder::FlowKind;
+using builder::Slice;
+using builder::Track;
+
+namespace {
+
+constexpr std::string_view kRuntime = "runtime", kDriver = "driver";
+constexpr std::string_view kPushPop = "push_pop", kStartEnd = "start_end", kMark = "mark";
+
+// The arguments the join gives GPU ops (join.cc's OpArgs), read back.
+struct OpArgs {
+  int64_t device = -1, context = -1, stream = -1, correlation = -1, external = 0;
+  int64_t registers = -1, shared_memory = -1, bytes = -1;
+  int64_t src_device = -1, dst_device = -1, wait_stream = -1, wait_event = -1;
+  int64_t graph_node = 0, graph = -1, capture_node = -1;
+  std::span<const int64_t> grid, block;
+  std::span<const std::string_view> stack;
+
+  explicit OpArgs(std::span<const Arg> args) {
+    for (const Arg& a : args) {
+      if (a.foreign_key) continue;  // the application's metadata blobs
+      std::string_view k = a.key;
+      auto num = [&]() { return a.type == Arg::Type::kInt ? a.i() : static_cast<int64_t>(a.u()); };
+      if (k == "device" || k == "inDevice") device = num();
+      else if (k == "context" || k == "inContext") context = num();
+      else if (k == "stream") stream = num();
+      else if (k == "correlation") correlation = num();
+      else if (k == "External id") external = num();
+      else if (k == "registers per thread") registers = num();
+      else if (k == "shared memory") shared_memory = num();
+      else if (k == "bytes") bytes = num();
+      else if (k == "fromDevice") src_device = num();
+      else if (k == "toDevice") dst_device = num();
+      else if (k == "wait_on_stream") wait_stream = num();
+      else if (k == "wait_on_cuda_event_id") wait_event = num();
+      else if (k == "graph node") graph_node = num();
+      else if (k == "graph") graph = num();
+      else if (k == "capture node") capture_node = num();
+      else if (k == "grid" && a.type == Arg::Type::kInts) grid = a.ints();
+      else if (k == "block" && a.type == Arg::Type::kInts) block = a.ints();
+      else if (k == "annotation stack" && a.type == Arg::Type::kStrings) stack = a.strings();
+    }
+  }
+};
+
+void ShapeCells(RowWriter& row, std::span<const int64_t> v) {
+  for (size_t i = 0; i < 3; ++i) {
+    if (i < v.size()) row.Int(v[i]);
+    else row.Null();
+  }
+}
+
+RowWriter& Maybe(RowWriter& row, int64_t v) { return v >= 0 ? row.Int(v) : row.Null(); }
+
+// "Memcpy HtoD (Pageable -> Device)" -> "HtoD", "Pageable", "Device".
+void CopyKinds(std::string_view name, std::string_view* kind, std::string_view* src, std::string_view* dst) {
+  *kind = *src = *dst = {};
+  if (name.rfind("Memcpy ", 0) != 0) return;
+  name.remove_prefix(7);
+  size_t space = name.find(' ');
+  *kind = name.substr(0, space);
+  if (space == std::string_view::npos) return;
+  std::string_view rest = name.substr(space + 1);
+  size_t arrow = rest.find(" -> ");
+  if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')' || arrow == std::string_view::npos) return;
+  *src = rest.substr(1, arrow - 1);
+  *dst = rest.substr(arrow + 4, rest.size() - arrow - 5);
+}
+
+}  // namespace
+
+namespace {
+
+// A name cut by the demangling budget (budgets.h) has lost the end of its
+// parameters, so the base name cannot be read from the end: it is what
+// stands before the first top-level '(' (the parameters), less a leading
+// return type. "(anonymous namespace)" is part of the name, not parameters.
+std::string_view ShortTruncatedName(std::string_view name) {
+  name.remove_suffix(builder::kTruncatedMarker.size());
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char ch = name[i];
+    if (ch == '(' && depth == 0 && name.substr(i, kAnonymous.size()) == kAnonymous) {
+      i += kAnonymous.size() - 1;
+    } else if (ch == '<' || ch == '(') {
+      if (ch == '(' && depth == 0) {
+        name = name.substr(0, i);
+        break;
+      }
+      depth++;
+    } else if (ch == '>' || ch == ')') {
+      depth--;
+    }
+  }
+  size_t space = name.find(' ');
+  if (space != std::string_view::npos && space < name.find_first_of("<(:")) name.remove_prefix(space + 1);
+  return name;
+}
+
+}  // namespace
+
+std::string_view ShortKernelName(std::string_view name) {
+  if (name.ends_with(builder::kTruncatedMarker)) return ShortTruncatedName(name);
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    for (size_t i = name.size(); i-- > 0;) {
+      char ch = name[i];
+      if (ch == ')') depth++;
+      else if (ch == '(' && --depth == 0) {
+        if (i > 0) name = name.substr(0, i);
+        break;
+      }
+    }
+  }
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    char ch = name[i];
+    if (ch == '>' || ch == ')') depth++;
+    else if (ch == '<' || ch == '(') depth--;
+    else if (ch == ' ' && depth == 0) return name.substr(i + 1);
+  }
+  return name;
+}
+
+CaptureRows::KernelNames CaptureRows::NamesOf(std::string_view demangled) {
+  if (!mangled_built) {
+    mangled_built = true;
+    const auto& strings = index.capture().strings;
+    for (uint32_t i = 0; i < strings.size(); ++i) {
+      std::string_view text = strings[i].def.text;
+      if (text.rfind("_Z", 0) != 0) continue;
+      mangled_of.emplace(std::string(index.KernelName(i)), i);
+    }
+  }
+  KernelNames n;
+  n.name = ids.String(demangled);
+  auto it = mangled_of.find(std::string(demangled));
+  n.mangled = it != mangled_of.end() ? ids.String(index.capture().strings[it->second].def.text) : n.name;
+  n.short_name = ids.String(ShortKernelName(demangled));
+  return n;
+}
+
+WindowRows::WindowRows(CaptureRows* capture, const builder::Window& window, RowBatch* out)
+    : c_(*capture), window_(window), out_(*out) {}
+
+Status WindowRows::Begin(const builder::TraceHeader& h) {
+  tracks_ = h.tracks;
+  processes_ = h.processes;
+  RowWriter(&out_, TableId::kWindows)
+      .Owner(c_.rank)
+      .Int(window_.index)
+      .Text(window_.label)
+      .Int(h.window_start_ns)
+      .Int(h.window_end_ns)
+      .Int(window_.ops_by_launch ? 1 : 0);
+  for (const auto& [name, value] : h.counts) {
+    RowWriter(&out_, TableId::kWindowCounts).Ref(TableId::kWindows, 0).Text(name).Int(static_cast<int64_t>(value));
+  }
+  return Status::Ok();
+}
+
+int64_t WindowRows::ThreadOf(uint32_t track) const {
+  const Track* t = &tracks_[track];
+  if (t->kind == Track::Kind::kLane) t = &tracks_[t->lane_of];
+  if (t->kind != Track::Kind::kThread) return -1;
+  return t->tid;
+}
+
+Status WindowRows::AddSlice(const Slice& s) {
+  switch (s.category) {
+    case Category::kKernel:
+    case Category::kGpuMemcpy:
+    case Category::kGpuMemset:
+    case Category::kCudaSync:
+      AddOp(s);
+      break;
+    case Category::kCudaRuntime:
+    case Category::kCudaDriver:
+      AddApi(s);
+      break;
+    case Category::kUserAnnotation:
+    case Category::kCpuInstant:
+      AddRange(s);
+      break;
+    default:  // per-stream annotation spans, overheads, CUDA events: in the trace only
+      break;
+  }
+  return Status::Ok();
+}
+
+void WindowRows::AddOp(const Slice& s) {
+  OpArgs a(s.args);
+  TableId table = s.category == Category::kKernel      ? TableId::kKernels
+                  : s.category == Category::kGpuMemcpy ? TableId::kMemcpys
+                  : s.category == Category::kGpuMemset ? TableId::kMemsets
+                                                       : TableId::kSyncs;
+  RowWriter row(&out_, table);
+  uint32_t name = 0;
+  CaptureRows::KernelNames kernel;
+  if (table == TableId::kKernels) {
+    auto it = s.name_id ? names_of_id_.find(s.name_id) : names_of_id_.end();
+    if (it != names_of_id_.end()) {
+      kernel = it->second;
+    } else {
+      kernel = c_.NamesOf(s.name);
+      if (s.name_id) names_of_id_.emplace(s.name_id, kernel);
+    }
+    name = kernel.name;
+  } else {
+    name = c_.ids.String(s.name);
+  }
+  int64_t end = s.ts_ns + std::max<int64_t>(s.dur_ns, 0);
+  row.Owner(c_.rank).Ref(TableId::kWindows, 0);
+  Maybe(row, a.device);
+  Maybe(row, a.context);
+  Maybe(row, a.stream);
+  row.Int(s.ts_ns).Int(end).String(name);
+  switch (table) {
+    case TableId::kKernels:
+      row.String(kernel.mangled).String(kernel.short_name);
+      ShapeCells(row, a.grid);
+      ShapeCells(row, a.block);
+      Maybe(row, a.registers);
+      Maybe(row, a.shared_memory);
+      break;
+    case TableId::kMemcpys: {
+      std::string_view kinds[3];
+      CopyKinds(s.name, &kinds[0], &kinds[1], &kinds[2]);
+      for (std::string_view k : kinds) {
+        if (k.empty()) row.Null();
+        else row.Text(k);
+      }
+      Maybe(row, a.bytes);
+      Maybe(row, a.src_device);
+      Maybe(row, a.dst_device);
+      break;
+    }
+    case TableId::kMemsets:
+      Maybe(row, a.bytes);
+      break;
+    default:  // syncs end here
+      Maybe(row, a.wait_stream);
+      Maybe(row, a.wait_event);
+      Maybe(row, a.correlation);
+      return;
+  }
+  Maybe(row, a.correlation);
+  row.NonZero(a.external);
+  Maybe(row, a.graph);
+  row.NonZero(a.graph_node);
+  Maybe(row, a.capture_node);
+  for (const builder::FlowEnd& f : s.flows_in) {
+    if (f.kind == FlowKind::kLaunch) {
+      pending_.push_back({table, row.cell(), f.id});
+      break;
+    }
+  }
+  row.Null().Null().Null().Null();  // the launch, filled in at End
+  uint32_t stack = 0;
+  auto cached = s.shared_id ? stack_of_run_.find(s.shared_id) : stack_of_run_.end();
+  if (cached != stack_of_run_.end()) {
+    stack = cached->second;
+  } else {
+    for (std::string_view n : a.stack) stack = c_.ids.Stack(stack, c_.ids.String(n));
+    if (s.shared_id) stack_of_run_.emplace(s.shared_id, stack);
+  }
+  row.Stack(stack);
+}
+
+void WindowRows::AddApi(const Slice& s) {
+  OpArgs a(s.args);
+  int64_t cbid = -1;
+  for (const Arg& x : s.args) {
+    if (x.key == "cbid") cbid = static_cast<int64_t>(x.u());
+  }
+  int64_t tid = ThreadOf(s.track);
+  int64_t end = s.ts_ns + std::max<int64_t>(s.dur_ns, 0);
+  RowWriter row(&out_, TableId::kApiCalls);
+  for (const builder::FlowEnd& f : s.flows_out) {
+    if (f.kind == FlowKind::kLaunch) launches_[f.id] = {static_cast<int64_t>(row.row()), tid, s.ts_ns, end};
+  }
+  row.Owner(c_.rank).Ref(TableId::kWindows, 0).Literal(s.category == Category::kCudaDriver ? &kDriver : &kRuntime);
+  Maybe(row, tid);
+  row.Int(s.ts_ns).Int(end).String(c_.ids.String(s.name));
+  Maybe(row, cbid);
+  Maybe(row, a.correlation);
+  row.NonZero(a.external);
+}
+
+void WindowRows::AddRange(const Slice& s) {
+  PendingRange& r = ranges_.emplace_back();
+  r.slice = s;
+  r.slice.args = {};
+  r.slice.name_id = c_.ids.String(s.name);  // the local string, from here on
+  r.track = tracks_[s.track].kind == Track::Kind::kLane ? tracks_[s.track].lane_of : s.track;
+  r.tid = ThreadOf(s.track);
+  r.instant = s.instant();
+  r.start_end = !r.instant && tracks_[r.track].kind == Track::Kind::kSynthetic;
+  for (const Arg& a : s.args) {
+    if (a.foreign_key) continue;
+    if (a.key == "domain" && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
+    else if (a.key == "category") r.category = static_cast<uint32_t>(a.u());
+    else if (a.key == "payload") {
+      if (a.type == Arg::Type::kDouble) {
+        r.payload.kind = Cell::Kind::kReal;
+        r.payload.d = a.d();
+      } else {
+        r.payload.kind = Cell::Kind::kInt;
+        r.payload.i = a.type == Arg::Type::kInt ? a.i() : static_cast<int64_t>(a.u());
+      }
+    }
+  }
+}
+
+// Depth and parent: the innermost earlier range of the same thread (or
+// start/end track) and domain that holds this one whole.
+void WindowRows::WriteRanges() {
+  std::vector<uint32_t> order(ranges_.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto key = [&](const PendingRange& r) { return std::tuple(r.track, r.domain); };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const PendingRange& a = ranges_[x];
+    const PendingRange& b = ranges_[y];
+    if (key(a) != key(b)) return key(a) < key(b);
+    if (a.slice.ts_ns != b.slice.ts_ns) return a.slice.ts_ns < b.slice.ts_ns;
+    return a.slice.dur_ns > b.slice.dur_ns;
+  });
+  size_t first_row = out_.tables[static_cast<size_t>(TableId::kNvtxRanges)].rows;
+  struct Open {
+    int64_t end;
+    size_t row;
+    int depth;
+  };
+  std::vector<Open> stack;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const PendingRange& r = ranges_[order[i]];
+    if (i > 0 && key(ranges_[order[i - 1]]) != key(r)) stack.clear();
+    int64_t start = r.slice.ts_ns, end = start + std::max<int64_t>(r.slice.dur_ns, 0);
+    while (!stack.empty() && stack.back().end <= start) {
+      stack.pop_back();
+    }
+    const Open* parent = nullptr;
+    for (size_t j = stack.size(); j-- > 0;) {
+      if (stack[j].end >= end) {
+        parent = &stack[j];
+        break;
+      }
+    }
+    int depth = parent ? parent->depth + 1 : 0;
+    RowWriter row(&out_, TableId::kNvtxRanges);
+    row.Owner(c_.rank).Ref(TableId::kWindows, 0).Literal(r.instant ? &kMark : r.start_end ? &kStartEnd : &kPushPop);
+    Maybe(row, r.tid);
+    row.String(r.domain).Int(start).Int(end).String(r.slice.name_id).Int(depth);
+    row.Ref(TableId::kNvtxRanges, parent ? static_cast<int64_t>(parent->row) : -1);
+    if (r.category) row.Int(r.category);
+    else row.Null();
+    if (r.payload.kind == Cell::Kind::kReal) row.Real(r.payload.d);
+    else if (r.payload.kind == Cell::Kind::kInt) row.Int(r.payload.i);
+    else row.Null();
+    if (!r.instant) stack.push_back({end, first_row + i, depth});
+  }
+}
+
+Status WindowRows::AddCounter(const builder::CounterPoint& p) {
+  const Track& t = tracks_[p.track];
+  const builder::Process& proc = processes_[t.process];
+  RowWriter row(&out_, TableId::kCounters);
+  row.Owner(c_.rank).Ref(TableId::kWindows, 0);
+  if (proc.kind == builder::Process::Kind::kGpu) row.Int(proc.pid);
+  else row.Null();
+  // The track's name carries the unit in parentheses; the name column does not.
+  std::string_view name = t.name;
+  std::string suffix = " (" + t.unit + ")";
+  if (!t.unit.empty() && name.size() > suffix.size() && name.ends_with(suffix)) name.remove_suffix(suffix.size());
+  row.String(c_.ids.String(name)).Text(t.unit).Int(p.ts_ns).Real(p.value);
+  return Status::Ok();
+}
+
+Status WindowRows::End() {
+  for (const PendingLaunch& p : pending_) {
+    auto it = launches_.find(p.flow);
+    if (it == launches_.end()) continue;
+    Cell* cells = &out_.tables[static_cast<size_t>(p.table)].cells[p.cell];
+    cells[0].kind = Cell::Kind::kRef;
+    cells[0].ref = TableId::kApiCalls;
+    cells[0].i = it->second.row;
+    if (it->second.tid >= 0) {
+      cells[1].kind = Cell::Kind::kInt;
+      cells[1].i = it->second.tid;
+    }
+    cells[2].kind = cells[3].kind = Cell::Kind::kInt;
+    cells[2].i = it->second.start;
+    cells[3].i = it->second.end;
+  }
+  WriteRanges();
+  c_.ids.TakePending(&out_.new_strings, &out_.new_stacks);
+  return Status::Ok();
+}
+
+}  // namespace gpucap::tools::sqlite

@@ -1,0 +1,87 @@
+// One window's join, as rows: a TraceSink that takes the slices and counter
+// points the join hands a renderer and files them into the schema's tables,
+// so the database holds exactly what the window's trace shows (same ops,
+// times, names and annotations) plus the join's results as columns: the
+// window, the launching call (through the launch flow), the annotation stack.
+#ifndef GPUCAP_TOOLS_EXPORT_SRC_WINDOW_ROWS_H_
+#define GPUCAP_TOOLS_EXPORT_SRC_WINDOW_ROWS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpucap/builder/builder.h"
+#include "row_batch.h"
+
+namespace gpucap::tools::sqlite {
+
+// What a capture's windows share: its interned strings and stacks, and its
+// kernels' mangled and short names.
+struct CaptureRows {
+  CaptureRows(const builder::CaptureIndex& index, uint32_t capture, int32_t rank)
+      : index(index), capture(capture), rank(rank) {}
+  const builder::CaptureIndex& index;
+  uint32_t capture;
+  int32_t rank;
+  LocalIds ids;
+  // Demangled name -> the capture string it came from, built on first need.
+  std::unordered_map<std::string, uint32_t> mangled_of;
+  bool mangled_built = false;
+
+  struct KernelNames {
+    uint32_t name = 0, mangled = 0, short_name = 0;
+  };
+  KernelNames NamesOf(std::string_view demangled);
+};
+
+// "void tiled_sum<128>(float const*, float*, int)" -> "tiled_sum<128>": the
+// name without its return type and parameter list.
+std::string_view ShortKernelName(std::string_view demangled);
+
+class WindowRows : public builder::TraceSink {
+ public:
+  WindowRows(CaptureRows* capture, const builder::Window& window, RowBatch* out);
+  Status Begin(const builder::TraceHeader& header) override;
+  Status AddSlice(const builder::Slice& slice) override;
+  Status AddCounter(const builder::CounterPoint& point) override;
+  Status End() override;
+
+ private:
+  struct Launch {
+    int64_t row, tid, start, end;
+  };
+  struct PendingLaunch {
+    TableId table;
+    size_t cell;  // launch_id's cell; launch_tid, _start_ns, _end_ns follow
+    uint64_t flow;
+  };
+  struct PendingRange {
+    builder::Slice slice;  // args emptied
+    int64_t tid = -1;      // -1: no OS thread (a start/end range)
+    uint32_t track = 0, domain = 0, category = 0;
+    bool instant = false, start_end = false;
+    Cell payload;
+  };
+  void AddOp(const builder::Slice& s);
+  void AddApi(const builder::Slice& s);
+  void AddRange(const builder::Slice& s);
+  void WriteRanges();
+  int64_t ThreadOf(uint32_t track) const;  // the OS tid, or -1
+
+  CaptureRows& c_;
+  builder::Window window_;
+  RowBatch& out_;
+  std::vector<builder::Track> tracks_;
+  std::vector<builder::Process> processes_;
+  std::unordered_map<uint64_t, Launch> launches_;  // by launch flow id
+  std::vector<PendingLaunch> pending_;
+  std::vector<PendingRange> ranges_;
+  std::unordered_map<uint32_t, uint32_t> stack_of_run_;  // Slice::shared_id -> local stack
+  std::unordered_map<uint32_t, CaptureRows::KernelNames> names_of_id_;  // Slice::name_id
+};
+
+}  // namespace gpucap::tools::sqlite
+
+#endif  // GPUCAP_TOOLS_EXPORT_SRC_WINDOW_ROWS_H_
