@@ -290,6 +290,12 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
   if (windows->empty()) {
     return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
   }
+  if (options.max_windows != 0 && windows->size() > options.max_windows) {
+    return Status::InvalidArgument(index.path() + ": --window '" + options.window + "' yields " +
+                                   std::to_string(windows->size()) + " windows, one file each; more than " +
+                                   std::to_string(options.max_windows) +
+                                   " is written only with --max-windows N (or pick some with --select)");
+  }
   report.warnings = index.capture().report.Describe(index.path());
   if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
   for (const Window& w : *windows) {

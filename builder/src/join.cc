@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "gpucap/builder/annotation_stacks.h"
 #include "block_store.h"
 #include "correlation_map.h"
 #include "flat_map.h"
@@ -56,7 +57,7 @@ struct Op {
   uint32_t correlation;
   uint32_t device, stream;
   uint32_t api = kNone;           // index into apis_
-  uint32_t launch_stack = 0;      // RangeIndex stack ids
+  uint32_t launch_stack = 0;      // AnnotationStacks ids
   uint32_t capture_stack = 0;
   uint16_t part;
   OpKind kind;
@@ -122,7 +123,8 @@ class WindowJoin {
              JoinStats* stats, JoinWorkspace::Tables* tables)
       : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
         apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
-        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs) {
+        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs),
+        stacks_(index.ranges(), index.steps()) {
     t_.Clear();
   }
 
@@ -142,6 +144,9 @@ class WindowJoin {
   void Describe(const SliceRef& r, Slice* s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
+  // For an nvtx window: whether the launch is the window's range's work
+  // (docs/semantics.md); true in other windows.
+  bool InRangeWindow(const ApiRef& launch);
   std::pair<uint32_t, std::string_view> KernelName(const Op& op);
   void AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t index, RefKind kind, uint8_t depth,
                 uint32_t tie);
@@ -212,6 +217,8 @@ class WindowJoin {
     std::span<const Arg> span() const { return {items.data(), n}; }
   } args_;
   std::vector<uint32_t> stack_scratch_;
+  // Annotation stacks by docs/semantics.md (never-closed ranges out, the step rule).
+  AnnotationStacks stacks_;
   std::string scratch_string_;
 
   // Runs of an op's arguments that repeat from launch to launch: for a
@@ -323,6 +330,16 @@ uint32_t WindowJoin::DeviceOfContext(uint32_t context) const {
   return it == context_device_.end() ? 0 : it->second;
 }
 
+bool WindowJoin::InRangeWindow(const ApiRef& a) {
+  if (w_.range == Window::kNoRange) return true;
+  const ApiTable& t = Part(parts_, a.part).apis;
+  const Range& range = idx_.ranges().ranges()[w_.range];
+  // A range never closed is in no stack: its window holds its own thread's
+  // launches to the capture's end.
+  if (!range.closed) return t.tid[a.row] == range.os_tid;
+  return stacks_.Contains(stacks_.At(t.tid[a.row], t.start[a.row]), w_.range);
+}
+
 uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
   uint32_t i = external_by_correlation_.Find(correlation);
   return i == FlatMap::kMissing ? 0 : external_ids_[i];
@@ -336,7 +353,7 @@ void WindowJoin::CollectOps() {
     uint32_t api = api_by_correlation_.Find(correlation);
     bool by_launch = w_.ops_by_launch && kind != OpKind::kSync && api != FlatMap::kMissing &&
                      apis_[api].start_known;
-    bool mine = by_launch ? apis_[api].in_window : w_.Contains(start);
+    bool mine = by_launch ? apis_[api].in_window && InRangeWindow(apis_[api]) : w_.Contains(start);
     if (start == 0) {
       // CUPTI had no timestamp for it. Nothing places it in time, so it is
       // counted once, in the window that holds its launch.
@@ -380,7 +397,6 @@ void WindowJoin::CollectOps() {
 }
 
 void WindowJoin::JoinOps() {
-  const RangeIndex& ranges = idx_.ranges();
   for (Op& op : ops_) {
     op.api = api_by_correlation_.Find(op.correlation);
     if (op.api == FlatMap::kMissing) {
@@ -389,7 +405,7 @@ void WindowJoin::JoinOps() {
     } else {
       const ApiRef& a = apis_[op.api];
       const ApiTable& t = Part(parts_, a.part).apis;
-      op.launch_stack = ranges.StackIdAt(t.tid[a.row], t.start[a.row]);
+      op.launch_stack = stacks_.At(t.tid[a.row], t.start[a.row]);
       if (!a.in_window) stats_.launches_in_other_windows++;
     }
     if (op.graph_node != 0) {
@@ -398,7 +414,7 @@ void WindowJoin::JoinOps() {
       if (op.origin == nullptr) {
         stats_.graph_ops_without_node++;
       } else {
-        op.capture_stack = ranges.StackIdAt(op.origin->os_tid, op.origin->created_ns);
+        op.capture_stack = stacks_.At(op.origin->os_tid, op.origin->created_ns);
       }
     }
     if (op.launch_stack != 0 || op.capture_stack != 0) stats_.annotated_ops++;
@@ -406,7 +422,7 @@ void WindowJoin::JoinOps() {
 }
 
 std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
-  const RangeIndex& ranges = idx_.ranges();
+  const AnnotationStacks& ranges = stacks_;
   std::span<const uint32_t> stack;
   if (op.capture_stack == 0) {
     stack = ranges.Stack(op.launch_stack);
@@ -421,16 +437,9 @@ std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t
     }
     stack = *scratch;
   }
-  // In an nvtx window every op belongs to the window's range, also one
-  // launched by a thread that range was not pushed on (PyTorch launches the
-  // backward pass from its autograd thread): the range roots its stack.
-  if (w_.range != Window::kNoRange && std::find(stack.begin(), stack.end(), w_.range) == stack.end()) {
-    // In the scratch, without allocating once it has grown: every op of a
-    // thread the range was not pushed on comes here.
-    if (stack.data() != scratch->data()) scratch->assign(stack.begin(), stack.end());
-    scratch->insert(scratch->begin(), w_.range);
-    stack = *scratch;
-  }
+  // The stack does not depend on the window (docs/semantics.md): an op of
+  // another thread is in a step's window through the step rule, not by
+  // having the window's range put on top of its own.
   return stack;
 }
 
@@ -513,7 +522,7 @@ void WindowJoin::CollectAnnotationSpans() {
     uint32_t launch = kNone, capture = kNone, device = kNone, stream = kNone, replay = kNone;
     std::vector<uint32_t> spans;
   } last;
-  const RangeIndex& ranges = idx_.ranges();
+  const AnnotationStacks& ranges = stacks_;
   for (const Op& op : ops_) {
     if (op.kind == OpKind::kSync || (op.launch_stack == 0 && op.capture_stack == 0)) continue;
     uint32_t replay = op.capture_stack != 0 ? op.correlation : 0;
@@ -855,7 +864,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
     for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
-  std::span<const uint32_t> launch_ranges = idx_.ranges().Stack(op.launch_stack);
+  std::span<const uint32_t> launch_ranges = stacks_.Stack(op.launch_stack);
   if (!launch_ranges.empty()) blobs(format::MetadataKey::kRange, launch_ranges.back());
   if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
   if (op.graph_node != 0) {

@@ -40,7 +40,12 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
     window = windows->front();
   }
   auto report = SpliceIntoKineto(index, o, window, *kineto, o.output);
-  if (!report.ok()) return Fail("build", report.status());
+  // Bad flags found once the capture is read (too many windows, a selection
+  // past the last) are usage errors too.
+  if (!report.ok()) {
+    bool usage = report.status().code() == Status::Code::kInvalidArgument;
+    return Fail("build", report.status(), usage ? kExitUsage : kExitFailed);
+  }
   for (const std::string& w : report->warnings) Warn("build", w, quiet);
   std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
             << " API calls into " << kineto->path() << "; launches tied to profiler ops: "
@@ -74,6 +79,8 @@ int RunBuild(const std::vector<std::string>& args) {
       ("gzip-codec", po::value<std::string>()->default_value("default"),
        "default (isal where built with ISA-L, else libdeflate) | isal (~2 GB/s per core) | libdeflate (~0.5 GB/s, "
        "~10% smaller) | zlib")
+      ("max-windows", po::value<size_t>()->default_value(10'000),
+       "write at most this many windows (files); a spec that yields more stops before writing (0: no bound)")
       ("list-windows", po::bool_switch(), "print the windows and exit")
       ("into", po::value<std::string>(),
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
@@ -90,6 +97,8 @@ int RunBuild(const std::vector<std::string>& args) {
   BuildOptions o;
   o.window = vm["window"].as<std::string>();
   o.select = vm["select"].as<std::string>();
+  o.max_windows = vm["max-windows"].as<size_t>();
+  if (auto spec = ParseWindowSpec(o.window); !spec.ok()) return Fail("build", spec.status(), kExitUsage);
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
   o.threads = vm["threads"].as<int>();
   o.output_options.threads = o.threads;
@@ -147,7 +156,12 @@ int RunBuild(const std::vector<std::string>& args) {
   };
   auto report = BuildTraces(**index, o);
   progress.Clear();
-  if (!report.ok()) return Fail("build", report.status());
+  // Bad flags found once the capture is read (too many windows, a selection
+  // past the last) are usage errors too.
+  if (!report.ok()) {
+    bool usage = report.status().code() == Status::Code::kInvalidArgument;
+    return Fail("build", report.status(), usage ? kExitUsage : kExitFailed);
+  }
   for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
   for (const WindowReport& w : report->windows) {
     std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
