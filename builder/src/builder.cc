@@ -123,18 +123,28 @@ void Builder::LookAhead(const Window& w, std::unordered_set<size_t>* used, Windo
     }
   }
   std::unordered_set<uint32_t> pending = launches;
+  // One op found of a graph launch says nothing of its others, which may sit
+  // in later buffers (the reference join found replays cut short): a graph
+  // launch waits for as many ops as its graph has op nodes.
+  std::unordered_map<uint32_t, uint32_t> graph_ops_wanted;  // launch -> ops still to find
+  auto see = [&](uint32_t id, uint64_t node) {
+    if (!launches.count(id)) return false;
+    const GraphNode* origin = node != 0 ? index_.graphs().Origin(node) : nullptr;
+    if (origin == nullptr) {
+      pending.erase(id);
+      return true;
+    }
+    auto [it, first] = graph_ops_wanted.try_emplace(id, index_.graphs().OpNodes(origin->graph_id));
+    if (it->second > 0) it->second--;
+    if (it->second == 0) pending.erase(id);
+    return true;
+  };
   auto found = [&](size_t c) {  // true if the chunk holds ops of the window's launches
     const ActivityTables& t = cache_[c]->tables;
     bool hit = false;
-    for (const std::vector<uint32_t>* ids :
-         {&t.kernels.correlation, &t.memcpys.correlation, &t.memsets.correlation}) {
-      for (uint32_t id : *ids) {
-        if (launches.count(id)) {
-          hit = true;
-          pending.erase(id);
-        }
-      }
-    }
+    for (uint32_t r = 0; r < t.kernels.size(); ++r) hit |= see(t.kernels.correlation[r], t.kernels.graph_node_id[r]);
+    for (uint32_t r = 0; r < t.memcpys.size(); ++r) hit |= see(t.memcpys.correlation[r], t.memcpys.graph_node_id[r]);
+    for (uint32_t r = 0; r < t.memsets.size(); ++r) hit |= see(t.memsets.correlation[r], t.memsets.graph_node_id[r]);
     return hit;
   };
   for (size_t c : *used) found(c);
@@ -306,6 +316,12 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
   BuildReport report;
   if (windows->empty()) {
     return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
+  }
+  if (options.max_windows != 0 && windows->size() > options.max_windows) {
+    return Status::InvalidArgument(index.path() + ": --window '" + options.window + "' yields " +
+                                   std::to_string(windows->size()) + " windows, one file each; more than " +
+                                   std::to_string(options.max_windows) +
+                                   " is written only with --max-windows N (or pick some with --select)");
   }
   report.warnings = index.capture().report.Describe(index.path());
   for (std::string& w : index.Warnings()) report.warnings.push_back(std::move(w));

@@ -25,6 +25,7 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
   clock_ = std::make_unique<ClockMap>(capture_);
   extent_ = ComputeExtent(capture_);
   ranges_ = std::make_unique<RangeIndex>(capture_, extent_.end_ns);
+  steps_ = std::make_unique<StepRanges>(*ranges_);
   graphs_ = std::make_unique<GraphIndex>(capture_);
   for (size_t i = 0; i < capture_.chunks.size(); ++i) {
     const format::ChunkInfo& info = capture_.chunks[i].info;

@@ -25,7 +25,7 @@ GraphIndex::GraphIndex(const format::Capture& capture) {
         n.created_ns = e.timestamp_ns;
         n.function_name = e.function_name;
         n.event_handle = e.event_handle;
-        nodes_.emplace(e.node_id, n);  // ids are unique; the first creation wins
+        if (nodes_.emplace(e.node_id, n).second && RendersAsOp(n.type)) op_nodes_[n.graph_id]++;  // the first creation wins
         break;
       }
       case GraphEventKind::kNodeCloned:

@@ -6,22 +6,13 @@
 namespace gpucap::builder::join_internal {
 
 std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
-  const RangeIndex& ranges = idx_.ranges();
   // Launch-time ranges outside, capture-time ranges inside; a range open at
   // both times (a whole-run range) appears once.
-  ranges.MergedStack(op.launch_stack, op.capture_stack, scratch);
-  std::span<const uint32_t> stack = *scratch;
-  // In an nvtx window every op belongs to the window's range, also one
-  // launched by a thread that range was not pushed on (PyTorch launches the
-  // backward pass from its autograd thread): the range roots its stack.
-  if (w_.range != Window::kNoRange && std::find(stack.begin(), stack.end(), w_.range) == stack.end()) {
-    // In the scratch, without allocating once it has grown: every op of a
-    // thread the range was not pushed on comes here.
-    if (stack.data() != scratch->data()) scratch->assign(stack.begin(), stack.end());
-    scratch->insert(scratch->begin(), w_.range);
-    stack = *scratch;
-  }
-  return stack;
+  stacks_.MergedStack(op.launch_stack, op.capture_stack, scratch);
+  // The stack does not depend on the window (docs/semantics.md): an op of
+  // another thread is in a step's window through the step rule, not by
+  // having the window's range put on top of its own.
+  return *scratch;
 }
 
 void WindowJoin::CollectAnnotationSpans() {
@@ -42,7 +33,6 @@ void WindowJoin::CollectAnnotationSpans() {
     std::vector<uint32_t> spans;
     std::vector<uint32_t> stack;
   } last;
-  const RangeIndex& ranges = idx_.ranges();
   for (const Op& op : ops_) {
     if (op.kind == OpKind::kSync || (op.launch_stack == 0 && op.capture_stack == 0)) continue;
     uint32_t replay = op.capture_stack != 0 ? op.correlation : 0;
@@ -60,7 +50,7 @@ void WindowJoin::CollectAnnotationSpans() {
         depth++;
       };
       std::vector<uint32_t>& stack = last.stack;
-      size_t launched = ranges.MergedStack(op.launch_stack, op.capture_stack, &stack);
+      size_t launched = stacks_.MergedStack(op.launch_stack, op.capture_stack, &stack);
       for (size_t k = 0; k < stack.size(); ++k) add(stack[k], k < launched ? 0 : replay);
     }
     for (uint32_t s : last.spans) {
@@ -123,7 +113,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
     for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
-  uint32_t innermost = idx_.ranges().Innermost(op.launch_stack);
+  uint32_t innermost = stacks_.Innermost(op.launch_stack);
   if (innermost != RangeIndex::kNone) blobs(format::MetadataKey::kRange, innermost);
   if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
   if (op.graph_node != 0) {

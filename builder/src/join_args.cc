@@ -105,7 +105,7 @@ void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.clear();
   const ApiTable& t = Part(parts_, a.part).apis;
   uint64_t external =
-      LaunchExternalId(t.correlation[a.row], idx_.ranges().StackIdAt(t.tid[a.row], t.start[a.row]));
+      LaunchExternalId(t.correlation[a.row], stacks_.At(t.tid[a.row], t.start[a.row]));
   if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));

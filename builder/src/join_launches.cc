@@ -47,6 +47,16 @@ void WindowJoin::IndexLaunches() {
   }
 }
 
+bool WindowJoin::InRangeWindow(const ApiRef& a) {
+  if (w_.range == Window::kNoRange) return true;
+  const ApiTable& t = Part(parts_, a.part).apis;
+  const Range& range = idx_.ranges().ranges()[w_.range];
+  // A range never closed is in no stack: its window holds its own thread's
+  // launches to the capture's end.
+  if (!range.closed) return t.tid[a.row] == range.os_tid;
+  return stacks_.Contains(stacks_.At(t.tid[a.row], t.start[a.row]), w_.range);
+}
+
 uint32_t WindowJoin::DeviceOfContext(uint32_t context) const {
   auto it = context_device_.find(context);
   return it == context_device_.end() ? 0 : it->second;
@@ -65,7 +75,7 @@ void WindowJoin::CollectOps() {
     uint32_t api = api_by_correlation_.Find(correlation);
     bool by_launch = w_.ops_by_launch && kind != OpKind::kSync && api != FlatMap::kMissing &&
                      apis_[api].start_known;
-    bool mine = by_launch ? apis_[api].in_window : w_.Contains(start);
+    bool mine = by_launch ? apis_[api].in_window && InRangeWindow(apis_[api]) : w_.Contains(start);
     if (start == 0) {
       // CUPTI had no timestamp for it. Nothing places it in time, so it is
       // counted once, in the window that holds its launch.
@@ -109,7 +119,6 @@ void WindowJoin::CollectOps() {
 }
 
 void WindowJoin::JoinOps() {
-  const RangeIndex& ranges = idx_.ranges();
   for (Op& op : ops_) {
     op.api = api_by_correlation_.Find(op.correlation);
     if (op.api == FlatMap::kMissing) {
@@ -118,7 +127,7 @@ void WindowJoin::JoinOps() {
     } else {
       const ApiRef& a = apis_[op.api];
       const ApiTable& t = Part(parts_, a.part).apis;
-      op.launch_stack = ranges.StackIdAt(t.tid[a.row], t.start[a.row]);
+      op.launch_stack = stacks_.At(t.tid[a.row], t.start[a.row]);
       if (!a.in_window) stats_.launches_in_other_windows++;
     }
     if (op.graph_node != 0) {
@@ -127,7 +136,7 @@ void WindowJoin::JoinOps() {
       if (op.origin == nullptr) {
         stats_.graph_ops_without_node++;
       } else {
-        op.capture_stack = ranges.StackIdAt(op.origin->os_tid, op.origin->created_ns);
+        op.capture_stack = stacks_.At(op.origin->os_tid, op.origin->created_ns);
       }
     }
     if (op.launch_stack != 0 || op.capture_stack != 0) stats_.annotated_ops++;

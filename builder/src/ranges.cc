@@ -121,6 +121,10 @@ void RangeIndex::BuildEpochs() {
   std::map<uint32_t, std::vector<Boundary>> by_thread;
   for (uint32_t i = 0; i < ranges_.size(); ++i) {
     const Range& r = ranges_[i];
+    // Open at no instant ([t, t)); with ends first at equal times its end
+    // would pass before its start and leave it open for good (the reference
+    // join found it: a push and pop in one ns).
+    if (r.end_ns == r.start_ns) continue;
     by_thread[r.os_tid].push_back({r.start_ns, true, i});
     by_thread[r.os_tid].push_back({r.end_ns, false, i});
   }

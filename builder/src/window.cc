@@ -74,6 +74,30 @@ Result<SpecTime> ParseTime(std::string_view text) {
   return t;
 }
 
+// An open mark whose close is not in the capture (a recorder that lost it)
+// ends at the next open mark of the same label less its digits
+// (ProfilerStep#0 where ProfilerStep#1 opens), else at the capture's end
+// (docs/semantics.md): left at the capture's end it would swallow the steps
+// after it.
+void EndUnclosedMarks(const std::map<uint64_t, size_t>& unclosed, const std::vector<size_t>& opened,
+                      std::vector<Window>* out) {
+  auto family = [](std::string_view label) {
+    std::string s;
+    for (char c : label) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) s.push_back(c);
+    }
+    return s;
+  };
+  std::map<std::string, std::vector<uint64_t>> starts;  // family -> open times, ascending
+  for (size_t w : opened) starts[family((*out)[w].label)].push_back((*out)[w].start_ns);
+  for (const auto& [id, w] : unclosed) {
+    Window& win = (*out)[w];
+    const std::vector<uint64_t>& s = starts[family(win.label)];
+    auto next = std::upper_bound(s.begin(), s.end(), win.start_ns);
+    if (next != s.end()) win.end_ns = std::min(win.end_ns, *next);
+  }
+}
+
 }  // namespace
 
 Result<uint64_t> ParseDuration(std::string_view text) { return ParseScaled(text, 1); }
@@ -105,6 +129,10 @@ Result<WindowSpec> ParseWindowSpec(std::string_view text) {
     return spec;
   }
   if (kind == "every") {
+    // A bare number is a mistake, not nanoseconds: every:100 meant 100 ns.
+    if (!rest.empty() && (std::isdigit(static_cast<unsigned char>(rest.back())) || rest.back() == '.')) {
+      return Bad(text, "'" + std::string(rest) + "' has no unit (ns, us, ms, s, m), e.g. every:100ms");
+    }
     auto d = ParseDuration(rest);
     if (!d.ok()) return Bad(text, d.status().message());
     if (*d == 0) return Bad(text, "the duration must be positive");
@@ -250,10 +278,12 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       std::stable_sort(marks.begin(), marks.end(), [](auto* a, auto* b) {
         return a->timestamp_ns < b->timestamp_ns;
       });
+      std::vector<size_t> opened;  // windows of open marks, by time
       const format::WindowMark* last_instant = nullptr;
       for (const format::WindowMark* m : marks) {
         switch (m->kind) {
           case format::WindowMarkKind::kOpen:
+            opened.push_back(out.size());
             open[m->id] = out.size();
             out.push_back({0, m->label, m->timestamp_ns, end, true});
             break;
@@ -274,6 +304,7 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
             break;
         }
       }
+      EndUnclosedMarks(open, opened, &out);
       if (out.empty()) return Bad(spec.text, "the capture has no window marks");
       break;
     }

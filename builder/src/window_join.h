@@ -22,6 +22,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "gpucap/builder/annotation_stacks.h"
 #include "block_store.h"
 #include "correlation_map.h"
 #include "flat_map.h"
@@ -53,7 +54,7 @@ struct Op {
   uint32_t correlation;
   uint32_t device, stream;
   uint32_t api = kNone;           // index into apis_
-  uint32_t launch_stack = 0;      // RangeIndex stack ids
+  uint32_t launch_stack = 0;      // AnnotationStacks ids
   uint32_t capture_stack = 0;
   uint16_t part;
   OpKind kind;
@@ -120,7 +121,8 @@ class WindowJoin {
              JoinStats* stats, JoinWorkspace::Tables* tables)
       : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
         apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
-        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs) {
+        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs),
+        stacks_(index.ranges(), index.steps()) {
     t_.Clear();
   }
 
@@ -146,6 +148,9 @@ class WindowJoin {
   void DescribeMarker(const SliceRef& r, Slice& s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
+  // For an nvtx window: whether the launch is the window's range's work
+  // (docs/semantics.md); true in other windows.
+  bool InRangeWindow(const ApiRef& launch);
   std::pair<uint32_t, std::string_view> KernelName(const Op& op);
   void AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t index, RefKind kind, uint8_t depth,
                 uint32_t tie);
@@ -157,7 +162,7 @@ class WindowJoin {
   // range open around the launch. 0: none.
   uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
     if (uint64_t pushed = ExternalId(correlation)) return pushed;
-    uint32_t innermost = idx_.ranges().Innermost(launch_stack);
+    uint32_t innermost = stacks_.Innermost(launch_stack);
     return innermost == RangeIndex::kNone ? 0 : RangeExternalId(innermost);
   }
   // The stand-in "External id" of an NVTX range (docs/cli.md, "Kineto's
@@ -236,6 +241,8 @@ class WindowJoin {
     std::span<const Arg> span() const { return {items.data(), n}; }
   } args_;
   std::vector<uint32_t> stack_scratch_;
+  // Annotation stacks by docs/semantics.md (never-closed ranges out, the step rule).
+  AnnotationStacks stacks_;
   std::string scratch_string_;
 
   // Runs of an op's arguments that repeat from launch to launch: for a

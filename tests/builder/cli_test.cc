@@ -73,5 +73,24 @@ TEST(Cli, BadInputGetsAClearErrorAndNoCrash) {
   EXPECT_FALSE(std::filesystem::exists(s.File("t.json")));
 }
 
+// every:100 meant 100 ns and wrote millions of files; now it is a usage
+// error, and a spec yielding more windows than --max-windows writes nothing.
+TEST(Cli, TooManyWindowsOrADurationWithoutUnitWritesNothing) {
+  Scene s;
+  s.Launch(1, 1, kT0 + 100, kT0 + 5000, kT0 + 6000);
+  std::string capture = s.Path();
+  CliRun bare = Gpucap("build " + capture + " -o " + s.File("t.json") + " --window every:100");
+  EXPECT_EQ(bare.code, 2) << bare.output;
+  EXPECT_NE(bare.output.find("no unit"), std::string::npos) << bare.output;
+  // The capture spans ~6 us: every:1us yields 6 windows.
+  CliRun many = Gpucap("build " + capture + " -o " + s.File("t.json") + " --window every:1us --max-windows 3");
+  EXPECT_EQ(many.code, 2) << many.output;
+  EXPECT_NE(many.output.find("--max-windows"), std::string::npos) << many.output;
+  EXPECT_FALSE(std::filesystem::exists(s.File("t.0.json")));
+  CliRun enough = Gpucap("build " + capture + " -o " + s.File("t.json") + " --window every:1us --max-windows 100 -q");
+  EXPECT_EQ(enough.code, 0) << enough.output;
+  EXPECT_TRUE(std::filesystem::exists(s.File("t.0.json")));
+}
+
 }  // namespace
 }  // namespace gpucap::testing

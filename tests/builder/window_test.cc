@@ -29,7 +29,9 @@ TEST(WindowSpec, ParsesEveryForm) {
 
 TEST(WindowSpec, RejectsWithAReason) {
   for (const char* bad : {"", "some", "all:1", "range:5", "range:+2s:+1s", "every:0", "every:10parsecs",
-                          "nvtx:", "nvtx:(", "range:1.5:2", "every:1.0000000001s"}) {
+                          "nvtx:", "nvtx:(", "range:1.5:2", "every:1.0000000001s",
+                          // A duration without its unit: every:100 once meant 100 ns.
+                          "every:100", "every:1.5"}) {
     auto s = ParseWindowSpec(bad);
     EXPECT_FALSE(s.ok()) << bad;
     if (!s.ok()) {
@@ -106,7 +108,7 @@ TEST(ResolveWindows, NvtxEveryRangeAndAll) {
   EXPECT_EQ((*nvtx)[0], (Window{0, "ProfilerStep#1", 1000, 2000, true, 0}));
   EXPECT_EQ((*nvtx)[1], (Window{1, "ProfilerStep#2", 2000, 3000, true, 2}));
 
-  auto every = ResolveWindows(*ParseWindowSpec("every:1000"), c, extent, ranges);
+  auto every = ResolveWindows(*ParseWindowSpec("every:1000ns"), c, extent, ranges);
   ASSERT_TRUE(every.ok());
   ASSERT_EQ(every->size(), 3u);
   EXPECT_EQ((*every)[2].start_ns, 3000u);

@@ -40,7 +40,12 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
     window = windows->front();
   }
   auto report = SpliceIntoKineto(index, o, window, *kineto, o.output);
-  if (!report.ok()) return Fail("build", report.status());
+  // Bad flags found once the capture is read (too many windows, a selection
+  // past the last) are usage errors too.
+  if (!report.ok()) {
+    bool usage = report.status().code() == Status::Code::kInvalidArgument;
+    return Fail("build", report.status(), usage ? kExitUsage : kExitFailed);
+  }
   for (const std::string& w : report->warnings) Warn("build", w, quiet);
   if (quiet) return kExitOk;
   std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
@@ -69,6 +74,8 @@ int RunBuild(const std::vector<std::string>& args) {
       ("gzip-codec", po::value<std::string>()->default_value("default"),
        "default (isal where built with ISA-L, else libdeflate) | isal (~2 GB/s per core) | libdeflate (~0.5 GB/s, "
        "~10% smaller) | zlib")
+      ("max-windows", po::value<size_t>()->default_value(10'000),
+       "write at most this many windows (files); a spec that yields more stops before writing (0: no bound)")
       ("list-windows", po::bool_switch(), "print the windows and exit")
       ("into", po::value<std::string>(),
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
@@ -85,6 +92,7 @@ int RunBuild(const std::vector<std::string>& args) {
   }
   BuildOptions o;
   if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("build", s, kExitUsage);
+  o.max_windows = vm["max-windows"].as<size_t>();
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
   auto codec = ParseGzipCodec(vm["gzip-codec"].as<std::string>());
@@ -136,7 +144,12 @@ int RunBuild(const std::vector<std::string>& args) {
   };
   auto report = BuildTraces(**index, o);
   progress.Clear();
-  if (!report.ok()) return Fail("build", report.status());
+  // Bad flags found once the capture is read (too many windows, a selection
+  // past the last) are usage errors too.
+  if (!report.ok()) {
+    bool usage = report.status().code() == Status::Code::kInvalidArgument;
+    return Fail("build", report.status(), usage ? kExitUsage : kExitFailed);
+  }
   for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
   if (vm["quiet"].as<bool>()) return kExitOk;
   for (const WindowReport& w : report->windows) {

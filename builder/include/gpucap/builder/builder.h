@@ -59,6 +59,9 @@ struct BuildOptions {
   // op belongs to the window that holds its launch, and runs after it.
   uint64_t gpu_lookahead_ns = 2'000'000'000;
   int threads = 0;  // decode threads; 0: one per core
+  // BuildTraces writes one file per window: past this many it writes none
+  // (`every:100` once meant 100 ns, 3.7M files). 0: no bound.
+  size_t max_windows = 10'000;
   // Called before each window BuildTraces builds (a progress line); may be empty.
   std::function<void(const Window& w, size_t done, size_t total)> on_window;
 };

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpucap/builder/annotation_stacks.h"
 #include "gpucap/builder/clock.h"
 #include "gpucap/builder/decode.h"
 #include "gpucap/builder/graph.h"
@@ -35,6 +36,7 @@ class CaptureIndex {
   const Decoder& decoder() const { return *decoder_; }
   const ClockMap& clock() const { return *clock_; }
   const RangeIndex& ranges() const { return *ranges_; }
+  const StepRanges& steps() const { return *steps_; }  // for the step rule
   const GraphIndex& graphs() const { return *graphs_; }
   const CaptureExtent& extent() const { return extent_; }
   // What was left out or cut because the capture claimed the impossible
@@ -73,6 +75,7 @@ class CaptureIndex {
   std::unique_ptr<ClockMap> clock_;
   CaptureExtent extent_;
   std::unique_ptr<RangeIndex> ranges_;
+  std::unique_ptr<StepRanges> steps_;
   std::unique_ptr<GraphIndex> graphs_;
   struct Span {
     uint64_t first, last;  // earliest and latest timestamp in the chunk

@@ -56,10 +56,17 @@ class GraphIndex {
   const Dependencies& RenderedPredecessors(uint64_t origin) const;
 
   size_t nodes() const { return nodes_.size(); }
+  // Capture-time nodes of graph `graph_id` that render as ops: how many ops
+  // one launch of it runs (child graphs aside).
+  uint32_t OpNodes(uint32_t graph_id) const {
+    auto it = op_nodes_.find(graph_id);
+    return it == op_nodes_.end() ? 0 : it->second;
+  }
 
  private:
   std::unordered_map<uint64_t, GraphNode> nodes_;       // created nodes
   std::unordered_map<uint64_t, uint64_t> cloned_from_;  // clone -> original
+  std::unordered_map<uint32_t, uint32_t> op_nodes_;     // graph -> op node count
   std::unordered_map<uint64_t, std::vector<uint64_t>> predecessors_;
   mutable std::unordered_map<uint64_t, Dependencies> collapsed_;  // memo, filled on demand
 };

@@ -1,0 +1,76 @@
+// An op's annotation stack, by the rules of docs/semantics.md, over the
+// per-thread stacks RangeIndex keeps:
+//
+//   - a range never closed is in no stack (we know when it began, not what it
+//     covered: allreduce's NCCL ncclCommInitRankConfig, whose pop is lost);
+//   - the step rule: when the launching thread has no step range open, the
+//     step range open then on another thread of the process roots its stack
+//     (PyTorch's autograd thread launches the backward pass while the main
+//     thread is in ProfilerStep#N, and Kineto counts it in that step).
+//
+// StepRanges is derived once per capture; AnnotationStacks hands out stack
+// ids for one window's join (ids valid while it lives).
+#ifndef GPUCAP_BUILDER_ANNOTATION_STACKS_H_
+#define GPUCAP_BUILDER_ANNOTATION_STACKS_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpucap/builder/ranges.h"
+
+namespace gpucap::builder {
+
+// The whole name a step range has: Kineto's ProfilerStep#<n>.
+bool IsStepRangeName(std::string_view name);
+
+class StepRanges {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  explicit StepRanges(const RangeIndex& ranges);
+
+  bool empty() const { return steps_.empty(); }
+  bool IsStep(uint32_t range) const { return range < is_step_.size() && is_step_[range]; }
+  // The closed step range open at `t` (start <= t < end) on a thread other
+  // than `tid`, the latest-starting if several; kNone if none.
+  uint32_t OpenAt(uint64_t t, uint32_t tid) const;
+
+ private:
+  const RangeIndex& ranges_;
+  std::vector<bool> is_step_;      // by range index
+  std::vector<uint32_t> steps_;    // step range indices, by start
+  std::vector<uint64_t> max_end_;  // max end over steps_[0..i]
+};
+
+class AnnotationStacks {
+ public:
+  AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps);
+
+  // The stack of thread `tid` at `t`; 0 is the empty stack.
+  uint32_t At(uint32_t tid, uint64_t t);
+  // Range indices (RangeIndex::ranges()), outermost first.
+  std::span<const uint32_t> Stack(uint32_t id) const;
+  bool Contains(uint32_t id, uint32_t range) const;
+  // The innermost range of a stack; RangeIndex::kNone for the empty one.
+  uint32_t Innermost(uint32_t id) const;
+  // `outer`'s ranges, then those of `inner` not already in it (a graph
+  // replay: launch-time stack outside, capture-time stack inside; a range
+  // open at both times appears once). Returns how many came from `outer`.
+  size_t MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const;
+
+ private:
+  const RangeIndex& ranges_;
+  const StepRanges& steps_;
+  std::vector<uint32_t> own_;  // scratch: the thread's own stack
+  std::unordered_map<uint64_t, uint32_t> ids_;  // (base id, step) -> id
+  std::vector<uint32_t> pool_;
+  std::vector<uint32_t> begin_{0, 0};  // id -> offset; id 0 is the empty stack
+  uint64_t last_key_ = UINT64_MAX;
+  uint32_t last_id_ = 0;
+};
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_ANNOTATION_STACKS_H_

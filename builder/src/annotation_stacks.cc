@@ -1,0 +1,105 @@
+#include "gpucap/builder/annotation_stacks.h"
+
+#include <algorithm>
+
+namespace gpucap::builder {
+
+bool IsStepRangeName(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
+  for (char c : name.substr(kPrefix.size())) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+StepRanges::StepRanges(const RangeIndex& ranges) : ranges_(ranges) {
+  const std::vector<Range>& all = ranges.ranges();
+  is_step_.assign(all.size(), false);
+  for (uint32_t i = 0; i < all.size(); ++i) {
+    // A step never closed covers nothing we know of, like any such range.
+    if (all[i].closed && IsStepRangeName(all[i].name)) {
+      is_step_[i] = true;
+      steps_.push_back(i);  // ranges() is by start already
+    }
+  }
+  uint64_t m = 0;
+  for (uint32_t s : steps_) {
+    m = std::max(m, all[s].end_ns);
+    max_end_.push_back(m);
+  }
+}
+
+uint32_t StepRanges::OpenAt(uint64_t t, uint32_t tid) const {
+  const std::vector<Range>& all = ranges_.ranges();
+  auto pos = std::upper_bound(steps_.begin(), steps_.end(), t,
+                              [&](uint64_t v, uint32_t s) { return v < all[s].start_ns; });
+  // Back from the latest step starting at or before t, while an earlier one
+  // could still be open (its running max end is past t).
+  for (size_t i = pos - steps_.begin(); i-- > 0 && max_end_[i] > t;) {
+    const Range& r = all[steps_[i]];
+    if (r.end_ns > t && r.os_tid != tid) return steps_[i];
+  }
+  return kNone;
+}
+
+AnnotationStacks::AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps)
+    : ranges_(ranges), steps_(steps) {}
+
+uint32_t AnnotationStacks::At(uint32_t tid, uint64_t t) {
+  uint32_t base = ranges_.StackIdAt(tid, t);
+  ranges_.Stack(base, &own_);
+  const std::vector<uint32_t>& own = own_;
+  bool has_step = std::any_of(own.begin(), own.end(), [&](uint32_t r) { return steps_.IsStep(r); });
+  uint32_t step = has_step ? StepRanges::kNone : steps_.OpenAt(t, tid);
+  uint64_t key = uint64_t{base} << 32 | step;
+  if (key == last_key_) return last_id_;
+  auto [it, inserted] = ids_.try_emplace(key, 0);
+  if (inserted) {
+    size_t from = pool_.size();
+    if (step != StepRanges::kNone) pool_.push_back(step);
+    const std::vector<Range>& all = ranges_.ranges();
+    for (uint32_t r : own) {
+      if (all[r].closed) pool_.push_back(r);
+    }
+    if (pool_.size() == from) {
+      it->second = 0;
+    } else {
+      it->second = static_cast<uint32_t>(begin_.size() - 1);
+      begin_.push_back(static_cast<uint32_t>(pool_.size()));
+    }
+  }
+  last_key_ = key;
+  last_id_ = it->second;
+  return it->second;
+}
+
+std::span<const uint32_t> AnnotationStacks::Stack(uint32_t id) const {
+  if (id == 0 || id + 1 >= begin_.size()) return {};
+  return std::span<const uint32_t>(pool_.data() + begin_[id], begin_[id + 1] - begin_[id]);
+}
+
+bool AnnotationStacks::Contains(uint32_t id, uint32_t range) const {
+  std::span<const uint32_t> s = Stack(id);
+  return std::find(s.begin(), s.end(), range) != s.end();
+}
+
+}  // namespace gpucap::builder
+
+namespace gpucap::builder {
+
+uint32_t AnnotationStacks::Innermost(uint32_t id) const {
+  std::span<const uint32_t> s = Stack(id);
+  return s.empty() ? RangeIndex::kNone : s.back();
+}
+
+size_t AnnotationStacks::MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const {
+  std::span<const uint32_t> a = Stack(outer);
+  out->assign(a.begin(), a.end());
+  for (uint32_t r : Stack(inner)) {
+    if (std::find(a.begin(), a.end(), r) == a.end()) out->push_back(r);
+  }
+  return a.size();
+}
+
+}  // namespace gpucap::builder
