@@ -1,0 +1,151 @@
+// The join's annotation and flow rules, each on a synthetic capture small
+// enough that the expected trace is written by hand from the rule.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scene.h"
+#include "trace_util.h"
+
+namespace gpucap::testing {
+namespace {
+
+using builder::BuildOptions;
+using builder::testing::ApiRecord;
+using builder::testing::KernelRecord;
+
+std::vector<std::string> StackOf(const Json& op) {
+  std::vector<std::string> out;
+  for (const Json& j : op["args"]["annotation stack"].items) out.push_back(j.text);
+  return out;
+}
+
+void NodeCreated(Scene& s, uint64_t node, uint32_t tid, uint64_t ts) {
+  format::GraphEvent n;
+  n.kind = format::GraphEventKind::kNodeCreated;
+  n.graph_id = 1;
+  n.node_id = node;
+  n.os_tid = tid;
+  n.timestamp_ns = ts;
+  n.function_name = "_Z4gemmv";
+  Scene::Ok(s.c().Message(n));
+}
+
+void GraphLaunch(Scene& s, uint32_t corr, uint32_t tid, uint64_t at) {
+  ApiRecord a;
+  a.cbid = 311;  // cudaGraphLaunch
+  a.start = at;
+  a.end = at + 1000;
+  a.tid = tid;
+  a.correlation = corr;
+  s.c().Api(a);
+}
+
+void GraphKernel(Scene& s, uint32_t corr, uint64_t node, uint64_t start) {
+  KernelRecord k;
+  k.start = start;
+  k.end = start + 500;
+  k.correlation = corr;
+  k.name_pointer = 0x1000;
+  k.graph_node_id = node;
+  k.graph_id = 1;
+  s.c().Kernel(k);
+}
+
+// A graph op's stack is its launch-time ranges outside and its capture-time
+// ranges inside; a range open at both times (a whole-run range) once.
+TEST(JoinRules, RangeOpenAtCaptureAndLaunchAppearsOnce) {
+  Scene s;
+  const uint32_t tid = 77;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  Scene::Ok(s.c().Push(tid, kT0 + 50, "run"));
+  Scene::Ok(s.c().Push(tid, kT0 + 100, "capture"));
+  NodeCreated(s, 11, tid, kT0 + 200);
+  Scene::Ok(s.c().Pop(tid, kT0 + 300));
+  Scene::Ok(s.c().Push(tid, kT0 + 1000, "step"));
+  GraphLaunch(s, 500, tid, kT0 + 1100);
+  GraphKernel(s, 500, 11, kT0 + 3000);
+  Scene::Ok(s.c().Pop(tid, kT0 + 5000));
+  Scene::Ok(s.c().Pop(tid, kT0 + 6000));
+  Trace t = BuildOne(s.Path());
+  ExpectImporterRules(t);
+  auto kernels = t.Events("X", "kernel");
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(StackOf(*kernels[0]), (std::vector<std::string>{"run", "step", "capture"}));
+  EXPECT_EQ((*kernels[0])["args"]["annotation"].text, "capture");
+  // One gpu_user_annotation span per range on the stream, "run" included once.
+  std::map<std::string, int> spans;
+  for (const Json* g : t.Events("X", "gpu_user_annotation")) spans[(*g)["name"].text]++;
+  EXPECT_EQ(spans, (std::map<std::string, int>{{"run", 1}, {"step", 1}, {"capture", 1}}));
+}
+
+// A launch with several ops starts one flow per op, numbered by the ops'
+// start times: correlation + (k << 32) for the k-th op to start, whatever
+// order the records came in.
+TEST(JoinRules, OneLaunchsFlowsAreNumberedByOpStart) {
+  Scene s;
+  const uint32_t tid = 77;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  for (uint64_t node : {11, 12, 13}) NodeCreated(s, node, tid, kT0 + 100 + node);
+  GraphLaunch(s, 900, tid, kT0 + 1000);
+  // Records in reverse of start order.
+  GraphKernel(s, 900, 13, kT0 + 9000);
+  GraphKernel(s, 900, 12, kT0 + 6000);
+  GraphKernel(s, 900, 11, kT0 + 3000);
+  Trace t = BuildOne(s.Path());
+  ExpectImporterRules(t);
+  auto kernels = t.Events("X", "kernel");
+  ASSERT_EQ(kernels.size(), 3u);
+  std::map<int64_t, uint64_t> node_at;  // kernel ts -> graph node
+  for (const Json* k : kernels) node_at[Nanos((*k)["ts"])] = (*k)["args"]["graph node"].u();
+  auto ends = t.Events("f", "ac2g");
+  ASSERT_EQ(ends.size(), 3u);
+  std::map<uint64_t, uint64_t> node_of_flow;
+  for (const Json* f : ends) {
+    auto it = node_at.find(Nanos((*f)["ts"]));
+    ASSERT_NE(it, node_at.end()) << "a flow ends off every kernel";
+    node_of_flow[(*f)["id"].u()] = it->second;
+  }
+  EXPECT_EQ(node_of_flow, (std::map<uint64_t, uint64_t>{{900, 11}, {900 + (1ull << 32), 12}, {900 + (2ull << 32), 13}}));
+  auto starts = t.Events("s", "ac2g");
+  ASSERT_EQ(starts.size(), 3u);
+  for (const Json* f : starts) EXPECT_TRUE(node_of_flow.count((*f)["id"].u())) << (*f)["id"].u();
+}
+
+// In an nvtx window the window's range roots every op's stack, also the
+// stack of an op launched from a thread the range was never pushed on.
+TEST(JoinRules, NvtxWindowRootsTheAnnotationStack) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "_Z1kv"));
+  const uint32_t main_tid = 10, autograd = 11;
+  Scene::Ok(s.c().Push(main_tid, kT0 + 100, "ProfilerStep#1"));
+  Scene::Ok(s.c().Push(main_tid, kT0 + 200, "forward"));
+  s.Launch(1, main_tid, kT0 + 300, kT0 + 5000, kT0 + 5100);
+  Scene::Ok(s.c().Pop(main_tid, kT0 + 400));
+  Scene::Ok(s.c().Push(autograd, kT0 + 500, "backward"));
+  s.Launch(2, autograd, kT0 + 600, kT0 + 6000, kT0 + 6100);
+  Scene::Ok(s.c().Pop(autograd, kT0 + 700));
+  s.Launch(3, autograd, kT0 + 800, kT0 + 7000, kT0 + 7100);  // no range of its own
+  Scene::Ok(s.c().Pop(main_tid, kT0 + 1000));
+  BuildOptions o;
+  o.window = R"(nvtx:ProfilerStep#\d+)";
+  Trace t = BuildOne(s.Path(), o);
+  ExpectImporterRules(t);
+  std::map<uint64_t, std::vector<std::string>> stacks;
+  for (const Json* k : t.Events("X", "kernel")) stacks[(*k)["args"]["correlation"].u()] = StackOf(*k);
+  EXPECT_EQ(stacks[1], (std::vector<std::string>{"ProfilerStep#1", "forward"}));
+  EXPECT_EQ(stacks[2], (std::vector<std::string>{"ProfilerStep#1", "backward"}));
+  EXPECT_EQ(stacks[3], (std::vector<std::string>{"ProfilerStep#1"}));
+
+  // Without the nvtx window nothing roots the autograd thread's ops.
+  Trace all = BuildOne(s.Path());
+  std::map<uint64_t, std::vector<std::string>> plain;
+  for (const Json* k : all.Events("X", "kernel")) plain[(*k)["args"]["correlation"].u()] = StackOf(*k);
+  EXPECT_EQ(plain[2], (std::vector<std::string>{"backward"}));
+  EXPECT_TRUE(plain[3].empty());
+}
+
+}  // namespace
+}  // namespace gpucap::testing
