@@ -68,6 +68,25 @@ TEST(WindowRules, WindowsStartingTogetherSortLongerFirst) {
   EXPECT_EQ((*mw)[1].label, "short");
 }
 
+// nvtx:REGEX matches a range's whole name: a name that merely contains a
+// match (a prefix, a suffix) is not a window.
+TEST(WindowRules, NvtxPatternMatchesTheWholeName) {
+  format::Capture c;
+  using K = format::RangeKind;
+  c.ranges.push_back(Range(K::kPush, 1, 1000, "ProfilerStep#1"));
+  c.ranges.push_back(Range(K::kPop, 1, 2000));
+  c.ranges.push_back(Range(K::kPush, 1, 3000, "ProfilerStep#2.backward"));
+  c.ranges.push_back(Range(K::kPop, 1, 4000));
+  c.ranges.push_back(Range(K::kPush, 1, 5000, "warmup ProfilerStep#3"));
+  c.ranges.push_back(Range(K::kPop, 1, 6000));
+  CaptureExtent extent = ComputeExtent(c);
+  RangeIndex ranges(c, extent.end_ns);
+  auto w = ResolveWindows(*ParseWindowSpec(R"(nvtx:ProfilerStep#\d+)"), c, extent, ranges);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_EQ(w->size(), 1u);
+  EXPECT_EQ((*w)[0].label, "ProfilerStep#1");
+}
+
 // End to end: a kernel starting exactly where one `every` window ends and the
 // next begins is drawn in the second window only.
 TEST(WindowRules, AnOpAtAWindowBoundaryBelongsToTheLaterWindow) {
