@@ -114,6 +114,41 @@ TEST(JoinRules, OneLaunchsFlowsAreNumberedByOpStart) {
   for (const Json* f : starts) EXPECT_TRUE(node_of_flow.count((*f)["id"].u())) << (*f)["id"].u();
 }
 
+// A dependency arrow leaves where its predecessor ends (its last
+// nanosecond, so it binds inside the slice) and arrives where its successor
+// starts.
+TEST(JoinRules, DependencyFlowsLeaveWhereThePredecessorEnds) {
+  Scene s;
+  const uint32_t tid = 77;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  NodeCreated(s, 11, tid, kT0 + 100);
+  NodeCreated(s, 12, tid, kT0 + 200);
+  format::GraphEvent dep;
+  dep.kind = format::GraphEventKind::kDependencyAdded;
+  dep.node_id = 11;
+  dep.peer_node_id = 12;
+  Scene::Ok(s.c().Message(dep));
+  GraphLaunch(s, 700, tid, kT0 + 1000);
+  GraphKernel(s, 700, 11, kT0 + 3000);  // [3000, 3500)
+  GraphKernel(s, 700, 12, kT0 + 6000);
+  BuildOptions o;
+  o.join.graph_dependencies = true;
+  Trace t = BuildOne(s.Path(), o);
+  ExpectImporterRules(t);
+  std::map<uint64_t, const Json*> by_node;
+  for (const Json* k : t.Events("X", "kernel")) by_node[(*k)["args"]["graph node"].u()] = k;
+  ASSERT_EQ(by_node.size(), 2u);
+  auto starts = t.Events("s", "graph_dependency");
+  auto ends = t.Events("f", "graph_dependency");
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_EQ(ends.size(), 1u);
+  const Json& a = *by_node[11];
+  EXPECT_EQ(Nanos(a["dur"]), 500);
+  EXPECT_EQ(Nanos((*starts[0])["ts"]), Nanos(a["ts"]) + Nanos(a["dur"]) - 1);
+  EXPECT_EQ(Nanos((*ends[0])["ts"]), Nanos((*by_node[12])["ts"]));
+  EXPECT_EQ((*starts[0])["id"].u(), (*ends[0])["id"].u());
+}
+
 // In an nvtx window the window's range roots every op's stack, also the
 // stack of an op launched from a thread the range was never pushed on.
 TEST(JoinRules, NvtxWindowRootsTheAnnotationStack) {

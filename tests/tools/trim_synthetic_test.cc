@@ -132,5 +132,37 @@ TEST(TrimSynthetic, TrimmedCaptureBuildsTheSameWindow) {
   EXPECT_EQ(t.Named("marker").size(), 1u) << "the marker range 9..10";
 }
 
+// A sync names only its context; the build finds the context's device from
+// the first kernel or copy on it. A kept sync keeps that op too, even when
+// the op itself lies outside the window, or the trimmed build would put the
+// sync on another device.
+TEST(TrimSynthetic, ASyncKeepsTheOpThatNamesItsContextsDevice) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "_Z1kv"));
+  bt::KernelRecord k;
+  k.start = kT0 + 200, k.end = kT0 + 300, k.correlation = 1, k.context = 3, k.device = 0, k.name_pointer = 0x1000;
+  s.c().Kernel(k);  // 0: the first op on context 3, before the window
+  bt::SyncRecord y;
+  y.type = 4;  // context sync
+  y.context = 3;
+  y.start = kT0 + 14000, y.end = kT0 + 15000, y.correlation = 2;
+  s.c().Sync(y);  // 1: in the window
+  bt::ApiRecord a;
+  a.start = kT0 + 30000, a.end = kT0 + 30500, a.correlation = 3;
+  s.c().Api(a);  // 2: after it
+  auto index = OpenCapture(s.Path());
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  builder::BuildOptions o;
+  o.window = "range:" + std::to_string(kT0 + 10000) + ":" + std::to_string(kT0 + 20000);
+  o.threads = 1;
+  auto plan = PlanTrim(**index, o, nullptr);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const std::vector<uint8_t>& flags = plan->records.begin()->second;
+  ASSERT_EQ(flags.size(), 3u);
+  EXPECT_TRUE(flags[0]) << "the op naming the sync's device";
+  EXPECT_TRUE(flags[1]);
+  EXPECT_FALSE(flags[2]);
+}
+
 }  // namespace
 }  // namespace gpucap::tools
