@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "../support/skip.h"
 #include "../support/temp_dir.h"
 #include "scene.h"
 #include "trace_util.h"
@@ -79,7 +80,7 @@ TEST_P(GoldenFixtures, BuildsWhatWasReadThroughByHand) {
   const Golden& g = GetParam();
   std::string root = GPUCAP_SOURCE_DIR;
   std::string capture = root + "/" + g.capture;
-  if (!std::filesystem::exists(capture)) GTEST_SKIP() << g.capture << " is not in this tree";
+  if (!std::filesystem::exists(capture)) GPUCAP_SKIP(g.capture << " is not in this tree");
   CheckGoldens(capture, g.capture, g.window, root + "/" + g.golden, Updating());
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/skip.h"
 #include "../support/temp_dir.h"
 
 namespace gpucap::builder {
@@ -74,7 +75,7 @@ TEST(Output, GzipMembersCompressedInParallelReadBackInOrder) {
 // 997 is random and the rest 'a': a 64 KiB sample holds at most ~66 of the
 // 256 values, the block all of them.
 TEST(Output, IsalFastLevelEncodesBytesItsSampleNeverSaw) {
-  if (!GzipCodecAvailable(GzipCodec::kIsal)) GTEST_SKIP() << "built without ISA-L";
+  if (!GzipCodecAvailable(GzipCodec::kIsal)) GPUCAP_SKIP("built without ISA-L");
   std::string block(size_t{1} << 20, 'a');
   uint32_t x = 12345;
   for (size_t i = 0; i < block.size(); i += 997) {
@@ -109,7 +110,7 @@ TEST(Output, IsalFastLevelEncodesBytesItsSampleNeverSaw) {
 // buffers (AppendBlock) as the JSON writer does; two runs give one set of
 // bytes.
 TEST(Output, IsalCodeSharedAcrossMembersEncodesWhatFollowsAndRepeats) {
-  if (!GzipCodecAvailable(GzipCodec::kIsal)) GTEST_SKIP() << "built without ISA-L";
+  if (!GzipCodecAvailable(GzipCodec::kIsal)) GPUCAP_SKIP("built without ISA-L");
   std::vector<std::string> blocks;
   uint32_t x = 777;
   for (int b = 0; b < 20; ++b) {

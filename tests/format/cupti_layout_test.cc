@@ -22,8 +22,10 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
-TEST(CuptiLayout, GeneratedTableMatchesTheHeadersWhereTheyExist) {
+// Only where the build found CUPTI headers: elsewhere (CI has no CUDA) there
+// is nothing to compare with, and a test that skips would pass as if checked.
 #if defined(GPUCAP_LAYOUT_GENERATOR) && defined(GPUCAP_CUPTI_INCLUDE_DIR)
+TEST(CuptiLayout, GeneratedTableMatchesTheHeadersWhereTheyExist) {
   std::string command = std::string(GPUCAP_LAYOUT_GENERATOR) + " " + GPUCAP_CUPTI_INCLUDE_DIR;
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -35,10 +37,8 @@ TEST(CuptiLayout, GeneratedTableMatchesTheHeadersWhereTheyExist) {
   std::string checked_in = ReadAll(std::string(GPUCAP_SOURCE_DIR) + "/format/layouts/cupti_13_0.inc");
   EXPECT_EQ(generated, checked_in)
       << "format/layouts/cupti_13_0.inc is stale: run `ninja -C build regen_cupti_layouts`";
-#else
-  GTEST_SKIP() << "no CUPTI headers at build time; the checked-in table is used as is";
-#endif
 }
+#endif
 
 TEST(CuptiLayout, KernelRecordOf13_0) {
   const LayoutTable* t = LayoutForVersion(130001);

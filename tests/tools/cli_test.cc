@@ -27,13 +27,22 @@ TEST(Cli, EverySubcommandHasHelpAndRefusesUnknownFlags) {
       EXPECT_EQ(bad.code, 2) << bad.output;
     }
   }
-  // The shared flags read the same everywhere.
-  for (const char* cmd : {"stats", "diff", "trim", "fixture", "merge"}) {
-    CliRun help = Gpucap(std::string(cmd) + " --help");
-    for (const char* flag : {"-w [ --window ]", "-s [ --select ]", "-j [ --threads ]", "-q [ --quiet ]"}) {
-      EXPECT_NE(help.output.find(flag), std::string::npos) << cmd << " " << flag;
-    }
+  // The shared window flags act the same everywhere: a selection past the
+  // last window and a spec that is not one are refused, naming the flag.
+  TempDir dir;
+  std::string c = Fixture("torch_train");
+  for (std::string cmd : {"stats " + c, "diff " + c + " " + c, "trim " + c + " -o " + dir.File("t.gpucap"),
+                          "fixture " + c + " -o " + dir.File("fx"), "merge " + c + " -o " + dir.File("m.json")}) {
+    SCOPED_TRACE(cmd);
+    CliRun past = Gpucap(cmd + " -q -j 1 -w 'nvtx:ProfilerStep#\\d+' -s 99");
+    EXPECT_EQ(past.code, 1) << past.output;
+    EXPECT_NE(past.output.find("--select: window 99 does not exist (8 windows, 0 to 7)"), std::string::npos)
+        << past.output;
+    CliRun bad = Gpucap(cmd + " -q -w bogus");
+    EXPECT_EQ(bad.code, 2) << bad.output;
+    EXPECT_NE(bad.output.find("--window 'bogus'"), std::string::npos) << bad.output;
   }
+  EXPECT_FALSE(std::filesystem::exists(dir.File("t.gpucap"))) << "nothing written after a refused flag";
 }
 
 TEST(Cli, InfoTextJsonAndDamage) {

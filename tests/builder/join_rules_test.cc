@@ -1,0 +1,195 @@
+// The join's annotation and flow rules, each on a synthetic capture small
+// enough that the expected trace is written by hand from the rule.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scene.h"
+#include "trace_util.h"
+
+namespace gpucap::testing {
+namespace {
+
+using builder::BuildOptions;
+using builder::testing::ApiRecord;
+using builder::testing::KernelRecord;
+
+std::vector<std::string> StackOf(const Json& op) {
+  std::vector<std::string> out;
+  for (const Json& j : op["args"]["annotation stack"].items) out.push_back(j.text);
+  return out;
+}
+
+void NodeCreated(Scene& s, uint64_t node, uint32_t tid, uint64_t ts) {
+  format::GraphEvent n;
+  n.kind = format::GraphEventKind::kNodeCreated;
+  n.graph_id = 1;
+  n.node_id = node;
+  n.os_tid = tid;
+  n.timestamp_ns = ts;
+  n.function_name = "_Z4gemmv";
+  Scene::Ok(s.c().Message(n));
+}
+
+void GraphLaunch(Scene& s, uint32_t corr, uint32_t tid, uint64_t at) {
+  ApiRecord a;
+  a.cbid = 311;  // cudaGraphLaunch
+  a.start = at;
+  a.end = at + 1000;
+  a.tid = tid;
+  a.correlation = corr;
+  s.c().Api(a);
+}
+
+void GraphKernel(Scene& s, uint32_t corr, uint64_t node, uint64_t start) {
+  KernelRecord k;
+  k.start = start;
+  k.end = start + 500;
+  k.correlation = corr;
+  k.name_pointer = 0x1000;
+  k.graph_node_id = node;
+  k.graph_id = 1;
+  s.c().Kernel(k);
+}
+
+// A graph op's stack is its launch-time ranges outside and its capture-time
+// ranges inside; a range open at both times (a whole-run range) once.
+TEST(JoinRules, RangeOpenAtCaptureAndLaunchAppearsOnce) {
+  Scene s;
+  const uint32_t tid = 77;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  Scene::Ok(s.c().Push(tid, kT0 + 50, "run"));
+  Scene::Ok(s.c().Push(tid, kT0 + 100, "capture"));
+  NodeCreated(s, 11, tid, kT0 + 200);
+  Scene::Ok(s.c().Pop(tid, kT0 + 300));
+  Scene::Ok(s.c().Push(tid, kT0 + 1000, "step"));
+  GraphLaunch(s, 500, tid, kT0 + 1100);
+  GraphKernel(s, 500, 11, kT0 + 3000);
+  Scene::Ok(s.c().Pop(tid, kT0 + 5000));
+  Scene::Ok(s.c().Pop(tid, kT0 + 6000));
+  Trace t = BuildOne(s.Path());
+  ExpectImporterRules(t);
+  auto kernels = t.Events("X", "kernel");
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(StackOf(*kernels[0]), (std::vector<std::string>{"run", "step", "capture"}));
+  EXPECT_EQ((*kernels[0])["args"]["annotation"].text, "capture");
+  // One gpu_user_annotation span per range on the stream, "run" included once.
+  std::map<std::string, int> spans;
+  for (const Json* g : t.Events("X", "gpu_user_annotation")) spans[(*g)["name"].text]++;
+  EXPECT_EQ(spans, (std::map<std::string, int>{{"run", 1}, {"step", 1}, {"capture", 1}}));
+}
+
+// A launch with several ops starts one flow per op, numbered by the ops'
+// start times: correlation + (k << 32) for the k-th op to start, whatever
+// order the records came in.
+TEST(JoinRules, OneLaunchsFlowsAreNumberedByOpStart) {
+  Scene s;
+  const uint32_t tid = 77;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  for (uint64_t node : {11, 12, 13}) NodeCreated(s, node, tid, kT0 + 100 + node);
+  GraphLaunch(s, 900, tid, kT0 + 1000);
+  // Records in reverse of start order.
+  GraphKernel(s, 900, 13, kT0 + 9000);
+  GraphKernel(s, 900, 12, kT0 + 6000);
+  GraphKernel(s, 900, 11, kT0 + 3000);
+  Trace t = BuildOne(s.Path());
+  ExpectImporterRules(t);
+  auto kernels = t.Events("X", "kernel");
+  ASSERT_EQ(kernels.size(), 3u);
+  std::map<int64_t, uint64_t> node_at;  // kernel ts -> graph node
+  for (const Json* k : kernels) node_at[Nanos((*k)["ts"])] = (*k)["args"]["graph node"].u();
+  auto ends = t.Events("f", "ac2g");
+  ASSERT_EQ(ends.size(), 3u);
+  std::map<uint64_t, uint64_t> node_of_flow;
+  for (const Json* f : ends) {
+    auto it = node_at.find(Nanos((*f)["ts"]));
+    ASSERT_NE(it, node_at.end()) << "a flow ends off every kernel";
+    node_of_flow[(*f)["id"].u()] = it->second;
+  }
+  EXPECT_EQ(node_of_flow, (std::map<uint64_t, uint64_t>{{900, 11}, {900 + (1ull << 32), 12}, {900 + (2ull << 32), 13}}));
+  auto starts = t.Events("s", "ac2g");
+  ASSERT_EQ(starts.size(), 3u);
+  for (const Json* f : starts) EXPECT_TRUE(node_of_flow.count((*f)["id"].u())) << (*f)["id"].u();
+}
+
+// A dependency arrow leaves where its predecessor ends (its last
+// nanosecond, so it binds inside the slice) and arrives where its successor
+// starts.
+TEST(JoinRules, DependencyFlowsLeaveWhereThePredecessorEnds) {
+  Scene s;
+  const uint32_t tid = 77;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  NodeCreated(s, 11, tid, kT0 + 100);
+  NodeCreated(s, 12, tid, kT0 + 200);
+  format::GraphEvent dep;
+  dep.kind = format::GraphEventKind::kDependencyAdded;
+  dep.node_id = 11;
+  dep.peer_node_id = 12;
+  Scene::Ok(s.c().Message(dep));
+  GraphLaunch(s, 700, tid, kT0 + 1000);
+  GraphKernel(s, 700, 11, kT0 + 3000);  // [3000, 3500)
+  GraphKernel(s, 700, 12, kT0 + 6000);
+  BuildOptions o;
+  o.join.graph_dependencies = true;
+  Trace t = BuildOne(s.Path(), o);
+  ExpectImporterRules(t);
+  std::map<uint64_t, const Json*> by_node;
+  for (const Json* k : t.Events("X", "kernel")) by_node[(*k)["args"]["graph node"].u()] = k;
+  ASSERT_EQ(by_node.size(), 2u);
+  auto starts = t.Events("s", "graph_dependency");
+  auto ends = t.Events("f", "graph_dependency");
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_EQ(ends.size(), 1u);
+  const Json& a = *by_node[11];
+  EXPECT_EQ(Nanos(a["dur"]), 500);
+  EXPECT_EQ(Nanos((*starts[0])["ts"]), Nanos(a["ts"]) + Nanos(a["dur"]) - 1);
+  EXPECT_EQ(Nanos((*ends[0])["ts"]), Nanos((*by_node[12])["ts"]));
+  EXPECT_EQ((*starts[0])["id"].u(), (*ends[0])["id"].u());
+}
+
+// The step rule (docs/semantics.md): a ProfilerStep range open on the main
+// thread roots the stack of an op launched meanwhile from a thread with no
+// step of its own (PyTorch's autograd thread), in every window kind: the
+// same op has the same stack whatever the windows. A range that is not a
+// step roots nothing on other threads.
+TEST(JoinRules, AStepRangeRootsOtherThreadsOpsInEveryWindowKind) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "_Z1kv"));
+  const uint32_t main_tid = 10, autograd = 11, loader = 12;
+  Scene::Ok(s.c().Push(main_tid, kT0 + 100, "ProfilerStep#1"));
+  Scene::Ok(s.c().Push(main_tid, kT0 + 200, "forward"));
+  s.Launch(1, main_tid, kT0 + 300, kT0 + 5000, kT0 + 5100);
+  Scene::Ok(s.c().Pop(main_tid, kT0 + 400));
+  Scene::Ok(s.c().Push(autograd, kT0 + 500, "backward"));
+  s.Launch(2, autograd, kT0 + 600, kT0 + 6000, kT0 + 6100);
+  Scene::Ok(s.c().Pop(autograd, kT0 + 700));
+  s.Launch(3, autograd, kT0 + 800, kT0 + 7000, kT0 + 7100);  // no range of its own
+  Scene::Ok(s.c().Pop(main_tid, kT0 + 1000));
+  Scene::Ok(s.c().Push(main_tid, kT0 + 1100, "eval"));  // not a step
+  s.Launch(4, loader, kT0 + 1200, kT0 + 8000, kT0 + 8100);
+  Scene::Ok(s.c().Pop(main_tid, kT0 + 1300));
+  auto stacks_of = [](const Trace& t) {
+    std::map<uint64_t, std::vector<std::string>> stacks;
+    for (const Json* k : t.Events("X", "kernel")) stacks[(*k)["args"]["correlation"].u()] = StackOf(*k);
+    return stacks;
+  };
+  BuildOptions o;
+  o.window = R"(nvtx:ProfilerStep#\d+)";
+  Trace step = BuildOne(s.Path(), o);
+  ExpectImporterRules(step);
+  auto stacks = stacks_of(step);
+  ASSERT_EQ(stacks.size(), 3u) << "the step window holds the three ops launched during it";
+  EXPECT_EQ(stacks[1], (std::vector<std::string>{"ProfilerStep#1", "forward"}));
+  EXPECT_EQ(stacks[2], (std::vector<std::string>{"ProfilerStep#1", "backward"}));
+  EXPECT_EQ(stacks[3], (std::vector<std::string>{"ProfilerStep#1"}));
+
+  auto plain = stacks_of(BuildOne(s.Path()));
+  ASSERT_EQ(plain.size(), 4u);
+  for (uint64_t c : {1, 2, 3}) EXPECT_EQ(plain[c], stacks[c]) << "correlation " << c;
+  EXPECT_TRUE(plain[4].empty()) << "a range that is not a step roots nothing on another thread";
+}
+
+}  // namespace
+}  // namespace gpucap::testing

@@ -1,0 +1,157 @@
+// gpucap record as a user runs it, without a GPU: the program it starts dumps
+// its environment, so each flag is checked by the variable the recorder
+// reads (recorder/src/config.cc), and its exit status comes back as
+// gpucap's. No CUDA means no capture: what is tested is the launcher.
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "../support/gpucap_cli.h"
+#include "../support/temp_dir.h"
+
+namespace gpucap::testing {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+int64_t RealtimeNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+class Record : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Any file stands for the recorder: without CUDA nothing loads it.
+    lib_ = dir_.File("libfake_recorder.so");
+    WriteFile(lib_, "not a library");
+    env_file_ = dir_.File("env.txt");
+  }
+
+  // `gpucap record FLAGS -- sh -c 'env > env.txt; exit CODE'`, from the
+  // temporary directory.
+  CliRun Run(const std::string& flags, int exit_code = 0) {
+    return Gpucap("record --recorder " + lib_ + " " + flags + " -- sh -c 'cd " + dir_.File("") + " && env > " +
+                  env_file_ + "; exit " + std::to_string(exit_code) + "'");
+  }
+
+  Env ReadEnv() {
+    Env env;
+    std::ifstream in(env_file_);
+    for (std::string line; std::getline(in, line);) {
+      size_t eq = line.find('=');
+      if (eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    return env;
+  }
+
+  TempDir dir_;
+  std::string lib_, env_file_;
+};
+
+TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
+  std::string out = dir_.File("run-%p.gpucap");
+  CliRun r = Run("-o " + out +
+                 " --kinds kernel,memcpy,synchronization --api all --pool-mb 16 --buffer-kb 512"
+                 " --delay 1.5 --duration 2 --max-mb 10 --start-paused --counters nvml,pm --counter-ms 50"
+                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Env env = ReadEnv();
+  ASSERT_FALSE(env.empty()) << "the program did not run";
+  EXPECT_EQ(env["CUDA_INJECTION64_PATH"], std::filesystem::canonical(lib_).string());
+  EXPECT_EQ(env.count("NVTX_INJECTION64_PATH"), 0u) << "--no-nvtx injects no NVTX hook";
+  EXPECT_EQ(env["GPUCAP_OUTPUT"], out) << "%p is the recorder's to expand";
+  EXPECT_EQ(env["GPUCAP_KINDS"], "kernel,memcpy,synchronization");
+  EXPECT_EQ(env["GPUCAP_API"], "all");
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_POOL_MB"]), 16);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_BUFFER_KB"]), 512);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_DELAY_S"]), 1.5);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_DURATION_S"]), 2);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_MAX_MB"]), 10);
+  EXPECT_EQ(env["GPUCAP_START_PAUSED"], "1");
+  EXPECT_EQ(env["GPUCAP_COUNTERS"], "nvml,pm");
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_COUNTER_MS"]), 50);
+  EXPECT_EQ(env["GPUCAP_PM_METRICS"], "sm__a,dram__b");
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_PM_INTERVAL_US"]), 500);
+  EXPECT_EQ(env["GPUCAP_WINDOW_NVTX"], "Step#\\d+");
+  EXPECT_EQ(env["GPUCAP_GRAPHS"], "0");
+  EXPECT_EQ(env["GPUCAP_NVTX"], "0");
+  EXPECT_EQ(env["GPUCAP_QUIET"], "1");
+}
+
+TEST_F(Record, DefaultsWithoutFlags) {
+  int64_t before = RealtimeNs();
+  CliRun r = Run("");
+  int64_t after = RealtimeNs();
+  ASSERT_EQ(r.code, 0) << r.output;
+  Env env = ReadEnv();
+  ASSERT_FALSE(env.empty()) << "the program did not run";
+  EXPECT_EQ(env["NVTX_INJECTION64_PATH"], env["CUDA_INJECTION64_PATH"]) << "NVTX ranges are recorded by default";
+  EXPECT_EQ(env["GPUCAP_API"], "lean");
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_POOL_MB"]), 64);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_BUFFER_KB"]), 4096);
+  // The default output, made absolute against where gpucap ran.
+  std::filesystem::path output = env["GPUCAP_OUTPUT"];
+  EXPECT_TRUE(output.is_absolute()) << output;
+  EXPECT_EQ(output.filename(), "gpucap-%h-%p.gpucap");
+  // The session's start: the wall clock when gpucap started the program.
+  int64_t start = std::stoll(env["GPUCAP_SESSION_START_NS"]);
+  EXPECT_GE(start, before);
+  EXPECT_LE(start, after);
+  for (const char* unset : {"GPUCAP_KINDS", "GPUCAP_DELAY_S", "GPUCAP_DURATION_S", "GPUCAP_MAX_MB",
+                            "GPUCAP_START_PAUSED", "GPUCAP_COUNTERS", "GPUCAP_COUNTER_MS", "GPUCAP_PM_METRICS",
+                            "GPUCAP_PM_INTERVAL_US", "GPUCAP_WINDOW_NVTX", "GPUCAP_GRAPHS", "GPUCAP_NVTX",
+                            "GPUCAP_QUIET"}) {
+    EXPECT_EQ(env.count(unset), 0u) << unset << " is set without its flag";
+  }
+}
+
+TEST_F(Record, ExitStatusIsTheProgramsStatus) {
+  for (int code : {0, 1, 7, 42, 255}) {
+    CliRun r = Run("", code);
+    EXPECT_EQ(r.code, code) << r.output;
+  }
+  // Killed by a signal: 128 + the signal, as a shell reports it.
+  CliRun killed = Gpucap("record --recorder " + lib_ + " -- sh -c 'kill -TERM $$'");
+  EXPECT_EQ(killed.code, 128 + 15) << killed.output;
+  CliRun missing = Gpucap("record --recorder " + lib_ + " -- /nonexistent/program");
+  EXPECT_EQ(missing.code, 127);
+  EXPECT_NE(missing.output.find("cannot run /nonexistent/program"), std::string::npos) << missing.output;
+}
+
+TEST_F(Record, BadUsageIsRefusedBeforeRunning) {
+  CliRun api = Run("--api some");
+  EXPECT_EQ(api.code, 2);
+  EXPECT_NE(api.output.find("--api must be lean, all or none, not 'some'"), std::string::npos) << api.output;
+  EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad flag";
+  CliRun none = Gpucap("record --recorder " + lib_);
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.output.find("no program given"), std::string::npos) << none.output;
+}
+
+// A signal sent to gpucap (by a scheduler, kill) reaches the program.
+TEST_F(Record, ForwardsSignalsToTheProgram) {
+  std::string ready = dir_.File("ready"), got = dir_.File("got");
+  std::string script = std::string(GPUCAP_BINARY_DIR) + "/tools/gpucap record --recorder " + lib_ +
+                       " -- sh -c 'trap \"echo usr1 > " + got + "; exit 3\" USR1; touch " + ready +
+                       "; i=0; while [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; exit 9' & p=$!; "
+                       "i=0; while [ ! -e " + ready + " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+                       "kill -USR1 $p; wait $p; exit $?";
+  int status = std::system(("sh -c '" + [&] {
+    std::string q;
+    for (char c : script) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q;
+  }() + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3) << "the program's USR1 trap did not run";
+  EXPECT_EQ(ReadFile(got), "usr1\n");
+}
+
+}  // namespace
+}  // namespace gpucap::testing
