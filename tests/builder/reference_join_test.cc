@@ -30,6 +30,9 @@ TEST(ReferenceJoin, AgreesOnEveryFixture) {
       {"torch_train", {"all", "marks", "nvtx:ProfilerStep#\\d+", "every:500ms"}},
       {"allreduce-0", {"all", "marks", "nvtx:ProfilerStep#\\d+", "nvtx:nccl.*", "every:250ms"}},
       {"allreduce-1", {"all", "marks", "nvtx:ProfilerStep#\\d+"}},
+      {"nvtx_domains", {"all", "marks", "nvtx:Step#\\d+", "nvtx:.*", "every:100us"}},
+      {"sync_events", {"all", "every:1ms"}},
+      {"nccl_graph", {"all", "marks", "nvtx:ProfilerStep#\\d+", "every:100ms"}},
   };
   for (const auto& [name, specs] : fixtures) {
     auto index = builder::CaptureIndex::Open(std::string(GPUCAP_SOURCE_DIR) + "/fixtures/" + name + ".gpucap");
