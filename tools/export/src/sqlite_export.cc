@@ -223,7 +223,8 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
     sqlite3_close(db);
     return s;
   }
-  Exec(db, "PRAGMA page_size=16384");
+  // A page size is a hint: a database on its default page size is as valid.
+  (void)Exec(db, "PRAGMA page_size=16384");
   auto report = ExportCaptures(db, captures, options);
   int closed = sqlite3_close(db);
   if (!report.ok() || closed != SQLITE_OK) {
