@@ -14,6 +14,10 @@
 namespace gpucap::recorder {
 namespace {
 
+// Not under the sanitizers: the probe forks while the recorder's threads run,
+// and ASan's runtime can deadlock in the child (seen: the probe's child hung
+// in CI's ASan round). The plain suite runs it on every CI run.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST(Fork, TheChildReachesNeitherTheParentsRecorderNorItsCapture) {
   testing::TempDir dir;
   std::string capture = dir.File("fork.gpucap");
@@ -46,6 +50,8 @@ TEST(Fork, TheChildReachesNeitherTheParentsRecorderNorItsCapture) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"parent before fork", "parent after fork"}));
 }
+
+#endif
 
 }  // namespace
 }  // namespace gpucap::recorder

@@ -219,7 +219,8 @@ TEST(CliFixture, NameSetsTheFilesBaseName) {
   EXPECT_EQ(m["capture"].text, "busy.gpucap");
   // One golden per busy phase the program ran (the manifest's phases).
   size_t busy = 0;
-  for (const Json& p : Manifest("counters")["phases"].items) busy += p.text == "busy";
+  Json manifest = Manifest("counters");  // the loop below must not outlive it
+  for (const Json& p : manifest["phases"].items) busy += p.text == "busy";
   size_t chrome = 0;
   for (const Json& g : m["goldens"].items) {
     chrome += std::regex_match(g.text, std::regex("busy\\.\\d+-busy\\.json"));
