@@ -194,21 +194,6 @@ void RangeIndex::Stack(uint32_t stack_id, std::vector<uint32_t>* out) const {
   for (uint32_t n = stack_id, k = nodes_[stack_id].depth; k > 0; n = nodes_[n].parent) out->at(--k) = nodes_[n].range;
 }
 
-size_t RangeIndex::MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const {
-  Stack(outer, out);
-  size_t from_outer = out->size();
-  if (inner == 0 || inner >= nodes_.size()) return from_outer;
-  std::vector<uint32_t> in;
-  Stack(inner, &in);
-  for (uint32_t r : in) {
-    if (std::find(out->begin(), out->begin() + static_cast<std::ptrdiff_t>(from_outer), r) ==
-        out->begin() + static_cast<std::ptrdiff_t>(from_outer)) {
-      out->push_back(r);
-    }
-  }
-  return from_outer;
-}
-
 std::string_view RangeIndex::ThreadName(uint32_t tid) const {
   auto it = thread_names_.find(tid);
   return it == thread_names_.end() ? std::string_view() : it->second;

@@ -52,9 +52,6 @@ class RangeIndex {
     Stack(StackIdAt(tid, t), &out);
     return out;
   }
-  // `outer`'s ranges, then those of `inner` that are not in it; returns how
-  // many came from `outer`.
-  size_t MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const;
 
   // Names given through nvtxNameOsThread / nvtxDomainCreate; empty if none.
   std::string_view ThreadName(uint32_t tid) const;
