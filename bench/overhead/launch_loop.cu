@@ -3,12 +3,34 @@
 // each launch ("mix": cudaGetDevice, cudaGetLastError, cudaStreamGetCaptureInfo),
 // each in BLOCKS blocks of PER launches; medians of wall and thread CPU time
 // per launch. Prints
-//   RESULT launch_us=... launch_cpu_us=... mix_us=... mix_cpu_us=...
+//   RESULT launch_us=... launch_cpu_us=... launch_cal=... mix_us=... mix_cpu_us=... mix_cal=... calib_us=...
+//
+// What makes one process comparable with another (bench/README.md, "A
+// measurement that resolves a point"):
+//   PIN_CPU=N    after the warm-up the launching thread runs on CPU N alone
+//                and every other thread of the process (CUDA's, the
+//                recorder's) on the rest of the process's CPUs.
+//   CALIB=1      before every block a fixed piece of CPU work (a pointer
+//                chase over an L2-sized table) is timed on the same thread;
+//                *_cal is the median over blocks of (us per launch) / (us per
+//                calibration unit): how fast this core ran cancels.
+//   TOGGLE=signal  SIGUSR2 between blocks (gpucap's pause/resume toggle), so
+//                recording and paused blocks alternate in one process;
+//                TOGGLE=label flips the label only (the method's own noise).
+//                Adds on_*/off_* medians and their ratio per metric.
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+#include <dirent.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 __global__ void k_empty(float* p) {
@@ -31,23 +53,87 @@ static double Now(clockid_t id) {
 }
 
 static double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
+
+// The launching thread alone on `cpu`, every other thread on the rest.
+static void Pin(int cpu) {
+  cpu_set_t all, one, rest;
+  sched_getaffinity(0, sizeof(all), &all);
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  rest = all;
+  CPU_CLR(cpu, &rest);
+  pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  if (sched_setaffinity(self, sizeof(one), &one) != 0) perror("pin launching thread");
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      pid_t tid = atoi(e->d_name);
+      if (tid > 0 && tid != self && CPU_COUNT(&rest) > 0) sched_setaffinity(tid, sizeof(rest), &rest);
+    }
+    closedir(d);
+  }
+}
+
+// us per unit of a fixed dependent walk over 256 KiB (L2-resident).
+static double Calibrate(int units) {
+  static std::vector<uint32_t> table;
+  const uint32_t n = 1u << 16;
+  if (table.empty()) {
+    table.resize(n);
+    uint64_t x = 88172645463325252ull;
+    for (uint32_t i = 0; i < n; ++i) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      table[i] = static_cast<uint32_t>(x) & (n - 1);
+    }
+  }
+  double t0 = Now(CLOCK_THREAD_CPUTIME_ID);
+  uint32_t j = 0;
+  uint64_t acc = 0;
+  for (int u = 0; u < units; ++u) {
+    for (int i = 0; i < 1024; ++i) {
+      j = table[j] ^ (acc & 7);
+      acc += j * 2654435761u;
+    }
+  }
+  static volatile uint64_t sink;
+  sink = acc;
+  return (Now(CLOCK_THREAD_CPUTIME_ID) - t0) / units;
+}
+
+struct Series {
+  std::vector<double> wall, cpu, cal;
+};
 
 int main() {
   int blocks = getenv("BLOCKS") ? atoi(getenv("BLOCKS")) : 15;
   int per = getenv("PER") ? atoi(getenv("PER")) : 4000;
+  int pin = getenv("PIN_CPU") && *getenv("PIN_CPU") ? atoi(getenv("PIN_CPU")) : -1;
+  bool calib = getenv("CALIB") && atoi(getenv("CALIB"));
+  int calib_units = getenv("CALIB_UNITS") ? atoi(getenv("CALIB_UNITS")) : 2000;
+  std::string toggle = getenv("TOGGLE") ? getenv("TOGGLE") : "";
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   float* d;
   CK(cudaMalloc(&d, 1 << 20));
   for (int i = 0; i < 2000; i++) k_empty<<<1, 32, 0, s>>>(d);
   CK(cudaStreamSynchronize(s));
-  double out[4];
+  if (pin >= 0) Pin(pin);
+  if (calib) Calibrate(calib_units);  // the table, paged in
+  bool on = true;  // a recorder that is not started paused records
+  Series all[2], state[2][2];  // [mix], [mix][on]
+  std::vector<double> calibs;
   for (int mix = 0; mix < 2; ++mix) {
-    std::vector<double> wall, cpu;
     for (int b = 0; b < blocks; ++b) {
+      if (!toggle.empty() && (b > 0 || mix > 0)) {
+        if (toggle == "signal") raise(SIGUSR2);
+        on = !on;
+        usleep(150000);  // the recorder's control loop acts within ~50 ms
+      }
+      double c = calib ? Calibrate(calib_units) : 0;
+      if (calib) calibs.push_back(c);
       CK(cudaStreamSynchronize(s));
       double w0 = Now(CLOCK_MONOTONIC), c0 = Now(CLOCK_THREAD_CPUTIME_ID);
       for (int i = 0; i < per; i++) {
@@ -61,13 +147,41 @@ int main() {
         k_empty<<<1, 32, 0, s>>>(d);
       }
       CK(cudaStreamSynchronize(s));
-      wall.push_back((Now(CLOCK_MONOTONIC) - w0) / per);
-      cpu.push_back((Now(CLOCK_THREAD_CPUTIME_ID) - c0) / per);
+      double w = (Now(CLOCK_MONOTONIC) - w0) / per, cp = (Now(CLOCK_THREAD_CPUTIME_ID) - c0) / per;
+      for (Series* x : {&all[mix], &state[mix][on]}) {
+        x->wall.push_back(w);
+        x->cpu.push_back(cp);
+        if (calib) x->cal.push_back(w / c);
+      }
     }
-    out[2 * mix] = Median(wall);
-    out[2 * mix + 1] = Median(cpu);
   }
-  printf("RESULT launch_us=%.4f launch_cpu_us=%.4f mix_us=%.4f mix_cpu_us=%.4f\n", out[0], out[1], out[2],
-         out[3]);
+  std::string line = "RESULT";
+  char buf[160];
+  const char* names[2] = {"launch", "mix"};
+  for (int mix = 0; mix < 2; ++mix) {
+    snprintf(buf, sizeof(buf), " %s_us=%.4f %s_cpu_us=%.4f", names[mix], Median(all[mix].wall), names[mix],
+             Median(all[mix].cpu));
+    line += buf;
+    if (calib) {
+      snprintf(buf, sizeof(buf), " %s_cal=%.4f", names[mix], Median(all[mix].cal));
+      line += buf;
+    }
+    if (!toggle.empty()) {
+      const Series &a = state[mix][1], &p = state[mix][0];
+      snprintf(buf, sizeof(buf), " %s_on_us=%.4f %s_off_us=%.4f %s_onoff=%.4f %s_onoff_cpu=%.4f", names[mix],
+               Median(a.wall), names[mix], Median(p.wall), names[mix], Median(a.wall) / Median(p.wall),
+               names[mix], Median(a.cpu) / Median(p.cpu));
+      line += buf;
+      if (calib) {
+        snprintf(buf, sizeof(buf), " %s_onoff_cal=%.4f", names[mix], Median(a.cal) / Median(p.cal));
+        line += buf;
+      }
+    }
+  }
+  if (calib) {
+    snprintf(buf, sizeof(buf), " calib_us=%.4f", Median(calibs));
+    line += buf;
+  }
+  printf("%s\n", line.c_str());
   return 0;
 }

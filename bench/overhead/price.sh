@@ -11,7 +11,12 @@
 #
 # WORKLOAD: step (bench/overhead/price_step.py, the yardstick's eager PyTorch
 # step) or launch (bench/overhead/launch_loop.cu: empty kernels, alone and
-# with the small runtime calls PyTorch makes around each).
+# with the small runtime calls PyTorch makes around each); fork-step and
+# fork-graph run the eager step / the graph replay through
+# bench/overhead/price_fork.py (torch imported once, each run a fork; only
+# variants that are environment settings). launch and fork-* runs pin their
+# launching thread (PIN, default 3, -1: none) and time a calibration block
+# before each block (launch_loop.cu's header says what that cancels).
 # Environment: NEW, OLD: gpucap dists (scripts/package) to compare; TOOLS: a
 # folder with libnull_cupti.so (../shared/yardstick/null_cupti.cpp) and
 # launch_loop (built there with nvcc when missing); CPUS: taskset's list
@@ -42,6 +47,7 @@ null="$tools/libnull_cupti.so"
 #                         paused from the start (p_) or recording (r_), with
 #                         one thing changed: see the case below
 variant_prefix() {
+  vextra=()
   local lib="$NEW/lib/libgpucap_recorder.so"
   local common=(CUDA_INJECTION64_PATH="$lib" GPUCAP_OUTPUT="$out/cap-%p.gpucap" GPUCAP_QUIET=1 GPUCAP_API=lean)
   local inj=(env NVTX_INJECTION64_PATH="$lib" "${common[@]}")
@@ -49,6 +55,11 @@ variant_prefix() {
   local lean_kinds=kernel,memcpy,memset,runtime,driver,external_correlation,overhead
   case "$1" in
     base|base2) pre=() ;;
+    base_np|base_np2) pre=(); vextra=(PIN_CPU=-1) ;;   # the launching thread not pinned
+    t_label) pre=(); vextra=(TOGGLE=label) ;;          # in-process blocks, labels only
+    t_rec) pre=("${inj[@]}"); vextra=(TOGGLE=signal) ;;  # recording and paused blocks in one process
+    r_lat) pre=("${inj[@]}" GPUCAP_LATENCY_TIMESTAMPS=1) ;;
+    r_graph) pre=("${inj[@]}" GPUCAP_CUDA_GRAPH_TRACE=graph) ;;
     none) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_KINDS=none) ;;
     kernel) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_KINDS=kernel) ;;
     kernel_cb) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_KINDS=kernel_cb) ;;
@@ -74,9 +85,26 @@ variant_prefix() {
   esac
 }
 
+pinning=(PIN_CPU="${PIN:-3}" CALIB=1)
 case "$workload" in
-  step) program=(python3 "$here/price_step.py") ;;
+  step) program=(python3 "$here/price_step.py"); pinning=() ;;
   launch) program=("$tools/launch_loop") ;;
+  fork-step|fork-graph)
+    # Each variant as `name VAR=value ... -UNSET ...` for price_fork.py.
+    spec="$out/$workload.spec"; : >"$spec"
+    for v in "${variants[@]}"; do
+      variant_prefix "$v" || exit 2
+      if ((${#pre[@]})) && [[ ${pre[0]} != env ]]; then echo "price.sh: $v is not an environment setting" >&2; exit 2; fi
+      line="$v ${pinning[*]}"; skip=1; unset_next=0
+      for a in "${pre[@]}" "${vextra[@]}"; do
+        if ((skip)) && [[ $a == env ]]; then skip=0; continue; fi
+        skip=0
+        if ((unset_next)); then line+=" -$a"; unset_next=0; elif [[ $a == -u ]]; then unset_next=1; else line+=" $a"; fi
+      done
+      echo "$line" >>"$spec"
+    done
+    FORK_LOG="$out/$workload.log" taskset -c "$cpus" python3 "$here/price_fork.py" "$spec" "$rounds" "${workload#fork-}"
+    exit $? ;;
   *) echo "price.sh: unknown workload $workload" >&2; exit 2 ;;
 esac
 
@@ -91,7 +119,7 @@ for ((r = 0; r < rounds; r++)); do
     variant_prefix "$v" || exit 2
     if [[ -n ${DEADLINE:-} ]] && (($(date +%s) >= DEADLINE)); then echo "price.sh: deadline reached"; exit 0; fi
     t0=$(date +%s.%N)
-    taskset -c "$cpus" timeout "${RUN_TIMEOUT:-120}" "${pre[@]}" "${program[@]}" >"$out/run.log" 2>&1
+    taskset -c "$cpus" timeout "${RUN_TIMEOUT:-120}" env "${pinning[@]}" "${vextra[@]}" "${pre[@]}" "${program[@]}" >"$out/run.log" 2>&1
     rc=$?
     wall=$(python3 -c "print(round($(date +%s.%N) - $t0, 1))")
     echo "RUN workload=$workload variant=$v round=$r rc=$rc run_s=$wall $(grep -h '^RESULT' "$out/run.log" | tail -1 | cut -d' ' -f2-)"

@@ -4,11 +4,15 @@
     python3 bench/overhead/price_summary.py run.log [BASE]
 
 For each workload and metric, per variant: the median over rounds, the
-median of the per-round ratios to BASE (default: base) with their range, and
+median of the per-round ratios to BASE (default: base) with their range, the
+mean of the per-round log ratios with twice its standard error (what the
+rounds can resolve: a difference outside +-2 SE is not noise at ~95%), and
 the number of rounds. A ratio is a variant's run over the base run of the
 same round, so drift between rounds cancels; base2 over base is the method's
-own spread.
+own spread. In-process on/off ratios (*onoff*: recording blocks over paused
+blocks of one process) are printed as they are, median and range over runs.
 """
+import math
 import re
 import statistics as st
 import sys
@@ -16,8 +20,26 @@ from collections import defaultdict
 
 METRICS = {
     "step": ["ms_per_iter", "cpu_ms_per_iter"],
-    "launch": ["launch_us", "launch_cpu_us", "mix_us", "mix_cpu_us"],
+    "launch": ["launch_us", "launch_cpu_us", "launch_cal", "mix_us", "mix_cpu_us", "mix_cal", "calib_us",
+               "launch_onoff", "launch_onoff_cpu", "launch_onoff_cal", "mix_onoff", "mix_onoff_cpu", "mix_onoff_cal"],
+    "fork-step": ["us_per_iter", "cpu_us_per_iter", "cal", "cpu_cal", "onoff", "onoff_cpu", "onoff_cal", "onoff_cpu_cal"],
+    "fork-graph": ["us_per_iter", "cpu_us_per_iter", "cal", "cpu_cal", "onoff", "onoff_cpu", "onoff_cal",
+                   "onoff_cpu_cal"],
 }
+
+
+def pct(x):
+    return f"{(x - 1) * 100:+.1f}"
+
+
+def spread(ratios):
+    """Mean of log ratios +- 2 standard errors, as percentages."""
+    logs = [math.log(r) for r in ratios]
+    m = st.mean(logs)
+    if len(logs) < 2:
+        return f"{pct(math.exp(m))}%"
+    se = st.stdev(logs) / math.sqrt(len(logs))
+    return f"{pct(math.exp(m))}% +-{2 * se * 100:.1f}"
 
 
 def main():
@@ -28,7 +50,7 @@ def main():
     for line in open(sys.argv[1]):
         if not line.startswith("RUN "):
             continue
-        kv = dict(re.findall(r"(\w+)=([^\s]+)", line))
+        kv = dict(re.findall(r"([\w-]+)=([^\s]+)", line))
         w, v = kv["workload"], kv["variant"]
         if kv.get("rc") != "0" or not any(m in kv for m in METRICS.get(w, [])):
             failed.append(line.strip())
@@ -38,22 +60,31 @@ def main():
         runs[(w, v)][int(kv["round"])] = {m: float(kv[m]) for m in METRICS[w] if m in kv}
     for w, variants in order.items():
         for m in METRICS[w]:
-            print(f"\n{w} {m}: median over rounds; per-round ratio to {base}: median (min-max)")
-            print(f"| variant | n | median | ratio to {base} | per-round range |")
-            print("|---|---|---|---|---|")
+            if not any(m in x for v in variants for x in runs[(w, v)].values()):
+                continue
+            inproc = "onoff" in m
+            print(f"\n{w} {m}: " + ("in-process ratio, median (range) over runs" if inproc else
+                                    f"median over rounds; per-round ratio to {base}: median (min-max), "
+                                    "mean of logs +-2 SE"))
+            print(f"| variant | n | median | ratio to {base} | per-round range | mean +-2SE |")
+            print("|---|---|---|---|---|---|")
             b = runs.get((w, base), {})
             for v in variants:
                 rs = runs[(w, v)]
                 vals = [x[m] for x in rs.values() if m in x]
                 if not vals:
                     continue
-                ratios = [rs[r][m] / b[r][m] for r in rs if r in b and m in rs[r] and m in b[r]]
-                if ratios and v != base:
-                    rtxt = f"{(st.median(ratios) - 1) * 100:+.1f}%"
-                    rng = f"{(min(ratios) - 1) * 100:+.1f} to {(max(ratios) - 1) * 100:+.1f}"
+                if inproc:
+                    rtxt, rng, sp = f"{pct(st.median(vals))}%", f"{pct(min(vals))} to {pct(max(vals))}", spread(vals)
                 else:
-                    rtxt, rng = "-", "-"
-                print(f"| {v} | {len(vals)} | {st.median(vals):.4f} | {rtxt} | {rng} |")
+                    ratios = [rs[r][m] / b[r][m] for r in rs if r in b and m in rs[r] and m in b[r]]
+                    if ratios and v != base:
+                        rtxt = f"{pct(st.median(ratios))}%"
+                        rng = f"{pct(min(ratios))} to {pct(max(ratios))}"
+                        sp = spread(ratios)
+                    else:
+                        rtxt, rng, sp = "-", "-", "-"
+                print(f"| {v} | {len(vals)} | {st.median(vals):.4f} | {rtxt} | {rng} | {sp} |")
     if failed:
         print("\nFAILED RUNS:")
         for f in failed:

@@ -48,6 +48,7 @@ constexpr KindName kKindNames[] = {
     {"memory_pool", ActivityKind::kMemoryPool},
     {"marker", ActivityKind::kMarker},
     {"environment", ActivityKind::kEnvironment},
+    {"graph_trace", ActivityKind::kGraphTrace},
 };
 
 }  // namespace
@@ -94,13 +95,25 @@ Config Config::FromEnvironment() {
     if (!bad.empty()) c.raw.emplace_back("unknown_kinds", bad);
   }
   if (c.kinds.empty()) c.kinds = DefaultKinds();
+  if (const char* v = Env("GPUCAP_CUDA_GRAPH_TRACE")) {
+    if (std::strcmp(v, "graph") == 0) {
+      // One record per graph launch instead of one per node (CUPTI's
+      // GRAPH_TRACE): enabled with the other kinds, i.e. before the
+      // application instantiates its graphs.
+      bool have = false;
+      for (uint32_t k : c.kinds) have |= k == static_cast<uint32_t>(ActivityKind::kGraphTrace);
+      if (!have) c.kinds.push_back(static_cast<uint32_t>(ActivityKind::kGraphTrace));
+    } else if (std::strcmp(v, "node") != 0) {
+      c.raw.emplace_back("bad_cuda_graph_trace", v);
+    }
+  }
   if (const char* v = Env("GPUCAP_API")) {
     if (std::strcmp(v, "all") == 0) c.api = ApiSelection::kAll;
     if (std::strcmp(v, "none") == 0) c.api = ApiSelection::kNone;
   }
   c.buffer_bytes = static_cast<size_t>(EnvDouble("GPUCAP_BUFFER_KB", 4096)) << 10;
   if (c.buffer_bytes < (64u << 10)) c.buffer_bytes = 64u << 10;
-  size_t pool_bytes = static_cast<size_t>(EnvDouble("GPUCAP_POOL_MB", 64)) << 20;
+  size_t pool_bytes = static_cast<size_t>(EnvDouble("GPUCAP_POOL_MB", 128)) << 20;
   c.pool_buffers = pool_bytes / c.buffer_bytes;
   if (c.pool_buffers < 2) c.pool_buffers = 2;
   c.device_buffer_bytes = static_cast<uint32_t>(EnvDouble("GPUCAP_DEVICE_BUFFER_KB", 0)) << 10;

@@ -18,7 +18,7 @@ struct Config {
   std::vector<uint32_t> kinds;                // GPUCAP_KINDS: names, comma separated; empty = defaults
   ApiSelection api = ApiSelection::kLean;     // GPUCAP_API=lean|all|none
   size_t buffer_bytes = 4u << 20;             // GPUCAP_BUFFER_KB
-  size_t pool_buffers = 16;                   // GPUCAP_POOL_MB (64) / buffer size
+  size_t pool_buffers = 32;                   // GPUCAP_POOL_MB (128) / buffer size
   uint32_t device_buffer_bytes = 0;           // GPUCAP_DEVICE_BUFFER_KB (0: CUPTI default)
   uint32_t flush_period_ms = 1000;            // GPUCAP_FLUSH_MS: CUPTI's own periodic flush
   double start_delay_s = 0;                   // GPUCAP_DELAY_S

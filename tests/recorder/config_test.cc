@@ -69,6 +69,36 @@ TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
   for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
 }
 
+TEST(Config, CudaGraphTraceGraphAddsGraphTraceToTheKinds) {
+  constexpr uint32_t kGraphTrace = static_cast<uint32_t>(gpucap::format::ActivityKind::kGraphTrace);
+  auto count = [&](const Config& c) { return std::count(c.kinds.begin(), c.kinds.end(), kGraphTrace); };
+  unsetenv("GPUCAP_KINDS");
+  unsetenv("GPUCAP_CUDA_GRAPH_TRACE");
+  EXPECT_EQ(count(Config::FromEnvironment()), 0);  // node mode is the default
+  setenv("GPUCAP_CUDA_GRAPH_TRACE", "node", 1);
+  EXPECT_EQ(count(Config::FromEnvironment()), 0);
+  setenv("GPUCAP_CUDA_GRAPH_TRACE", "graph", 1);
+  Config g = Config::FromEnvironment();
+  EXPECT_EQ(count(g), 1);
+  EXPECT_EQ(g.kinds.size(), DefaultKinds().size() + 1);  // the defaults stay
+  setenv("GPUCAP_KINDS", "kernel,graph_trace", 1);  // named as a kind too: enabled once
+  Config k = Config::FromEnvironment();
+  EXPECT_EQ(count(k), 1);
+  EXPECT_EQ(k.kinds.size(), 2u);
+  unsetenv("GPUCAP_CUDA_GRAPH_TRACE");  // a kind name of its own
+  Config named = Config::FromEnvironment();
+  EXPECT_EQ(count(named), 1);
+  EXPECT_TRUE(named.raw.empty() || named.raw[0].first != "unknown_kinds");
+  setenv("GPUCAP_CUDA_GRAPH_TRACE", "nodes", 1);
+  unsetenv("GPUCAP_KINDS");
+  Config bad = Config::FromEnvironment();
+  EXPECT_EQ(count(bad), 0);
+  bool reported = false;
+  for (const auto& [key, value] : bad.raw) reported |= key == "bad_cuda_graph_trace" && value == "nodes";
+  EXPECT_TRUE(reported);
+  unsetenv("GPUCAP_CUDA_GRAPH_TRACE");
+}
+
 TEST(ApiSelection, LeanSetKeepsWhatATimelineNeeds) {
   for (const char* keep : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060",
                            "cudaLaunchCooperativeKernel_v9000", "cudaGraphLaunch_v10000",

@@ -67,7 +67,7 @@ TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   CliRun r = Run("-o " + out +
                  " --kinds kernel,memcpy,synchronization --api all --pool-mb 16 --buffer-kb 512"
                  " --delay 1.5 --duration 2 --max-mb 10 --start-paused --counters nvml,pm --counter-ms 50"
-                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx -q");
+                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx --cuda-graph-trace graph -q");
   ASSERT_EQ(r.code, 0) << r.output;
   Env env = ReadEnv();
   ASSERT_FALSE(env.empty()) << "the program did not run";
@@ -90,6 +90,7 @@ TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   EXPECT_EQ(env["GPUCAP_GRAPHS"], "0");
   EXPECT_EQ(env["GPUCAP_NVTX"], "0");
   EXPECT_EQ(env["GPUCAP_QUIET"], "1");
+  EXPECT_EQ(env["GPUCAP_CUDA_GRAPH_TRACE"], "graph");
 }
 
 TEST_F(Record, DefaultsWithoutFlags) {
@@ -101,7 +102,7 @@ TEST_F(Record, DefaultsWithoutFlags) {
   ASSERT_FALSE(env.empty()) << "the program did not run";
   EXPECT_EQ(env["NVTX_INJECTION64_PATH"], env["CUDA_INJECTION64_PATH"]) << "NVTX ranges are recorded by default";
   EXPECT_EQ(env["GPUCAP_API"], "lean");
-  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_POOL_MB"]), 64);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_POOL_MB"]), 128);
   EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_BUFFER_KB"]), 4096);
   // The default output, made absolute against where gpucap ran.
   std::filesystem::path output = env["GPUCAP_OUTPUT"];
@@ -114,7 +115,7 @@ TEST_F(Record, DefaultsWithoutFlags) {
   for (const char* unset : {"GPUCAP_KINDS", "GPUCAP_DELAY_S", "GPUCAP_DURATION_S", "GPUCAP_MAX_MB",
                             "GPUCAP_START_PAUSED", "GPUCAP_COUNTERS", "GPUCAP_COUNTER_MS", "GPUCAP_PM_METRICS",
                             "GPUCAP_PM_INTERVAL_US", "GPUCAP_WINDOW_NVTX", "GPUCAP_GRAPHS", "GPUCAP_NVTX",
-                            "GPUCAP_QUIET"}) {
+                            "GPUCAP_QUIET", "GPUCAP_CUDA_GRAPH_TRACE"}) {
     EXPECT_EQ(env.count(unset), 0u) << unset << " is set without its flag";
   }
 }
@@ -137,6 +138,11 @@ TEST_F(Record, BadUsageIsRefusedBeforeRunning) {
   EXPECT_EQ(api.code, 2);
   EXPECT_NE(api.output.find("--api must be lean, all or none, not 'some'"), std::string::npos) << api.output;
   EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad flag";
+  CliRun mode = Run("--cuda-graph-trace nodes");
+  EXPECT_EQ(mode.code, 2);
+  EXPECT_NE(mode.output.find("--cuda-graph-trace must be node or graph, not 'nodes'"), std::string::npos)
+      << mode.output;
+  EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad --cuda-graph-trace";
   CliRun none = Gpucap("record --recorder " + lib_);
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.output.find("no program given"), std::string::npos) << none.output;

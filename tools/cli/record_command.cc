@@ -68,7 +68,7 @@ po::options_description RecordOptions() {
        "(synchronization and cuda_event cost ~30% on eager PyTorch: opt in with default,synchronization,cuda_event)")
       ("api", po::value<std::string>()->default_value("lean"),
        "runtime/driver calls recorded: lean (launches, copies, syncs, events, allocations), all, none")
-      ("pool-mb", po::value<double>()->default_value(64), "activity buffer pool, MiB: the most memory tracing may hold")
+      ("pool-mb", po::value<double>()->default_value(128), "activity buffer pool, MiB: the most memory tracing may hold")
       ("buffer-kb", po::value<double>()->default_value(4096), "one activity buffer, KiB")
       ("delay", po::value<double>(), "start recording after this many seconds")
       ("duration", po::value<double>(), "stop recording after this many seconds of recording")
@@ -81,6 +81,8 @@ po::options_description RecordOptions() {
       ("start-paused", "start paused; SIGUSR2 toggles recording")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
+      ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
+       "CUDA graph launches: node (a record per node, the default) or graph (one record per graph launch, cheaper; no node records)")
       ("no-graphs", "do not record CUDA graph topology")
       ("no-nvtx", "do not record NVTX ranges")
       ("recorder", po::value<std::string>(), "path of libgpucap_recorder.so (default: found next to gpucap)")
@@ -107,6 +109,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("pm-metrics")) set("GPUCAP_PM_METRICS", vm["pm-metrics"].as<std::string>());
   if (vm.count("pm-interval-us")) set("GPUCAP_PM_INTERVAL_US", std::to_string(vm["pm-interval-us"].as<double>()));
   if (vm.count("window-nvtx")) set("GPUCAP_WINDOW_NVTX", vm["window-nvtx"].as<std::string>());
+  if (vm["cuda-graph-trace"].as<std::string>() == "graph") set("GPUCAP_CUDA_GRAPH_TRACE", "graph");
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
@@ -194,6 +197,11 @@ int RunRecord(const std::vector<std::string>& args) {
     return 2;
   }
 
+  std::string graph_trace = vm["cuda-graph-trace"].as<std::string>();
+  if (graph_trace != "node" && graph_trace != "graph") {
+    std::cerr << "gpucap record: --cuda-graph-trace must be node or graph, not '" << graph_trace << "'\n";
+    return 2;
+  }
   SetRecorderEnvironment(vm, lib, api);
   return RunProgram(&program);
 }
