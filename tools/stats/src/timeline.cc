@@ -39,7 +39,7 @@ Status TimelineCollector::AddSlice(const builder::Slice& s) {
     case Category::kCudaRuntime:
     case Category::kCudaDriver:
       for (const builder::FlowEnd& f : s.flows_out) {
-        if (f.kind == FlowKind::kLaunch) launches_[f.id] = {s.ts_ns, s.ts_ns + s.dur_ns};
+        if (f.kind == FlowKind::kLaunch) launches_.push_back({f.id, s.ts_ns, s.ts_ns + s.dur_ns});
       }
       return Status::Ok();
     case Category::kKernel:
@@ -65,12 +65,20 @@ Status TimelineCollector::AddCounter(const builder::CounterPoint& p) {
 }
 
 Status TimelineCollector::End() {
+  // Millions of launches a window: a sorted vector, not a map.
+  std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) { return a.flow < b.flow; });
+  LaunchDelays* d = nullptr;
+  StreamKey last{kNoStream, 0};
   for (const Op& op : ops_) {
-    auto it = launches_.find(op.flow);
-    if (it == launches_.end()) continue;
-    LaunchDelays& d = out_.delays[op.stream];
-    d.launch_to_start.push_back(op.start_ns - it->second.first);
-    d.return_to_start.push_back(op.start_ns - it->second.second);
+    auto it = std::lower_bound(launches_.begin(), launches_.end(), op.flow,
+                               [](const Launch& l, uint64_t flow) { return l.flow < flow; });
+    if (it == launches_.end() || it->flow != op.flow) continue;
+    if (d == nullptr || op.stream != last) {
+      d = &out_.delays[op.stream];
+      last = op.stream;
+    }
+    d->launch_to_start.push_back(op.start_ns - it->start_ns);
+    d->return_to_start.push_back(op.start_ns - it->end_ns);
   }
   launches_.clear();
   ops_.clear();

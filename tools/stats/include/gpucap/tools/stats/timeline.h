@@ -60,7 +60,11 @@ class TimelineCollector : public builder::TraceSink {
   std::vector<CounterSeries*> counter_of_;   // by track; null: no counter
   // The window's launches by flow id (start, end) and its ops, matched at
   // its end: the join does not promise which of the two comes first.
-  std::map<uint64_t, std::pair<int64_t, int64_t>> launches_;
+  struct Launch {
+    uint64_t flow;
+    int64_t start_ns, end_ns;
+  };
+  std::vector<Launch> launches_;  // sorted by flow at the window's end
   std::vector<Op> ops_;
 };
 
