@@ -339,6 +339,58 @@ void HtmlReportTest::TwoRanksShowBoth() {
   }
 }
 
+// No browser needed: what the page is made of, and the split against the
+// kernel and copy tallies it is made from.
+TEST(HtmlReport, PageFetchesNothing) {
+  testing::TempDir dir;
+  testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " " + Fixture("basics"));
+  ASSERT_EQ(run.code, 0) << run.output;
+  std::string page = testing::ReadFile(dir.File("r.html"));
+  for (const char* fetch : {"<script src", "<link", "@import", "sourceMappingURL", "<img", "<iframe"}) {
+    EXPECT_EQ(page.find(fetch), std::string::npos) << fetch;
+  }
+  EXPECT_NE(page.find("Chart.js v4.6.1"), std::string::npos) << "the library is inlined";
+  EXPECT_NE(page.find("id=\"gpucap-data\""), std::string::npos);
+}
+
+TEST(HtmlReport, DeviceSplitAgreesWithTheKernelAndCopyTables) {
+  for (const char* name : {"allreduce-0", "nccl_graph", "torch_train", "peer"}) {
+    auto index = OpenCapture(Fixture(name));
+    ASSERT_TRUE(index.ok());
+    auto stats = CollectStats(**index, builder::BuildOptions{}, nullptr);
+    ASSERT_TRUE(stats.ok());
+    int64_t nccl = 0, copies = 0, split_kernels = 0, split_copies = 0;
+    for (const auto& [n, d] : stats->kernels) nccl += n.rfind("nccl", 0) == 0 ? d.total : 0;
+    for (const auto& [n, c] : stats->copies) copies += c.time.total;
+    int64_t communication = 0;
+    for (const auto& [device, d] : stats->devices) {
+      communication += d.communication_ns;
+      split_kernels += d.compute_ns + d.communication_ns;
+      split_copies += d.memcpy_ns + d.memset_ns;
+      EXPECT_GE(d.busy_ns + d.idle_ns, stats->window_ns) << name;
+      EXPECT_LE(d.busy_ns, d.compute_ns + d.communication_ns + d.memcpy_ns + d.memset_ns) << name;
+    }
+    EXPECT_EQ(communication, nccl) << name;
+    EXPECT_EQ(split_kernels, stats->KernelNs()) << name;
+    EXPECT_EQ(split_copies, copies) << name;
+    if (std::string(name) == "allreduce-0") EXPECT_GT(nccl, 0);
+  }
+}
+
+TEST(HtmlReport, BadInputSaysWhichFile) {
+  testing::TempDir dir;
+  testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " " + dir.File("missing.gpucap"));
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.output.find("missing.gpucap"), std::string::npos) << run.output;
+  run = testing::Gpucap("report -q -o " + dir.File("r.html") + " --window marks " + Fixture("basics"));
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.output.find("basics.gpucap"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("no window marks"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(dir.File("r.html"))) << "nothing written on failure";
+  run = testing::Gpucap("report -q " + Fixture("basics"));
+  EXPECT_EQ(run.code, 2) << "no -o: " << run.output;
+}
+
 TEST_F(HtmlReportTest, EveryFixtureInABrowser) {
   {
     SCOPED_TRACE("EveryPageRendersWithoutConsoleErrors");

@@ -82,7 +82,12 @@ Result<std::string> ReportJson(std::span<const builder::CaptureIndex* const> cap
   std::vector<CaptureData> data;
   for (const builder::CaptureIndex* index : captures) {
     auto stats = CollectWindowStats(*index, options.build, progress);
-    if (!stats.ok()) return stats.status();
+    if (!stats.ok()) {
+      // With several captures, which one it was.
+      const Status& s = stats.status();
+      if (s.message().find(index->path()) != std::string::npos) return s;
+      return Status(s.code(), index->path() + ": " + s.message());
+    }
     data.push_back({index, std::move(stats).value()});
     if (warnings != nullptr) {
       warnings->insert(warnings->end(), data.back().stats.warnings.begin(), data.back().stats.warnings.end());

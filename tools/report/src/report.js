@@ -211,25 +211,25 @@
   }
 
   try {
-  if (data.ranks) ranks(data.ranks, main);
-  data.captures.forEach(function (c, ci) {
-    var sec = el('section', {id: 'capture-' + ci}, main);
-    el('h2', {}, sec, (c.rank >= 0 ? 'Rank ' + c.rank + ': ' : '') + c.path);
-    facts(c, sec);
-    split(c, ci, sec);
-    kernels(c, ci, sec);
-    strips(c, ci, sec);
-    delays(c, ci, sec);
-    counters(c, ci, sec);
-  });
+    if (data.ranks) ranks(data.ranks, main);
+    data.captures.forEach(function (c, ci) {
+      var sec = el('section', {id: 'capture-' + ci}, main);
+      el('h2', {}, sec, (c.rank >= 0 ? 'Rank ' + c.rank + ': ' : '') + c.path);
+      facts(c, sec);
+      split(c, ci, sec);
+      kernels(c, ci, sec);
+      strips(c, ci, sec);
+      delays(c, ci, sec);
+      counters(c, ci, sec);
+    });
 
-  // What each chart holds, for the test (and for anyone scripting the page).
-  var rendered = Object.values(Chart.instances).map(function (ch) {
-    return {id: ch.canvas.id, type: ch.config.type, labels: ch.data.labels || [],
-            datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; })};
-  });
-  window.gpucapCharts = rendered;
-  leave('gpucap-rendered', rendered);
+    // What each chart holds, for the test (and for anyone scripting the page).
+    var rendered = Object.values(Chart.instances).map(function (ch) {
+      return {id: ch.canvas.id, type: ch.config.type, labels: ch.data.labels || [],
+              datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; })};
+    });
+    window.gpucapCharts = rendered;
+    leave('gpucap-rendered', rendered);
   } catch (e) {
     window.gpucapErrors.push('report.js: ' + (e && e.stack ? e.stack : e));
   } finally {
