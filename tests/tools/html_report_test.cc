@@ -114,7 +114,9 @@ class HtmlReportTest : public ::testing::Test {
     testing::WriteFile(harness_path, harness);
     // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to
     // start; the pages are our own, from files written just now.
-    std::string command = "timeout 300 " + browser_ + " --headless --no-sandbox --disable-gpu --no-first-run " +
+    // --disable-dev-shm-usage: containers give /dev/shm 64 MB, where
+    // Chromium's renderer can crash; it then uses /tmp.
+    std::string command = "timeout 300 " + browser_ + " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run " +
                           "--user-data-dir=" + dir_->File("profile") + " --enable-logging=stderr --v=0 " +
                           "--dump-dom file://" + harness_path + " > " + dir_->File("dom.html") + " 2> " +
                           dir_->File("browser.log");
