@@ -17,6 +17,7 @@ const std::vector<Command>& Commands() {
       {"fixture", "trim, plus golden outputs and a manifest for a regression suite", RunFixture},
       {"merge", "one trace from several processes' captures (all ranks of a job)", RunMerge},
       {"export", "captures (one per rank) into a SQLite database: docs/sqlite.md", RunExport},
+      {"report", "one self-contained HTML page of charts: time per step, kernels, streams, ranks", RunReport},
   };
   return commands;
 }

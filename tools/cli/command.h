@@ -34,6 +34,7 @@ int RunTrim(const std::vector<std::string>& args);
 int RunFixture(const std::vector<std::string>& args);
 int RunMerge(const std::vector<std::string>& args);
 int RunExport(const std::vector<std::string>& args);
+int RunReport(const std::vector<std::string>& args);
 
 }  // namespace gpucap::tools
 

@@ -40,7 +40,7 @@ int RunStats(const std::vector<std::string>& args) {
       ("format,f", po::value<std::string>(&format_name)->default_value("table"), "table (or text) | csv | json")
       ("top,n", po::value<size_t>(&top)->default_value(0), "rows per table, largest first (0: all)")
       ("table,t", po::value<std::vector<std::string>>(&only)->composing(),
-       "print only this table (kernels, copies, apis, ranges, streams); repeatable")
+       "print only this table (kernels, copies, apis, ranges, streams, devices); repeatable")
       ("report,r", po::value<std::vector<std::string>>(&reports)->composing(),
        "an nsys report: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
        "nvtx_gpu_proj_sum, cuda_kern_exec_sum (or a --table name); repeatable")
@@ -73,8 +73,8 @@ int RunStats(const std::vector<std::string>& args) {
     return Fail("stats", "nsys reports and gpucap's tables (" + only.front() + ") go in separate runs", kExitUsage);
   }
   for (const std::string& t : only) {
-    if (t != "kernels" && t != "copies" && t != "apis" && t != "ranges" && t != "streams") {
-      return Fail("stats", "--table/--report '" + t + "': expected kernels, copies, apis, ranges or streams, or an "
+    if (t != "kernels" && t != "copies" && t != "apis" && t != "ranges" && t != "streams" && t != "devices") {
+      return Fail("stats", "--table/--report '" + t + "': expected kernels, copies, apis, ranges, streams or devices, or an "
                            "nsys report name (--help lists them)", kExitUsage);
     }
   }
@@ -93,6 +93,7 @@ int RunStats(const std::vector<std::string>& args) {
   progress.Clear();
   if (!stats.ok()) return Fail("stats", stats.status());
   std::vector<Table> tables = StatsTables(*stats, top);
+  if (std::find(only.begin(), only.end(), "devices") != only.end()) tables.push_back(DevicesTable(*stats));
   if (!only.empty()) {
     std::erase_if(tables, [&](const Table& t) { return std::find(only.begin(), only.end(), t.name) == only.end(); });
   }

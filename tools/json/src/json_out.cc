@@ -19,6 +19,7 @@ void JsonOut::BeforeValue() {
   if (levels_.empty()) return;
   if (!levels_.back().empty) out_.push_back(',');
   levels_.back().empty = false;
+  if (compact_) return;
   out_.push_back('\n');
   out_.append(levels_.size() * 2, ' ');
 }
@@ -32,7 +33,7 @@ void JsonOut::Open(char bracket) {
 void JsonOut::Close(char bracket) {
   bool empty = levels_.empty() || levels_.back().empty;
   if (!levels_.empty()) levels_.pop_back();
-  if (!empty) {
+  if (!empty && !compact_) {
     out_.push_back('\n');
     out_.append(levels_.size() * 2, ' ');
   }
@@ -47,7 +48,7 @@ JsonOut& JsonOut::EndArray() { Close(']'); return *this; }
 JsonOut& JsonOut::Key(std::string_view key) {
   BeforeValue();
   AppendJsonString(&out_, key);
-  out_.append(": ");
+  out_.append(compact_ ? ":" : ": ");
   after_key_ = true;
   return *this;
 }
@@ -55,6 +56,13 @@ JsonOut& JsonOut::Key(std::string_view key) {
 JsonOut& JsonOut::String(std::string_view value) {
   BeforeValue();
   AppendJsonString(&out_, value);
+  return *this;
+}
+
+JsonOut& JsonOut::Raw(std::string_view json) {
+  BeforeValue();
+  while (!json.empty() && (json.back() == '\n' || json.back() == ' ')) json.remove_suffix(1);
+  out_.append(json);
   return *this;
 }
 

@@ -34,6 +34,28 @@ int64_t Durations::Median() const {
   return lo + (hi - lo) / 2;
 }
 
+bool IsCommunicationKernel(std::string_view name) { return name.starts_with("nccl"); }
+
+void JoinSpans(Spans* spans) {
+  std::sort(spans->begin(), spans->end());
+  size_t out = 0;
+  for (const auto& s : *spans) {
+    if (s.second <= s.first) continue;
+    if (out > 0 && s.first <= (*spans)[out - 1].second) {
+      (*spans)[out - 1].second = std::max((*spans)[out - 1].second, s.second);
+    } else {
+      (*spans)[out++] = s;
+    }
+  }
+  spans->resize(out);
+}
+
+int64_t SpansLength(const Spans& joined) {
+  int64_t n = 0;
+  for (const auto& [a, b] : joined) n += b - a;
+  return n;
+}
+
 int64_t GpuStats::KernelNs() const {
   int64_t total = 0;
   for (const auto& [name, d] : kernels) total += d.total;
@@ -59,16 +81,31 @@ void GpuStats::Merge(const GpuStats& o) {
     streams[k].ops += v.ops;
     streams[k].busy_ns += v.busy_ns;
   }
+  for (const auto& [k, v] : o.devices) {
+    DeviceStats& d = devices[k];
+    d.compute_ns += v.compute_ns;
+    d.communication_ns += v.communication_ns;
+    d.memcpy_ns += v.memcpy_ns;
+    d.memset_ns += v.memset_ns;
+    d.busy_ns += v.busy_ns;
+    d.idle_ns += v.idle_ns;
+  }
   gpu_ops_without_launch += o.gpu_ops_without_launch;
   warnings.insert(warnings.end(), o.warnings.begin(), o.warnings.end());
 }
 
 Status StatsCollector::Begin(const builder::TraceHeader& h) {
   out_.windows++;
-  out_.window_ns += h.window_end_ns - h.window_start_ns;
+  window_ns_ = h.window_end_ns - h.window_start_ns;
+  out_.window_ns += window_ns_;
+  for (const builder::Process& p : h.processes) {
+    if (p.kind == builder::Process::Kind::kGpu) devices_.push_back(p.pid);
+  }
   for (const auto& [name, n] : h.counts) {
     if (name == "gpu ops without launch record") out_.gpu_ops_without_launch += n;
   }
+  std::sort(devices_.begin(), devices_.end());
+  devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
   tracks_.assign(h.tracks.size(), TrackInfo{});
   for (const builder::Track& t : h.tracks) {
     const builder::Track& base = t.kind == builder::Track::Kind::kLane ? h.tracks[t.lane_of] : t;
@@ -103,10 +140,15 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
   const TrackInfo& track = tracks_[s.track];
   bool gpu_op = false;
   switch (s.category) {
-    case Category::kKernel:
+    case Category::kKernel: {
       Lookup(&out_.kernels, &kernel_by_id_, s)->Add(s.dur_ns);
       gpu_op = true;
+      if (track.gpu_stream) {
+        DeviceStats& d = out_.devices[track.device];
+        (IsCommunicationKernel(s.name) ? d.communication_ns : d.compute_ns) += s.dur_ns;
+      }
       break;
+    }
     case Category::kGpuMemcpy:
     case Category::kGpuMemset: {
       CopyStats& c = out_.copies[std::string(s.name)];
@@ -115,6 +157,10 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
         if (a.key == "bytes" && a.type == builder::Arg::Type::kUint) c.bytes += a.u();
       }
       gpu_op = true;
+      if (track.gpu_stream) {
+        DeviceStats& d = out_.devices[track.device];
+        (s.category == Category::kGpuMemcpy ? d.memcpy_ns : d.memset_ns) += s.dur_ns;
+      }
       break;
     }
     case Category::kCudaRuntime:
@@ -148,21 +194,31 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
 }
 
 Status StatsCollector::End() {
+  std::map<uint32_t, Spans> by_device;
   for (auto& [stream, spans] : spans_) {
-    std::sort(spans.begin(), spans.end());
-    int64_t busy = 0, open = INT64_MIN, close = INT64_MIN;
-    for (auto [a, b] : spans) {
-      if (a > close) {
-        if (close > open) busy += close - open;
-        open = a;
-        close = b;
-      } else {
-        close = std::max(close, b);
-      }
-    }
-    if (close > open) busy += close - open;
-    out_.streams[stream].busy_ns += busy;
+    Spans& device = by_device[stream.first];
+    device.insert(device.end(), spans.begin(), spans.end());
+    JoinSpans(&spans);
+    out_.streams[stream].busy_ns += SpansLength(spans);
+    if (on_stream_busy_) on_stream_busy_(stream.first, stream.second, spans);
   }
+  for (auto& [device, spans] : by_device) devices_.push_back(device);
+  std::sort(devices_.begin(), devices_.end());
+  devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+  for (uint32_t device : devices_) {
+    DeviceStats& d = out_.devices[device];
+    auto it = by_device.find(device);
+    int64_t busy = 0;
+    if (it != by_device.end()) {
+      JoinSpans(&it->second);
+      busy = SpansLength(it->second);
+    }
+    d.busy_ns += busy;
+    // Ops run past the window's end when launched near it; the window
+    // itself is never less than idle.
+    d.idle_ns += std::max<int64_t>(0, window_ns_ - busy);
+  }
+  devices_.clear();
   spans_.clear();
   return Status::Ok();
 }

@@ -244,6 +244,19 @@ std::vector<Table> StatsTables(const GpuStats& stats, size_t top) {
   return tables;
 }
 
+Table DevicesTable(const GpuStats& stats) {
+  Table t{"devices", "GPUs: op time by kind (summed over streams), time with any op running, and idle",
+          {{"device", "GPU", Unit::kCount}, {"compute_ns", "Compute (us)", Unit::kNanos},
+           {"communication_ns", "NCCL (us)", Unit::kNanos}, {"memcpy_ns", "Memcpy (us)", Unit::kNanos},
+           {"memset_ns", "Memset (us)", Unit::kNanos}, {"busy_ns", "Busy (us)", Unit::kNanos},
+           {"idle_ns", "Idle (us)", Unit::kNanos}, {"busy_pct", "Busy (%)", Unit::kPercent}}, {}, 0};
+  for (const auto& [device, d] : stats.devices) {
+    t.rows.push_back({static_cast<int64_t>(device), d.compute_ns, d.communication_ns, d.memcpy_ns, d.memset_ns,
+                      d.busy_ns, d.idle_ns, Percent(d.busy_ns, d.busy_ns + d.idle_ns)});
+  }
+  return t;
+}
+
 Result<TableFormat> ParseTableFormat(const std::string& name) {
   if (name == "text" || name == "table") return TableFormat::kText;
   if (name == "csv") return TableFormat::kCsv;

@@ -14,6 +14,11 @@ namespace gpucap::tools {
 
 class JsonOut {
  public:
+  JsonOut() = default;
+  // Compact: no newlines or indentation (data embedded in a page, where
+  // size counts and nobody diffs).
+  explicit JsonOut(bool compact) : compact_(compact) {}
+
   JsonOut& BeginObject();
   JsonOut& EndObject();
   JsonOut& BeginArray();
@@ -28,6 +33,8 @@ class JsonOut {
   JsonOut& Double(double value, int decimals = 3);
   JsonOut& Bool(bool value);
   JsonOut& Null();
+  // A value already written as JSON (another tool's document), as it is.
+  JsonOut& Raw(std::string_view json);
 
   // Key and value in one call, for the common case.
   JsonOut& Field(std::string_view key, std::string_view value) { return Key(key).String(value); }
@@ -52,6 +59,7 @@ class JsonOut {
   };
   std::vector<Level> levels_;
   bool after_key_ = false;
+  bool compact_ = false;
 };
 
 // Appends `text` as a JSON string literal: quotes, escapes, control

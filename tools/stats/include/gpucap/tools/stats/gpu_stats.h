@@ -8,8 +8,10 @@
 #define GPUCAP_TOOLS_GPU_STATS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,24 @@ struct StreamStats {
   int64_t busy_ns = 0;  // the union of its ops' spans
 };
 
+// Where one device's time went over the windows: each kind of op's time
+// summed over its streams (concurrent streams can make these add up to
+// more than the window), the time at least one op of the device ran, and
+// the rest of the windows, idle. Communication is NCCL's kernels
+// (IsCommunicationKernel); computation every other kernel.
+struct DeviceStats {
+  int64_t compute_ns = 0, communication_ns = 0, memcpy_ns = 0, memset_ns = 0;
+  int64_t busy_ns = 0, idle_ns = 0;
+};
+
+// A kernel of a collective library: NCCL's (ncclKernel_*, ncclDevKernel_*).
+bool IsCommunicationKernel(std::string_view name);
+
+// Spans [start, end) in ns, sorted and joined where they touch or overlap.
+using Spans = std::vector<std::pair<int64_t, int64_t>>;
+void JoinSpans(Spans* spans);
+int64_t SpansLength(const Spans& joined);
+
 struct GpuStats {
   uint64_t windows = 0;
   int64_t window_ns = 0;  // the windows' lengths, summed
@@ -58,6 +78,7 @@ struct GpuStats {
   std::map<std::string, Durations> apis;
   std::map<std::string, RangeStats> ranges;
   std::map<std::pair<uint32_t, uint32_t>, StreamStats> streams;  // (device, stream)
+  std::map<uint32_t, DeviceStats> devices;  // every GPU of the windows, also one that ran nothing
   uint64_t gpu_ops_without_launch = 0;
   std::vector<std::string> warnings;  // capture damage and what decoding skipped
 
@@ -68,6 +89,10 @@ struct GpuStats {
 class StatsCollector : public builder::TraceSink {
  public:
   explicit StatsCollector(GpuStats* out) : out_(*out) {}
+  // Called at each window's end with a stream's busy spans, joined: the
+  // very spans its busy time is the length of (a report draws them).
+  using StreamBusyFn = std::function<void(uint32_t device, uint32_t stream, const Spans& joined)>;
+  void OnStreamBusy(StreamBusyFn fn) { on_stream_busy_ = std::move(fn); }
   Status Begin(const builder::TraceHeader& header) override;
   Status AddSlice(const builder::Slice& slice) override;
   Status AddCounter(const builder::CounterPoint&) override { return Status::Ok(); }
@@ -84,7 +109,10 @@ class StatsCollector : public builder::TraceSink {
   // Per window: names by the join's name id (hashing a demangled name per
   // op costs more than the rest), and each stream's op spans.
   std::vector<Durations*> kernel_by_id_, api_by_id_;
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<std::pair<int64_t, int64_t>>> spans_;
+  std::map<std::pair<uint32_t, uint32_t>, Spans> spans_;
+  int64_t window_ns_ = 0;
+  std::vector<uint32_t> devices_;  // the window's GPUs
+  StreamBusyFn on_stream_busy_;
   std::vector<std::string_view> stack_;
 };
 

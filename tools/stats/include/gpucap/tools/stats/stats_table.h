@@ -34,6 +34,10 @@ struct Table {
 // the streams table.
 std::vector<Table> StatsTables(const GpuStats& stats, size_t top);
 
+// Per GPU, where its time went (DeviceStats): not among the five, asked for
+// by name (`gpucap stats --table devices`), as `gpucap report` draws it.
+Table DevicesTable(const GpuStats& stats);
+
 enum class TableFormat { kText, kCsv, kJson };
 Result<TableFormat> ParseTableFormat(const std::string& name);
 std::string RenderTables(const GpuStats& stats, const std::vector<Table>& tables, TableFormat format);

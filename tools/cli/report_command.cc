@@ -1,0 +1,62 @@
+// gpucap report CAPTURE... -o report.html [--window SPEC] [--select LIST]:
+// one self-contained HTML page (tools/report/) over one capture, or several
+// that are the ranks of one job.
+#include <cstdio>
+
+#include "cli.h"
+#include "command.h"
+#include "gpucap/format/output_file.h"
+#include "gpucap/tools/report/html_report.h"
+#include "progress.h"
+
+namespace po = boost::program_options;
+
+namespace gpucap::tools {
+
+int RunReport(const std::vector<std::string>& args) {
+  po::options_description options("gpucap report options");
+  WindowFlags window;
+  ReportOptions o;
+  std::string output;
+  options.add_options()
+      ("capture", po::value<std::vector<std::string>>()->required()->composing(), "capture files (one per rank)")
+      ("output,o", po::value<std::string>(&output)->required(), "the HTML file to write")
+      ("top,n", po::value<size_t>(&o.top_kernels)->default_value(15), "kernels shown per kind of window")
+      ("bins", po::value<size_t>(&o.strip_bins)->default_value(240), "points in each stream's busy strip")
+      ("title", po::value<std::string>(&o.title), "the page's title (default: the captures' names)")
+      ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
+  AddWindowFlags(&options, &window, "Each window is a step of the report; windows of one label are one step across ranks.");
+  po::positional_options_description positional;
+  positional.add("capture", -1);
+  po::variables_map vm;
+  int code = 0;
+  if (!ParseArgs(args, "usage: gpucap report CAPTURE... -o report.html [--window SPEC] [--select LIST]", options,
+                 positional, &vm, &code)) {
+    return code;
+  }
+  bool quiet = vm["quiet"].as<bool>();
+  if (Status s = ApplyWindowFlags(window, &o.build); !s.ok()) return Fail("report", s, kExitUsage);
+  if (o.strip_bins == 0) return Fail("report", "--bins 0: a strip needs at least one bin", kExitUsage);
+  std::vector<std::unique_ptr<builder::CaptureIndex>> owned;
+  std::vector<const builder::CaptureIndex*> captures;
+  for (const std::string& path : vm["capture"].as<std::vector<std::string>>()) {
+    auto index = OpenCapture(path);
+    if (!index.ok()) return Fail("report", index.status());
+    owned.push_back(std::move(index).value());
+    captures.push_back(owned.back().get());
+  }
+  Progress progress("report", Progress::ShouldShow(quiet));
+  auto report = BuildReport(captures, o, progress.Fn());
+  progress.Clear();
+  if (!report.ok()) return Fail("report", report.status());
+  for (const std::string& w : report->warnings) Warn("report", w, quiet);
+  Status written = format::WriteOutputFile(output, report->html);
+  if (!written.ok()) return Fail("report", written);
+  if (!quiet) {
+    std::fprintf(stderr, "report: %s: %zu captures, %zu windows, %zu bytes\n", output.c_str(), captures.size(),
+                 report->windows, report->html.size());
+  }
+  return kExitOk;
+}
+
+}  // namespace gpucap::tools

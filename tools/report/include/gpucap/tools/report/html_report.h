@@ -1,0 +1,54 @@
+// gpucap report: one HTML page, self-contained (the charting library, the
+// page's script and the data inlined; nothing is fetched when it is opened),
+// that a person looks at before opening the timeline: per window and GPU
+// where the time went, the top kernels per kind of window, each stream's
+// busy strip, launch delays, counters, and across ranks step times, NCCL
+// time and wait, and the straggler; with each capture's facts and damage.
+//
+// Every number comes from gpucap stats' library (window_stats.h), so the
+// page and `gpucap stats` never disagree. The data sits in the page as JSON
+// (<script id="gpucap-data">); the page's script builds the charts from it
+// and leaves what each chart holds in <script id="gpucap-rendered">, which
+// the test reads back from a headless browser.
+#ifndef GPUCAP_TOOLS_HTML_REPORT_H_
+#define GPUCAP_TOOLS_HTML_REPORT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpucap/builder/builder.h"
+#include "gpucap/builder/capture_index.h"
+#include "gpucap/status.h"
+
+namespace gpucap::tools {
+
+struct ReportOptions {
+  builder::BuildOptions build;  // the windows (--window, --select) and the join
+  size_t top_kernels = 15;      // per kind of window
+  size_t strip_bins = 240;      // per stream over the whole capture
+  size_t max_counter_points = 1500;  // per counter, evenly spaced samples past that
+  std::string title;            // empty: from the captures' names
+};
+
+struct ReportResult {
+  std::string html;
+  std::vector<std::string> warnings;  // the captures' damage and decode skips, as the page shows them
+  size_t windows = 0;
+};
+
+// Several captures are the ranks of one job (one per process); their steps
+// are matched by window label.
+Result<ReportResult> BuildReport(std::span<const builder::CaptureIndex* const> captures, const ReportOptions& options,
+                                 const builder::ProgressFn& progress);
+
+// The data part alone, as embedded in the page (for tests and scripts).
+Result<std::string> ReportJson(std::span<const builder::CaptureIndex* const> captures, const ReportOptions& options,
+                               const builder::ProgressFn& progress, std::vector<std::string>* warnings,
+                               size_t* windows);
+
+}  // namespace gpucap::tools
+
+#endif  // GPUCAP_TOOLS_HTML_REPORT_H_

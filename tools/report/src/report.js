@@ -1,0 +1,238 @@
+// gpucap report: builds the page from the JSON in #gpucap-data with
+// Chart.js, then leaves what every chart holds in #gpucap-rendered (read
+// back by tests/tools/html_report_test.cc). Data values are integer ns as
+// gpucap stats computes them; only axes and tooltips format them.
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('gpucap-data').textContent);
+  var main = document.getElementById('report');
+  var colors = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+  var splitKinds = [['compute_ns', 'compute', '#4e79a7'], ['communication_ns', 'NCCL', '#e15759'],
+                    ['memcpy_ns', 'memcpy', '#59a14f'], ['memset_ns', 'memset', '#edc948'], ['idle_ns', 'idle', '#d9d9d9']];
+  Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
+
+  function fmt(ns) {
+    var a = Math.abs(ns);
+    if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
+    if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
+    if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' us';
+    return ns + ' ns';
+  }
+  function el(tag, attrs, parent, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function table(parent, headers, rows, nameCols) {
+    var t = el('table', {}, parent), tr = el('tr', {}, t);
+    headers.forEach(function (h, i) { el('th', (nameCols || []).indexOf(i) >= 0 ? {class: 'name'} : {}, tr, h); });
+    rows.forEach(function (r) {
+      var row = el('tr', {}, t);
+      r.forEach(function (c, i) { el('td', (nameCols || []).indexOf(i) >= 0 ? {class: 'name', title: c} : {}, row, c); });
+    });
+    return t;
+  }
+  function timeAxis(title) {
+    return {beginAtZero: true, title: {display: !!title, text: title}, ticks: {callback: function (v) { return fmt(v); }}};
+  }
+  function nsTooltip(ctx) { return (ctx.dataset.label || '') + ': ' + fmt(ctx.parsed.y === undefined ? ctx.parsed : ctx.parsed.y); }
+  function chart(parent, id, config, cls) {
+    var box = el('div', {class: 'chart' + (cls ? ' ' + cls : '')}, parent);
+    var canvas = el('canvas', {id: id}, box);
+    return new Chart(canvas, config);
+  }
+  function windowName(w) { return w.label ? w.label : 'window ' + w.index; }
+
+  function facts(c, parent) {
+    var info = c.info, s = info.session || {}, dmg = info.damage || {}, rows = [];
+    rows.push(['capture', c.path + ' (' + ((info.capture || {}).bytes || 0) + ' bytes)']);
+    if (c.rank >= 0) rows.push(['rank', c.rank + ' of ' + c.world_size]);
+    if (c.host) rows.push(['host', c.host]);
+    if (s.command_line) rows.push(['command', [].concat(s.command_line).join(' ')]);
+    if (s.cuda_driver_version) rows.push(['CUDA driver / runtime', s.cuda_driver_version + ' / ' + s.cuda_runtime_version]);
+    (info.devices || []).forEach(function (d) { rows.push(['GPU ' + d.id, (d.name || '') + ' (sm ' + (d.compute_capability || '?') + ')']); });
+    if (info.time && info.time.start_utc) rows.push(['started', info.time.start_utc]);
+    rows.push(['windows', c.windows.length + ' (' + data.window_spec + '), ' + fmt(c.span_ns) + ' from first start to last end']);
+    Object.keys(info.drops || {}).forEach(function (k) {
+      var v = info.drops[k];
+      if (v !== 0 && v !== '') rows.push(['dropped: ' + k, String(v)]);
+    });
+    var sd = info.shutdown || {};
+    rows.push(['shutdown', (sd.clean ? 'clean' : 'NOT clean') + (sd.trailer ? ', trailer written' : ', no trailer') +
+               (sd.stop_reason ? ', ' + sd.stop_reason : '')]);
+    rows.push(['intact', dmg.intact ? 'yes: no damage, no drops' : 'NO: ' + (dmg.tail_bytes_lost || 0) +
+               ' tail bytes lost, ' + (dmg.sequence_gaps || 0) + ' sequence gaps']);
+    table(parent, ['fact', 'value'], rows, [0, 1]);
+    var lines = (dmg.lines || []).concat(c.warnings.filter(function (w) { return (dmg.lines || []).indexOf(w) < 0; }));
+    if (lines.length) {
+      var ul = el('ul', {class: 'warn'}, parent);
+      lines.forEach(function (l) { el('li', {}, ul, l); });
+    } else {
+      el('p', {class: 'ok'}, parent, 'No damage, no drops, nothing skipped in decoding.');
+    }
+  }
+
+  function split(c, ci, parent) {
+    var devices = {};
+    c.windows.forEach(function (w) { w.devices.forEach(function (d) { devices[d.device] = true; }); });
+    Object.keys(devices).forEach(function (dev) {
+      el('h3', {}, parent, 'GPU ' + dev + ': time per window');
+      chart(parent, 'split-c' + ci + '-d' + dev, {
+        type: 'bar',
+        data: {labels: c.windows.map(windowName), datasets: splitKinds.map(function (k) {
+          return {label: k[1], backgroundColor: k[2], data: c.windows.map(function (w) {
+            var d = w.devices.filter(function (x) { return String(x.device) === dev; })[0];
+            return d ? d[k[0]] : 0;
+          })};
+        })},
+        options: {scales: {x: {stacked: true}, y: Object.assign(timeAxis(), {stacked: true})},
+                  plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+      });
+    });
+  }
+
+  function kernels(c, ci, parent) {
+    c.kinds.forEach(function (k, ki) {
+      el('h3', {}, parent, 'Top kernels in ' + k.kind + ' (' + k.windows.length + ' window' + (k.windows.length > 1 ? 's' : '') + ')');
+      if (!k.kernels.length) { el('p', {class: 'note'}, parent, 'No kernels.'); return; }
+      chart(parent, 'kernels-c' + ci + '-k' + ki, {
+        type: 'bar',
+        data: {labels: k.kernels.map(function (r) { return r.name.length > 60 ? r.name.slice(0, 57) + '...' : r.name; }),
+               datasets: [{label: 'total', backgroundColor: colors[0], data: k.kernels.map(function (r) { return r.total_ns; })}]},
+        options: {indexAxis: 'y', scales: {x: timeAxis()}, plugins: {legend: {display: false},
+                  tooltip: {callbacks: {label: function (ctx) { return fmt(ctx.parsed.x); }}}}}
+      }, 'short');
+      table(parent, ['kernel', 'total', 'count', 'mean'], k.kernels.map(function (r) {
+        return [r.name, fmt(r.total_ns), r.count, fmt(r.mean_ns)];
+      }), [0]);
+      if (k.kernels_left_out) el('p', {class: 'note'}, parent, k.kernels_left_out + ' more kernels not shown.');
+    });
+  }
+
+  function strips(c, ci, parent) {
+    var s = c.strips;
+    el('h3', {}, parent, 'Streams: busy time per ' + fmt(s.bin_ns) + ' of the capture');
+    if (!s.streams.length) { el('p', {class: 'note'}, parent, 'No GPU ops.'); return; }
+    var labels = [];
+    for (var i = 0; i < s.bins; i++) labels.push(i * s.bin_ns);
+    chart(parent, 'strips-c' + ci, {
+      type: 'line',
+      data: {labels: labels, datasets: s.streams.map(function (st, i) {
+        return {label: 'GPU ' + st.device + ' stream ' + st.stream + ' (' + fmt(st.busy_ns) + ' busy)', data: st.busy,
+                stepped: true, pointRadius: 0, borderWidth: 1, fill: true,
+                borderColor: colors[i % colors.length], backgroundColor: colors[i % colors.length] + '55'};
+      })},
+      options: {scales: {x: {ticks: {maxTicksLimit: 12, callback: function (v) { return fmt(labels[v]); }}},
+                         y: Object.assign(timeAxis('busy per bin'), {max: s.bin_ns})},
+                plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+    });
+  }
+
+  function delays(c, ci, parent) {
+    el('h3', {}, parent, 'Launch delays per stream');
+    if (!c.delays.length) { el('p', {class: 'note'}, parent, 'No GPU op with its launch record.'); return; }
+    var rows = [];
+    var grid = el('div', {class: 'grid'}, parent);
+    c.delays.forEach(function (d) {
+      var name = 'GPU ' + d.device + ' stream ' + d.stream;
+      [['launch_to_start', 'launch → start'], ['return_to_start', 'launch return → start (queued)']].forEach(function (k) {
+        var x = d[k[0]];
+        rows.push([name, k[1], x.count, fmt(x.p50_ns), fmt(x.p90_ns), fmt(x.p99_ns), fmt(x.max_ns)]);
+      });
+      var edges = d.launch_to_start.edges_ns.length >= d.return_to_start.edges_ns.length ? d.launch_to_start.edges_ns : d.return_to_start.edges_ns;
+      function pad(a) { var r = a.slice(); while (r.length < edges.length) r.push(0); return r; }
+      var box = el('div', {}, grid);
+      el('div', {class: 'note'}, box, name);
+      chart(box, 'delays-c' + ci + '-d' + d.device + '-s' + d.stream, {
+        type: 'bar',
+        data: {labels: edges.map(function (e) { return '≥ ' + fmt(e); }),
+               datasets: [{label: 'launch → start', backgroundColor: colors[0], data: pad(d.launch_to_start.counts)},
+                          {label: 'return → start', backgroundColor: colors[1], data: pad(d.return_to_start.counts)}]},
+        options: {scales: {y: {beginAtZero: true, title: {display: true, text: 'ops'}}}}
+      }, 'short');
+    });
+    table(parent, ['stream', 'delay', 'ops', 'p50', 'p90', 'p99', 'max'], rows, [0, 1]);
+  }
+
+  function counters(c, ci, parent) {
+    if (!c.counters.length) return;
+    el('h3', {}, parent, 'Counters');
+    var grid = el('div', {class: 'grid'}, parent);
+    c.counters.forEach(function (k, i) {
+      var box = el('div', {}, grid);
+      chart(box, 'counter-c' + ci + '-' + i, {
+        type: 'line',
+        data: {datasets: [{label: k.name + (k.unit ? ' (' + k.unit + ')' : ''), borderColor: colors[i % colors.length],
+                           pointRadius: 0, borderWidth: 1,
+                           data: k.t_ns.map(function (t, j) { return {x: t, y: k.values[j]}; })}]},
+        options: {scales: {x: {type: 'linear', ticks: {callback: function (v) { return fmt(v); }}}}}
+      }, 'short');
+    });
+  }
+
+  function ranks(r, parent) {
+    el('h2', {}, parent, 'Ranks');
+    var names = r.rows.map(function (row) { return 'rank ' + row.rank; });
+    el('h3', {}, parent, 'Step time per rank');
+    chart(parent, 'ranks-step', {
+      type: 'bar',
+      data: {labels: r.steps, datasets: r.rows.map(function (row, i) {
+        return {label: names[i], backgroundColor: colors[i % colors.length], data: row.step_ns};
+      })},
+      options: {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+    });
+    el('h3', {}, parent, 'NCCL time and wait per rank');
+    var sets = [];
+    r.rows.forEach(function (row, i) {
+      sets.push({label: names[i] + ' NCCL', stack: 'r' + i, backgroundColor: colors[i % colors.length], data: row.communication_ns});
+      sets.push({label: names[i] + ' wait', stack: 'w' + i, backgroundColor: colors[i % colors.length] + '66', data: row.wait_ns});
+    });
+    chart(parent, 'ranks-nccl', {type: 'bar', data: {labels: r.steps, datasets: sets},
+      options: {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}}});
+    table(parent, ['step', 'straggler'].concat(names.map(function (n) { return n + ' step'; })).concat(names.map(function (n) { return n + ' wait'; })),
+      r.steps.map(function (s, i) {
+        var st = r.straggler[i];
+        return [s, st === null ? '-' : names[st]].concat(r.rows.map(function (row) { return fmt(row.step_ns[i]); }))
+          .concat(r.rows.map(function (row) { return fmt(row.wait_ns[i]); }));
+      }), [0, 1]);
+    el('p', {class: 'note'}, parent, 'A collective kernel runs until the last rank reaches it: the rank with the least ' +
+      'NCCL time in a step is the straggler, and each rank\'s wait is its NCCL time beyond the straggler\'s.');
+  }
+
+  function leave(id, value) {
+    var s = document.createElement('script');
+    s.type = 'application/json';
+    s.id = id;
+    s.textContent = JSON.stringify(value).split('<').join('\\u003c');
+    document.body.appendChild(s);
+  }
+
+  try {
+    if (data.ranks) ranks(data.ranks, main);
+    data.captures.forEach(function (c, ci) {
+      var sec = el('section', {id: 'capture-' + ci}, main);
+      el('h2', {}, sec, (c.rank >= 0 ? 'Rank ' + c.rank + ': ' : '') + c.path);
+      facts(c, sec);
+      split(c, ci, sec);
+      kernels(c, ci, sec);
+      strips(c, ci, sec);
+      delays(c, ci, sec);
+      counters(c, ci, sec);
+    });
+
+    // What each chart holds, for the test (and for anyone scripting the page).
+    var rendered = Object.values(Chart.instances).map(function (ch) {
+      return {id: ch.canvas.id, type: ch.config.type, labels: ch.data.labels || [],
+              datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; })};
+    });
+    window.gpucapCharts = rendered;
+    leave('gpucap-rendered', rendered);
+  } catch (e) {
+    window.gpucapErrors.push('report.js: ' + (e && e.stack ? e.stack : e));
+  } finally {
+    leave('gpucap-errors', window.gpucapErrors);
+  }
+})();
