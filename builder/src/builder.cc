@@ -253,7 +253,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   // every window (malloc_trim) kept peak RSS 5-10% lower but faulted the
   // same pages in again: on the 5M-kernel bench with 100 ms windows, 396k
   // page faults against 113k, 1.4 s of system time against 0.6.
-  return JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join, &workspace_);
+  return JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join, &workspace_, report->use);
 }
 
 namespace {

@@ -32,6 +32,7 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   CollectAnnotationSpans();
   CollectRefs();
   CollectMarkers();
+  if (use_ != nullptr) ReportUse();
   stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_, &t_.refs_scratch);
 
   // Tracks get the numbers of the order the trace lists them in. Slices are
@@ -83,11 +84,11 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,
                   const JoinOptions& options, TraceSink* sink, JoinStats* stats,
-                  JoinWorkspace* workspace) {
+                  JoinWorkspace* workspace, JoinUse* use) {
   if (parts.size() > 0xffff) {
     return Status::InvalidArgument("a window spans more than 65535 chunks; use smaller windows");
   }
-  join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables());
+  join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables(), use);
   return join.Run(decode, sink);
 }
 

@@ -110,7 +110,10 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   // The application's own descriptions of this op (a collective's size, a
   // layer's shape), keyed the ways the recorder lets it key them.
   auto blobs = [&](format::MetadataKey kind, uint64_t key) {
-    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) args_.push_back(Arg::String(b->name, b->data).Foreign());
+    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) {
+      args_.push_back(Arg::String(b->name, b->data).Foreign());
+      if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
+    }
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
   uint32_t innermost = stacks_.Innermost(op.launch_stack);

@@ -83,6 +83,7 @@ void WindowJoin::OpArgs(const Op& op) {
         int64_t wait_stream = -1, wait_correlation = -1;
         uint32_t e = s.event_sync_id[r] != 0 ? event_by_sync_id_.Find(s.event_sync_id[r]) : FlatMap::kMissing;
         if (e != FlatMap::kMissing) {
+          if (use_ != nullptr) use_->Use(events_[e].first, kCudaEvents, events_[e].second);
           const CudaEventTable& ev = Part(parts_, events_[e].first).cuda_events;
           wait_stream = ev.stream[events_[e].second];
           wait_correlation = ev.correlation[events_[e].second];
@@ -185,6 +186,7 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
   if (e.category != 0) args_.push_back(Arg::Uint("category", e.category));
   for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
     args_.push_back(Arg::String(b->name, b->data).Foreign());
+    if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
   }
   if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint("payload", *v));
   if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));

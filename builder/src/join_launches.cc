@@ -31,6 +31,7 @@ void WindowJoin::IndexLaunches() {
       uint32_t existing = external_by_correlation_.Find(e.correlation[r]);
       if (existing != FlatMap::kMissing && e.external_kind[r] != kExternalCustom0) continue;
       external_ids_.push_back(e.external_id[r]);
+      external_rows_.emplace_back(pi, r);
       external_by_correlation_.Insert(e.correlation[r], static_cast<uint32_t>(external_ids_.size() - 1),
                                       true);
     }
@@ -41,9 +42,13 @@ void WindowJoin::IndexLaunches() {
       event_by_sync_id_.Insert(ev.event_sync_id[r], static_cast<uint32_t>(events_.size() - 1), true);
     }
     const KernelTable& k = parts_[pi]->kernels;
-    for (uint32_t r = 0; r < k.size(); ++r) context_device_.try_emplace(k.context[r], k.device[r]);
+    for (uint32_t r = 0; r < k.size(); ++r) {
+      context_device_.try_emplace(k.context[r], ContextOwner{k.device[r], pi, kKernels, r});
+    }
     const MemcpyTable& m = parts_[pi]->memcpys;
-    for (uint32_t r = 0; r < m.size(); ++r) context_device_.try_emplace(m.context[r], m.device[r]);
+    for (uint32_t r = 0; r < m.size(); ++r) {
+      context_device_.try_emplace(m.context[r], ContextOwner{m.device[r], pi, kMemcpys, r});
+    }
   }
 }
 
@@ -59,7 +64,7 @@ bool WindowJoin::InRangeWindow(const ApiRef& a) {
 
 uint32_t WindowJoin::DeviceOfContext(uint32_t context) const {
   auto it = context_device_.find(context);
-  return it == context_device_.end() ? 0 : it->second;
+  return it == context_device_.end() ? 0 : it->second.device;
 }
 
 uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
@@ -79,7 +84,11 @@ void WindowJoin::CollectOps() {
     if (start == 0) {
       // CUPTI had no timestamp for it. Nothing places it in time, so it is
       // counted once, in the window that holds its launch.
-      if (api != FlatMap::kMissing && apis_[api].in_window) stats_.ops_without_timestamps++;
+      if (api != FlatMap::kMissing && apis_[api].in_window) {
+        stats_.ops_without_timestamps++;
+        if (use_ != nullptr) use_->Use(part, kind == OpKind::kKernel ? kKernels : kind == OpKind::kMemcpy ? kMemcpys
+                                                 : kind == OpKind::kMemset ? kMemsets : kSyncs, row);
+      }
       return;
     }
     if (!mine) return;

@@ -56,12 +56,17 @@ void WindowJoin::CollectRefs() {
     int64_t ts = Real(it->start_ns);
     AddSlice(ts, Real(it->end_ns) - ts, track, i, RefKind::kRange, 0, i);
     stats_.ranges++;
+    if (use_ != nullptr) {
+      use_->ranges.push_back(i);
+      use_->Time(it->end_ns);
+    }
   }
   const auto& events = idx_.capture().ranges;
   for (uint32_t e : idx_.ranges().marks()) {
     const format::RangeEvent& m = events[e];
     if (!w_.Contains(m.timestamp_ns)) continue;
     AddSlice(Real(m.timestamp_ns), -1, tracks_.ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
+    if (use_ != nullptr) use_->range_events.push_back(e);
   }
   CollectDeviceRefs();
   stats_.counters = counters_.size();
@@ -76,6 +81,7 @@ void WindowJoin::CollectDeviceRefs() {
       if (!w_.Contains(o.start[r])) continue;
       int64_t ts = Real(o.start[r]);
       row_refs_.push_back({pi, r});
+      if (use_ != nullptr) use_->Use(pi, kOverheads, r);
       AddSlice(ts, std::max<int64_t>(Real(o.end[r]) - ts, 0), tracks_.OverheadTrack(),
                static_cast<uint32_t>(row_refs_.size() - 1), RefKind::kOverhead, 0, o.overhead_kind[r]);
     }
@@ -85,12 +91,17 @@ void WindowJoin::CollectDeviceRefs() {
       if (t == 0 || !w_.Contains(t)) continue;
       uint32_t device = ev.device[r] != 0 ? ev.device[r] : DeviceOfContext(ev.context[r]);
       row_refs_.push_back({pi, r});
+      if (use_ != nullptr) {
+        use_->Use(pi, kCudaEvents, r);
+        if (ev.device[r] == 0) UseContextOwner(ev.context[r]);
+      }
       AddSlice(Real(t), 0, tracks_.StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
                RefKind::kCudaEvent, 0, ev.correlation[r]);
     }
     const EnvironmentTable& env = parts_[pi]->environment;
     for (uint32_t r = 0; r < env.size(); ++r) {
       if (!w_.Contains(env.timestamp[r])) continue;
+      if (use_ != nullptr) use_->Use(pi, kEnvironment, r);
       int64_t ts = Real(env.timestamp[r]);
       uint32_t d = env.device[r];
       switch (static_cast<format::EnvironmentKind>(env.kind[r])) {
@@ -119,6 +130,7 @@ void WindowJoin::CollectDeviceRefs() {
     if (!w_.Contains(s.timestamp_ns)) continue;
     auto it = defs.find(s.id);
     if (it == defs.end()) continue;
+    if (use_ != nullptr) use_->counter_samples.push_back(static_cast<uint32_t>(&s - idx_.capture().counter_samples.data()));
     counters_.push_back({tracks_.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
                          Real(s.timestamp_ns), s.value});
   }
@@ -141,10 +153,12 @@ void WindowJoin::CollectMarkers() {
       if (it == open.end()) continue;
       markers_[it->second].end = std::max(ts, markers_[it->second].start);
       markers_[it->second].closed = true;
+      markers_[it->second].end_part = pi;
+      markers_[it->second].end_row = r;
       open.erase(it);
     } else if (m.flags[r] & (kStart | kInstant)) {
       bool instant = (m.flags[r] & kInstant) != 0;
-      markers_.push_back({ts, ts, pid, m.tid[r], m.name[r], m.domain[r], instant, instant});
+      markers_.push_back({ts, ts, pid, m.tid[r], m.name[r], m.domain[r], instant, instant, pi, 0, r, 0});
       if (!instant) open[m.id[r]] = markers_.size() - 1;
     }
   }
@@ -152,6 +166,11 @@ void WindowJoin::CollectMarkers() {
     MarkerRange& mk = markers_[i];
     if (!w_.Contains(mk.start)) continue;
     if (!mk.closed) mk.end = std::max(mk.start, w_.end_ns);  // ends after what was decoded
+    if (use_ != nullptr) {
+      use_->Use(mk.part, kMarkers, mk.row);
+      if (mk.closed && !mk.instant) use_->Use(mk.end_part, kMarkers, mk.end_row);
+      use_->Time(mk.end);
+    }
     int64_t ts = Real(mk.start);
     AddSlice(ts, mk.instant ? -1 : Real(mk.end) - ts, tracks_.ThreadTrack(mk.pid, mk.tid), i, RefKind::kMarker, 0,
              i);

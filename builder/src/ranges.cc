@@ -53,6 +53,7 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
         }
         Range& r = ranges_[stack.back()];
         r.end_ns = e.timestamp_ns;
+        r.end_event = i;
         r.closed = true;
         stack.pop_back();
         break;
@@ -65,6 +66,7 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
         }
         Range& r = ranges_[it->second];
         r.end_ns = e.timestamp_ns;
+        r.end_event = i;
         r.closed = true;
         started.erase(it);
         break;

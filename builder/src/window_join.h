@@ -8,6 +8,7 @@
 //   join_args.cc         a slice's name, category and arguments
 //   join_shared_runs.cc  argument runs that repeat from launch to launch
 //   join_header.cc       the trace header: process, devices, what was skipped
+//   join_use.cc          what the window referenced (join_use.h), when asked
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
 #define GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
@@ -23,6 +24,7 @@
 #include <unordered_map>
 
 #include "gpucap/builder/annotation_stacks.h"
+#include "gpucap/builder/join_use.h"
 #include "block_store.h"
 #include "correlation_map.h"
 #include "flat_map.h"
@@ -69,6 +71,8 @@ struct MarkerRange {
   uint32_t name, domain;  // capture strings
   bool instant;
   bool closed;
+  uint16_t part = 0, end_part = 0;  // the records, for JoinUse
+  uint32_t row = 0, end_row = 0;
 };
 
 struct ApiRef {
@@ -118,8 +122,8 @@ class WindowJoin {
  public:
   WindowJoin(const CaptureIndex& index, const Window& window,
              std::span<const ActivityTables* const> parts, const JoinOptions& options,
-             JoinStats* stats, JoinWorkspace::Tables* tables)
-      : idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
+             JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use)
+      : use_(use), idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
         apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
         op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs),
         stacks_(index.ranges(), index.steps()) {
@@ -139,6 +143,12 @@ class WindowJoin {
   void CollectDeviceRefs();  // part of CollectRefs
   void CollectMarkers();
   TraceHeader MakeHeader(const DecodeStats& decode);
+  // What the phases referenced, into use_ (join_use.cc); the lookups made
+  // while slices are described add theirs as they happen.
+  void ReportUse();
+  void UseStack(uint32_t stack);
+  void UseContextOwner(uint32_t context);
+  void UseExternal(uint32_t correlation);
   // Turns a ref back into the slice it stands for (args in args_).
   void Describe(const SliceRef& r, Slice* s);
   // Describe, per kind of ref with more to it than a name.
@@ -188,6 +198,7 @@ class WindowJoin {
   void ApiArgs(const ApiRef& api);
   void AnnotationArgs(const Op& op);
 
+  JoinUse* use_;  // null: not asked for
   const CaptureIndex& idx_;
   const Window& w_;
   std::span<const ActivityTables* const> parts_;
@@ -198,11 +209,18 @@ class WindowJoin {
   std::vector<ApiRef>& apis_;
   CorrelationMap& api_by_correlation_;
   std::vector<uint64_t> external_ids_;
+  std::vector<std::pair<uint16_t, uint32_t>> external_rows_;  // (part, row) of external_ids_
   FlatMap external_by_correlation_;
   FlatMap event_by_sync_id_;  // cudaEventSyncId -> index into events_
   std::vector<std::pair<uint16_t, uint32_t>> events_;      // (part, row)
   std::vector<std::pair<uint16_t, uint32_t>> row_refs_;    // overhead / CUDA event slices
-  std::unordered_map<uint32_t, uint32_t> context_device_;
+  // A context's device: the first kernel or copy seen on it.
+  struct ContextOwner {
+    uint32_t device;
+    uint16_t part;
+    uint32_t family, row;
+  };
+  std::unordered_map<uint32_t, ContextOwner> context_device_;
 
   std::vector<Op>& ops_;
   FlowTable &op_flows_in_, &op_flows_out_, &api_flows_out_;

@@ -40,8 +40,8 @@ struct Record {
 
 #define GPUCAP_F(S, field, member) Field{#field, offsetof(S, member), sizeof(((S*)nullptr)->member)}
 
-std::vector<Record> Records() {
-  std::vector<Record> r;
+// The records of GPU work: kernels, copies, memsets.
+void AddGpuOpRecords(std::vector<Record>& r) {
   using K = gpucap::cupti_records::KernelRecord;
   r.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, gpucap::cupti_records::kStructName<K>, sizeof(K), {
       GPUCAP_F(K, kRegistersPerThread, registersPerThread),
@@ -137,6 +137,10 @@ std::vector<Record> Records() {
       GPUCAP_F(S, kChannelType, channelType),
       GPUCAP_F(S, kIsDeviceLaunched, isDeviceLaunched),
   }});
+}
+
+// The rest: API calls, external ids, overheads, syncs, CUDA events, markers, environment.
+void AddHostAndDeviceRecords(std::vector<Record>& r) {
   using A = CUpti_ActivityAPI;
   for (auto [kind, name] : {std::pair{CUPTI_ACTIVITY_KIND_DRIVER, "CUpti_ActivityAPI"},
                             std::pair{CUPTI_ACTIVITY_KIND_RUNTIME, "CUpti_ActivityAPI"}}) {
@@ -217,6 +221,12 @@ std::vector<Record> Records() {
       GPUCAP_F(N, kPowerLimit, data.power.powerLimit),
       GPUCAP_F(N, kFanSpeed, data.cooling.fanSpeed),
   }});
+}
+
+std::vector<Record> Records() {
+  std::vector<Record> r;
+  AddGpuOpRecords(r);
+  AddHostAndDeviceRecords(r);
   return r;
 }
 

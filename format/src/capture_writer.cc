@@ -19,55 +19,11 @@
 #include "crc32c.h"
 #include "frame_codec.h"
 #include "message_codec.h"
+#include "writer_work.h"
 
 namespace gpucap::format {
-namespace {
 
-using Clock = std::chrono::steady_clock;
-
-int64_t RealtimeNs() {
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-// Small batches below this size are not worth compressing.
-constexpr size_t kCompressMinBytes = 2048;
-// Room kept under the size cap for the trailer and footer.
-constexpr uint64_t kTrailerReserveBase = 64 << 10;
-constexpr uint64_t kTrailerReservePerFrame = 48;
-
-std::optional<uint64_t> TimestampOf(const SmallMessage& m) {
-  if (auto* r = std::get_if<RangeEvent>(&m)) return r->timestamp_ns;
-  if (auto* g = std::get_if<GraphEvent>(&m)) return g->timestamp_ns;
-  if (auto* w = std::get_if<WindowMark>(&m)) return w->timestamp_ns;
-  if (auto* c = std::get_if<ClockSample>(&m)) return c->cupti_ns;
-  if (auto* s = std::get_if<CounterSample>(&m)) return s->timestamp_ns;
-  if (auto* b = std::get_if<MetadataBlob>(&m)) return b->timestamp_ns ? b->timestamp_ns : std::optional<uint64_t>();
-  return std::nullopt;
-}
-
-struct Work {
-  enum class Kind { kActivity, kMessages };
-  Kind kind = Kind::kMessages;
-  ActivityBuffer buffer;
-  std::vector<SmallMessage> messages;
-};
-
-// Pending small messages of one frame type.
-struct Batch {
-  std::vector<SmallMessage> messages;
-  size_t bytes = 0;
-  Clock::time_point first;
-};
-
-// Strings first: chunks written after a flush must find their names defined.
-constexpr std::array<FrameType, 11> kBatchOrder = {
-    FrameType::kSession, FrameType::kDevices, FrameType::kThreads, FrameType::kStrings,
-    FrameType::kClocks,  FrameType::kGraphs,  FrameType::kRanges,  FrameType::kWindows,
-    FrameType::kMetadata, FrameType::kCounters, FrameType::kStats};
-
-}  // namespace
+using namespace writer_internal;  // writer_work.h: private to this file
 
 class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::Impl> {
  public:

@@ -126,6 +126,70 @@ TEST_P(TrimEquality, TheTrimmedCaptureBuildsTheSameWindows) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrimEquality, ::testing::ValuesIn(kCases));
 
+// Every window spec the fixture tests build (tests/fixtures, the reference
+// join's fixture list, the cases above), all of its windows at once: the
+// capture trimmed to what the join reported using builds each of them as
+// the whole capture does.
+struct Spec {
+  const char* fixture;
+  const char* window;
+};
+
+std::ostream& operator<<(std::ostream& o, const Spec& s) { return o << s.fixture << " --window " << s.window; }
+
+const Spec kFixtureSpecs[] = {
+    {"basics", "all"},           {"basics", "every:5ms"},
+    {"counters", "all"},         {"counters", "every:100ms"},       {"counters", "every:200ms"},
+    {"counters", "nvtx:busy"},   {"peer", "all"},                   {"peer", "every:30ms"},
+    {"graphs_nvtx", "all"},      {"graphs_nvtx", "marks"},          {"graphs_nvtx", "nvtx:thread\\d/outer"},
+    {"graphs_nvtx", "nvtx:.*"},  {"graphs_nvtx", "every:1ms"},      {"graphs_nvtx", "nvtx:build_graph"},
+    {"graphs_nvtx", "nvtx:inner"}, {"graphs_nvtx", "every:20ms"},
+    {"torch_train", "all"},      {"torch_train", "marks"},          {"torch_train", "nvtx:ProfilerStep#\\d+"},
+    {"torch_train", "every:500ms"}, {"torch_train", "every:250ms"}, {"torch_train", "range:+1s:+1.2s"},
+    {"allreduce-0", "all"},      {"allreduce-0", "marks"},          {"allreduce-0", "nvtx:ProfilerStep#\\d+"},
+    {"allreduce-0", "nvtx:nccl.*"}, {"allreduce-0", "every:250ms"},
+    {"allreduce-1", "all"},      {"allreduce-1", "marks"},          {"allreduce-1", "nvtx:ProfilerStep#\\d+"},
+    {"allreduce-1", "nvtx:nccl.*"},
+    {"nvtx_domains", "all"},     {"nvtx_domains", "marks"},         {"nvtx_domains", "nvtx:Step#\\d+"},
+    {"nvtx_domains", "nvtx:.*"}, {"nvtx_domains", "every:100us"},
+    {"sync_events", "all"},      {"sync_events", "every:1ms"},
+    {"nccl_graph", "all"},       {"nccl_graph", "marks"},           {"nccl_graph", "nvtx:ProfilerStep#\\d+"},
+    {"nccl_graph", "every:100ms"},
+};
+
+class TrimEverySpec : public ::testing::TestWithParam<Spec> {};
+
+TEST_P(TrimEverySpec, TheTrimmedCaptureBuildsWhatTheWholeOneBuilds) {
+  const Spec& c = GetParam();
+  testing::TempDir dir;
+  auto source = OpenCapture(Fixture(c.fixture));
+  ASSERT_TRUE(source.ok());
+  FixtureRequest r;
+  r.source = Fixture(c.fixture);
+  r.build.window = c.window;
+  r.build.threads = 1;
+  r.build.max_windows = 0;
+  std::string small = dir.File("small.gpucap");
+  auto trimmed = Trim(**source, r, small, nullptr);
+  ASSERT_TRUE(trimmed.ok()) << trimmed.status().message();
+  auto index = OpenCapture(small, /*verify=*/true);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  std::vector<std::string> full = Build(**source, c.window, "");
+  std::vector<std::string> cut = Build(**index, trimmed->window, trimmed->select);
+  ASSERT_FALSE(full.empty());
+  ASSERT_EQ(full.size(), cut.size());
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (full[i] == cut[i]) continue;
+    size_t at = 0;
+    while (at < full[i].size() && at < cut[i].size() && full[i][at] == cut[i][at]) ++at;
+    size_t line = full[i].rfind('\n', at) + 1;
+    ADD_FAILURE() << "window " << i << " of " << full.size() << " differs:\n  whole:   " << full[i].substr(line, 300)
+                  << "\n  trimmed: " << cut[i].substr(line, 300);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TrimEverySpec, ::testing::ValuesIn(kFixtureSpecs));
+
 TEST(Trim, AnonymizesKernelAndRangeNamesWithStableHashes) {
   testing::TempDir dir;
   auto source = OpenCapture(Fixture("graphs_nvtx"));

@@ -59,24 +59,9 @@ bool CaptureInfo::Intact() const {
   return damage.empty() && sequence_gaps == 0 && !drops && has_trailer && clean_shutdown;
 }
 
-CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
-  const format::Capture& c = index.capture();
-  CaptureInfo in;
-  in.path = index.path();
-  in.file_bytes = c.file->size();
-  in.format_major = c.file->header().major;
-  in.format_minor = c.file->header().minor;
-  in.session = c.session;
-  in.devices = c.devices;
-  in.start_ns = index.extent().start_ns;
-  in.end_ns = index.extent().end_ns;
-  in.start_realtime_ns = index.clock().ToRealtime(in.start_ns);
-  in.clock_samples = c.clocks.size();
+namespace {
 
-  in.frames = c.report.frames;
-  in.frames_by_type = c.report.frames_by_type;
-  in.unknown_frame_types = c.report.unknown_types;
-
+void CountActivity(const format::Capture& c, CaptureInfo& in) {
   for (const format::ChunkView& chunk : c.chunks) {
     for (const format::KindCount& k : chunk.info.kind_counts) in.records_per_kind[k.kind] += k.count;
     in.records += chunk.info.record_count;
@@ -91,7 +76,10 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
   if (c.trailer) in.records_written = c.trailer->activity_records;
   in.strings = c.strings.size();
   for (const format::ThreadInfo& t : c.threads) in.threads.emplace_back(t.os_tid, t.name);
+}
 
+void CountRanges(const builder::CaptureIndex& index, CaptureInfo& in) {
+  const format::Capture& c = index.capture();
   // Ranges as the builder pairs them, counted per domain.
   const builder::RangeIndex& ranges = index.ranges();
   in.range_events = c.ranges.size();
@@ -128,7 +116,9 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
   std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   if (names.size() > 10) names.resize(10);
   in.top_ranges = std::move(names);
+}
 
+void CountGraphs(const format::Capture& c, CaptureInfo& in) {
   std::set<uint32_t> graphs;
   for (const format::GraphEvent& g : c.graphs) {
     switch (g.kind) {
@@ -146,7 +136,10 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
     }
   }
   in.graphs = graphs.size();
+}
 
+void CountMarks(const builder::CaptureIndex& index, CaptureInfo& in) {
+  const format::Capture& c = index.capture();
   std::set<std::string> labels;
   for (const format::WindowMark& m : c.windows) {
     if (m.kind == WindowMarkKind::kOpen) in.marks_open++;
@@ -155,9 +148,38 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
     if (!m.label.empty() && labels.insert(m.label).second) in.mark_labels.push_back(m.label);
   }
   if (auto spec = builder::ParseWindowSpec("marks"); spec.ok()) {
-    auto windows = builder::ResolveWindows(*spec, c, index.extent(), ranges);
+    auto windows = builder::ResolveWindows(*spec, c, index.extent(), index.ranges());
     if (windows.ok()) in.mark_windows = windows->size();
   }
+}
+
+}  // namespace
+
+CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
+  const format::Capture& c = index.capture();
+  CaptureInfo in;
+  in.path = index.path();
+  in.file_bytes = c.file->size();
+  in.format_major = c.file->header().major;
+  in.format_minor = c.file->header().minor;
+  in.session = c.session;
+  in.devices = c.devices;
+  in.start_ns = index.extent().start_ns;
+  in.end_ns = index.extent().end_ns;
+  in.start_realtime_ns = index.clock().ToRealtime(in.start_ns);
+  in.clock_samples = c.clocks.size();
+
+  in.frames = c.report.frames;
+  in.frames_by_type = c.report.frames_by_type;
+  in.unknown_frame_types = c.report.unknown_types;
+
+  CountActivity(c, in);
+
+  CountRanges(index, in);
+
+  CountGraphs(c, in);
+
+  CountMarks(index, in);
 
   in.counters = c.counter_defs;
   in.counter_samples = c.counter_samples.size();
@@ -183,10 +205,9 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
   return in;
 }
 
-std::string InfoText(const CaptureInfo& in) {
-  std::ostringstream o;
-  o << "capture   " << in.path << " (" << in.file_bytes << " bytes, format " << in.format_major << "."
-    << in.format_minor << ")\n";
+namespace {
+
+void SessionLines(const CaptureInfo& in, std::ostringstream& o) {
   if (in.session) {
     const format::SessionInfo& s = *in.session;
     o << "process   " << s.process_name << " pid " << s.pid << " on " << s.host << "\n";
@@ -211,6 +232,9 @@ std::string InfoText(const CaptureInfo& in) {
     if (in.activity_last_ns > in.activity_first_ns) o << ", " << Seconds(in.activity_last_ns - in.activity_first_ns) << " of GPU activity";
     o << ", " << in.clock_samples << " clock samples\n";
   }
+}
+
+void RecordLines(const CaptureInfo& in, std::ostringstream& o) {
   // Counted as frames, said as frames: one "devices" frame holds every
   // device, and "1 devices" read as a device count.
   o << "frames    " << in.frames;
@@ -233,6 +257,9 @@ std::string InfoText(const CaptureInfo& in) {
     if (!name.empty()) o << ", " << tid << " " << name;
   }
   o << "\n";
+}
+
+void RangeLines(const CaptureInfo& in, std::ostringstream& o) {
   o << "ranges    " << in.range_events << " events: " << in.push_pop_ranges << " push/pop, " << in.start_end_ranges
     << " start/end, " << in.range_marks << " marks";
   if (in.unclosed_ranges) o << ", " << in.unclosed_ranges << " never closed";
@@ -255,6 +282,9 @@ std::string InfoText(const CaptureInfo& in) {
     }
     o << "\n";
   }
+}
+
+void GraphWindowCounterLines(const CaptureInfo& in, std::ostringstream& o) {
   o << "graphs    " << in.graphs << " graphs, " << in.graph_nodes << " nodes";
   if (!in.nodes_by_type.empty()) {
     o << " (";
@@ -286,6 +316,9 @@ std::string InfoText(const CaptureInfo& in) {
     for (const std::string& n : in.metadata_names) o << " " << n;
     o << "\n";
   }
+}
+
+void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
   if (in.recorder) {
     const format::RecorderStats& st = *in.recorder;
     o << "drops     " << st.cupti_dropped_records << " records by CUPTI, " << st.buffers_dropped_pool_empty
@@ -307,6 +340,19 @@ std::string InfoText(const CaptureInfo& in) {
   if (in.tail_bytes_lost) o << ", " << in.tail_bytes_lost << " bytes lost at the tail";
   o << "\n";
   for (const auto& line : in.damage_lines) o << "  " << line << "\n";
+}
+
+}  // namespace
+
+std::string InfoText(const CaptureInfo& in) {
+  std::ostringstream o;
+  o << "capture   " << in.path << " (" << in.file_bytes << " bytes, format " << in.format_major << "."
+    << in.format_minor << ")\n";
+  SessionLines(in, o);
+  RecordLines(in, o);
+  RangeLines(in, o);
+  GraphWindowCounterLines(in, o);
+  HealthLines(in, o);
   return o.str();
 }
 

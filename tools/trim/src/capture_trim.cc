@@ -13,12 +13,12 @@
 
 #include "gpucap/tools/trim/anonymize.h"
 #include "gpucap/builder/name_matcher.h"
+#include "gpucap/builder/record_walk.h"
 #include "gpucap/builder/strings.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/capture_writer.h"
 #include "gpucap/format/output_file.h"
 #include "gpucap/format/sink.h"
-#include "record_walk.h"
 
 namespace gpucap::tools {
 namespace {
@@ -103,6 +103,173 @@ std::string HashedName(std::string_view prefix, std::string_view name) {
   return std::string(prefix) + buf;
 }
 
+namespace {
+
+// The capture's lists: definitions whole, the rest as the plan keeps them.
+Status WriteLists(const format::Capture& c, const TrimPlan& plan, const TrimOptions& options, const Anonymizer& anon,
+                  Feeder* feed) {
+  if (c.session) {
+    format::SessionInfo s = *c.session;
+    for (const auto& kv : options.provenance) s.options.push_back(kv);
+    if (options.anonymize) AnonymizeSession(&s);
+    GPUCAP_RETURN_IF_ERROR(feed->Message(s));
+  }
+  for (format::DeviceInfo d : c.devices) {
+    if (options.anonymize) AnonymizeDevice(&d);
+    GPUCAP_RETURN_IF_ERROR(feed->Message(d));
+  }
+  for (format::ThreadInfo t : c.threads) {
+    if (options.anonymize) AnonymizeThread(&t);
+    GPUCAP_RETURN_IF_ERROR(feed->Message(t));
+  }
+  for (const format::CounterDef& d : c.counter_defs) GPUCAP_RETURN_IF_ERROR(feed->Message(d));
+  for (format::WindowMark m : c.windows) {
+    if (options.anonymize) AnonymizeWindowMark(&m);
+    GPUCAP_RETURN_IF_ERROR(feed->Message(m));
+  }
+  for (size_t i = 0; i < c.clocks.size(); ++i) {
+    if (plan.clocks[i]) GPUCAP_RETURN_IF_ERROR(feed->Message(c.clocks[i]));
+  }
+  for (size_t i = 0; i < c.metadata.size(); ++i) {
+    if (!plan.metadata[i]) continue;
+    format::MetadataBlob b = c.metadata[i];
+    if (options.anonymize) AnonymizeMetadata(&b);
+    GPUCAP_RETURN_IF_ERROR(feed->Message(std::move(b)));
+  }
+  for (size_t i = 0; i < c.graphs.size(); ++i) {
+    if (!plan.graphs[i]) continue;
+    format::GraphEvent e = c.graphs[i];
+    bool kernel = e.node_type == 0 && e.kind == format::GraphEventKind::kNodeCreated;
+    if (options.anonymize && !e.function_name.empty()) {
+      e.function_name = kernel ? anon.Kernel(e.function_name) : anon.Function(e.function_name);
+    }
+    GPUCAP_RETURN_IF_ERROR(feed->Message(std::move(e)));
+  }
+  for (size_t i = 0; i < c.ranges.size(); ++i) {
+    if (!plan.ranges[i]) continue;
+    format::RangeEvent e = c.ranges[i];
+    using K = format::RangeKind;
+    if (e.kind == K::kPush || e.kind == K::kStart || e.kind == K::kMark) e.name = anon.Range(e.name);
+    if (options.anonymize) AnonymizeRangeName(&e);
+    GPUCAP_RETURN_IF_ERROR(feed->Message(std::move(e)));
+  }
+  for (size_t i = 0; i < c.counter_samples.size(); ++i) {
+    if (plan.counter_samples[i]) GPUCAP_RETURN_IF_ERROR(feed->Message(c.counter_samples[i]));
+  }
+  return Status::Ok();
+}
+
+// Activity: per source chunk, its kept records in walk order, with the text
+// of every string they point to defined just before.
+class ChunkRepacker {
+ public:
+  ChunkRepacker(const builder::CaptureIndex& index, const Anonymizer& anon, Feeder* feed, TrimResult* result)
+      : index_(index), c_(index.capture()), anon_(anon), feed_(*feed), result_(*result), resolver_(c_.strings) {}
+
+  Status Write(size_t chunk, const std::vector<uint8_t>& keep);
+
+ private:
+  // Defines `pointer`'s text (hashed when anonymizing) unless defined so already.
+  void Define(uint64_t pointer, uint32_t sequence, bool kernel, bool domain, Status* status);
+
+  const builder::CaptureIndex& index_;
+  const format::Capture& c_;
+  const Anonymizer& anon_;
+  Feeder& feed_;
+  TrimResult& result_;
+  builder::StringResolver resolver_;
+  std::unordered_map<uint64_t, std::string> defined_;  // pointer -> text as last written
+  std::vector<uint64_t> raw_;
+};
+
+void ChunkRepacker::Define(uint64_t pointer, uint32_t sequence, bool kernel, bool domain, Status* status) {
+  if (pointer == 0 || !status->ok()) return;
+  builder::StringResolver::Resolution r = resolver_.Resolve(pointer, sequence);
+  if (r.index == builder::kNoString) return;  // unresolved in the source too
+  const std::string& text = c_.strings[r.index].def.text;
+  std::string shown = kernel ? anon_.Kernel(text) : domain ? text : anon_.Range(text);
+  auto it = defined_.find(pointer);
+  if (it != defined_.end() && it->second == shown) return;
+  defined_[pointer] = shown;
+  *status = feed_.Message(format::StringDef{pointer, shown});
+}
+
+Status ChunkRepacker::Write(size_t chunk, const std::vector<uint8_t>& keep) {
+  if (std::find(keep.begin(), keep.end(), 1) == keep.end()) return Status::Ok();
+  const format::ChunkView& view = c_.chunks[chunk];
+  GPUCAP_RETURN_IF_ERROR(format::DecompressChunk(*c_.file, view, &raw_));
+  auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw_.data()), view.info.raw_size);
+  auto out = std::make_shared<std::vector<uint64_t>>();
+  size_t used = 0;
+  format::ChunkInfo info;
+  info.context_id = view.info.context_id;
+  info.stream_id = view.info.stream_id;
+  std::map<uint32_t, std::pair<uint64_t, uint32_t>> kinds;  // kind -> (count, stride)
+  uint64_t lo = UINT64_MAX, start_hi = 0, end_hi = 0;
+  Status strings = Status::Ok();
+  builder::RecordWalk(index_.decoder(), view.info).Run(bytes, [&](const builder::RawRecord& r) {
+    if (r.index >= keep.size() || !keep[r.index]) return;
+    if ((used + r.stride + 7) / 8 > out->size()) out->resize(std::max<size_t>((used + r.stride + 7) / 8, out->size() * 2));
+    std::memcpy(reinterpret_cast<uint8_t*>(out->data()) + used, r.bytes, r.stride);
+    used += r.stride;
+    auto& k = kinds[r.kind];
+    k.first++;
+    k.second = r.stride;
+    auto [start, end] = builder::SpanOf(r);
+    if (start != 0) {
+      lo = std::min(lo, start);
+      start_hi = std::max(start_hi, start);
+      end_hi = std::max(end_hi, end);
+    }
+    uint32_t family = r.layout ? builder::FamilyOf(r.kind) : 0;
+    if (family == builder::kKernels) Define(r.U(Field::kName), view.sequence, true, false, &strings);
+    if (family == builder::kMarkers) {
+      Define(r.U(Field::kName), view.sequence, false, false, &strings);
+      Define(r.U(Field::kDomain), view.sequence, false, true, &strings);
+    }
+  });
+  GPUCAP_RETURN_IF_ERROR(strings);
+  if (used == 0) return Status::Ok();
+  for (auto [kind, n] : kinds) {
+    info.kind_counts.push_back({kind, n.first});
+    info.record_sizes.push_back({kind, n.second});
+    info.record_count += static_cast<uint32_t>(n.first);
+  }
+  info.raw_size = static_cast<uint32_t>(used);
+  if (lo != UINT64_MAX) {
+    info.min_start_ns = lo;
+    info.max_start_ns = start_hi;
+    info.max_end_ns = end_hi;
+  }
+  format::ActivityBuffer b;
+  b.data = reinterpret_cast<const uint8_t*>(out->data());
+  b.size = used;
+  b.info = info;
+  b.release = [out] {};  // the buffer lives until the writer is done with it
+  result_.chunks++;
+  result_.records += info.record_count;
+  return feed_.Activity(std::move(b));
+}
+
+format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const TrimOptions& options) {
+  const format::Capture& c = index.capture();
+  format::Trailer trailer;
+  if (c.trailer) {
+    trailer.clean_shutdown = c.trailer->clean_shutdown;
+    trailer.stop_reason = c.trailer->stop_reason;
+    trailer.stats = c.trailer->stats;
+  } else if (!c.stats.empty()) {
+    trailer.stats = c.stats.back();
+  }
+  if (options.anonymize) AnonymizeStats(&trailer.stats);
+  // The source's end, so ranges left open end where they ended there, and
+  // windows relative to the capture resolve the same.
+  trailer.end_cupti_ns = index.extent().end_ns;
+  return trailer;
+}
+
+}  // namespace
+
 Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
                                        const TrimOptions& options, const std::string& path) {
   const format::Capture& c = index.capture();
@@ -117,147 +284,14 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
   std::unique_ptr<format::CaptureWriter> writer = std::move(started).value();
   Feeder feed(writer.get());
   TrimResult result;
-
   auto write_all = [&]() -> Status {
-    if (c.session) {
-      format::SessionInfo s = *c.session;
-      for (const auto& kv : options.provenance) s.options.push_back(kv);
-      if (options.anonymize) AnonymizeSession(&s);
-      GPUCAP_RETURN_IF_ERROR(feed.Message(s));
-    }
-    for (format::DeviceInfo d : c.devices) {
-      if (options.anonymize) AnonymizeDevice(&d);
-      GPUCAP_RETURN_IF_ERROR(feed.Message(d));
-    }
-    for (format::ThreadInfo t : c.threads) {
-      if (options.anonymize) AnonymizeThread(&t);
-      GPUCAP_RETURN_IF_ERROR(feed.Message(t));
-    }
-    for (const format::CounterDef& d : c.counter_defs) GPUCAP_RETURN_IF_ERROR(feed.Message(d));
-    for (format::WindowMark m : c.windows) {
-      if (options.anonymize) AnonymizeWindowMark(&m);
-      GPUCAP_RETURN_IF_ERROR(feed.Message(m));
-    }
-    for (size_t i = 0; i < c.clocks.size(); ++i) {
-      if (plan.clocks[i]) GPUCAP_RETURN_IF_ERROR(feed.Message(c.clocks[i]));
-    }
-    for (size_t i = 0; i < c.metadata.size(); ++i) {
-      if (!plan.metadata[i]) continue;
-      format::MetadataBlob b = c.metadata[i];
-      if (options.anonymize) AnonymizeMetadata(&b);
-      GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(b)));
-    }
-    for (size_t i = 0; i < c.graphs.size(); ++i) {
-      if (!plan.graphs[i]) continue;
-      format::GraphEvent e = c.graphs[i];
-      bool kernel = e.node_type == 0 && e.kind == format::GraphEventKind::kNodeCreated;
-      if (options.anonymize && !e.function_name.empty()) {
-        e.function_name = kernel ? anon.Kernel(e.function_name) : anon.Function(e.function_name);
-      }
-      GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(e)));
-    }
-    for (size_t i = 0; i < c.ranges.size(); ++i) {
-      if (!plan.ranges[i]) continue;
-      format::RangeEvent e = c.ranges[i];
-      using K = format::RangeKind;
-      if (e.kind == K::kPush || e.kind == K::kStart || e.kind == K::kMark) e.name = anon.Range(e.name);
-      if (options.anonymize) AnonymizeRangeName(&e);
-      GPUCAP_RETURN_IF_ERROR(feed.Message(std::move(e)));
-    }
-    for (size_t i = 0; i < c.counter_samples.size(); ++i) {
-      if (plan.counter_samples[i]) GPUCAP_RETURN_IF_ERROR(feed.Message(c.counter_samples[i]));
-    }
-
-    // Activity: per source chunk, its kept records in walk order, with the
-    // text of every string they point to defined just before.
-    builder::StringResolver resolver(c.strings);
-    std::unordered_map<uint64_t, std::string> defined;  // pointer -> text as last written
-    std::vector<uint64_t> raw;
-    for (const auto& [chunk, chunk_keep] : plan.records) {
-      const std::vector<uint8_t>& keep = chunk_keep;  // clang 14 cannot capture a binding
-      if (std::find(keep.begin(), keep.end(), 1) == keep.end()) continue;
-      const format::ChunkView& view = c.chunks[chunk];
-      GPUCAP_RETURN_IF_ERROR(format::DecompressChunk(*c.file, view, &raw));
-      auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(raw.data()), view.info.raw_size);
-      auto out = std::make_shared<std::vector<uint64_t>>();
-      size_t used = 0;
-      format::ChunkInfo info;
-      info.context_id = view.info.context_id;
-      info.stream_id = view.info.stream_id;
-      std::map<uint32_t, std::pair<uint64_t, uint32_t>> kinds;  // kind -> (count, stride)
-      uint64_t lo = UINT64_MAX, start_hi = 0, end_hi = 0;
-      Status strings = Status::Ok();
-      auto define = [&](uint64_t pointer, bool kernel, bool domain) {
-        if (pointer == 0 || !strings.ok()) return;
-        builder::StringResolver::Resolution r = resolver.Resolve(pointer, view.sequence);
-        if (r.index == builder::kNoString) return;  // unresolved in the source too
-        const std::string& text = c.strings[r.index].def.text;
-        std::string shown = kernel ? anon.Kernel(text) : domain ? text : anon.Range(text);
-        auto it = defined.find(pointer);
-        if (it != defined.end() && it->second == shown) return;
-        defined[pointer] = shown;
-        strings = feed.Message(format::StringDef{pointer, shown});
-      };
-      WalkRecords(index.decoder(), bytes, view.info, [&](const RawRecord& r) {
-        if (r.index >= keep.size() || !keep[r.index]) return;
-        if ((used + r.stride + 7) / 8 > out->size()) out->resize(std::max<size_t>((used + r.stride + 7) / 8, out->size() * 2));
-        std::memcpy(reinterpret_cast<uint8_t*>(out->data()) + used, r.bytes, r.stride);
-        used += r.stride;
-        auto& k = kinds[r.kind];
-        k.first++;
-        k.second = r.stride;
-        auto [start, end] = SpanOf(r);
-        if (start != 0) {
-          lo = std::min(lo, start);
-          start_hi = std::max(start_hi, start);
-          end_hi = std::max(end_hi, end);
-        }
-        uint32_t family = r.layout ? builder::FamilyOf(r.kind) : 0;
-        if (family == builder::kKernels) define(r.U(Field::kName), true, false);
-        if (family == builder::kMarkers) {
-          define(r.U(Field::kName), false, false);
-          define(r.U(Field::kDomain), false, true);
-        }
-      });
-      GPUCAP_RETURN_IF_ERROR(strings);
-      if (used == 0) continue;
-      for (auto [kind, n] : kinds) {
-        info.kind_counts.push_back({kind, n.first});
-        info.record_sizes.push_back({kind, n.second});
-        info.record_count += static_cast<uint32_t>(n.first);
-      }
-      info.raw_size = static_cast<uint32_t>(used);
-      if (lo != UINT64_MAX) {
-        info.min_start_ns = lo;
-        info.max_start_ns = start_hi;
-        info.max_end_ns = end_hi;
-      }
-      format::ActivityBuffer b;
-      b.data = reinterpret_cast<const uint8_t*>(out->data());
-      b.size = used;
-      b.info = info;
-      b.release = [out] {};  // the buffer lives until the writer is done with it
-      result.chunks++;
-      result.records += info.record_count;
-      GPUCAP_RETURN_IF_ERROR(feed.Activity(std::move(b)));
-    }
+    GPUCAP_RETURN_IF_ERROR(WriteLists(c, plan, options, anon, &feed));
+    ChunkRepacker chunks(index, anon, &feed, &result);
+    for (const auto& [chunk, keep] : plan.records) GPUCAP_RETURN_IF_ERROR(chunks.Write(chunk, keep));
     return feed.FlushBatch();
   };
-
   Status s = write_all();
-  format::Trailer trailer;
-  if (c.trailer) {
-    trailer.clean_shutdown = c.trailer->clean_shutdown;
-    trailer.stop_reason = c.trailer->stop_reason;
-    trailer.stats = c.trailer->stats;
-  } else if (!c.stats.empty()) {
-    trailer.stats = c.stats.back();
-  }
-  if (options.anonymize) AnonymizeStats(&trailer.stats);
-  // The source's end, so ranges left open end where they ended there, and
-  // windows relative to the capture resolve the same.
-  trailer.end_cupti_ns = index.extent().end_ns;
-  Status closed = writer->Close(std::move(trailer), kWriterTimeout);
+  Status closed = writer->Close(TrimmedTrailer(index, options), kWriterTimeout);
   if (s.ok()) s = closed;
   if (s.ok()) s = (*out)->Commit();
   if (!s.ok()) return Status(s.code(), path + ": " + s.message());

@@ -79,6 +79,9 @@ struct WindowReport {
   // each with the record families (decode.h) it was decoded with: exactly
   // what a capture trimmed to this window must keep.
   std::vector<std::pair<size_t, uint32_t>> chunks;
+  // Set by the caller to learn what the join referenced (join_use.h; parts
+  // are indices into `chunks`); left null, nothing is collected.
+  JoinUse* use = nullptr;
 };
 
 struct BuildReport {

@@ -2,7 +2,7 @@
 // record layouts of the CUPTI version that wrote the capture. Never includes
 // CUPTI: layouts come from gpucap/format/cupti_layout.h.
 //
-// Records are walked with the per-kind strides the recorder stored with each
+// Records are walked (record_walk.h) with the per-kind strides the recorder stored with each
 // chunk (then the layout's size, then the session's sizes). A kind gpucap has
 // no layout for is stepped over and counted; a record whose size nothing
 // tells ends the walk of its chunk, and the bytes after it are counted.
@@ -77,20 +77,19 @@ class Decoder {
   void DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInfo& info, uint32_t sequence,
                      uint32_t families, ActivityTables* out, DecodeStats* stats) const;
 
+  // Lines for a person about what was skipped, naming the CUPTI version.
+  std::vector<std::string> Describe(const DecodeStats& stats) const;
+
+ private:
+  friend class RecordWalk;  // record_walk.h: the one walk over raw records, which reads records' shapes
   // How records of `kind` sit in a chunk described by `info`: the stride
   // from one to the next (0: nothing tells) and the layout their fields are
-  // read with (null: none known; the decoder skips them). For tools that walk
-  // raw records themselves, e.g. to re-pack some of them into a new chunk.
+  // read with (null: none known; the decoder skips them).
   struct RecordShape {
     uint32_t stride = 0;
     const format::RecordLayout* layout = nullptr;
   };
   RecordShape ShapeOf(uint32_t kind, const format::ChunkInfo& info) const;
-
-  // Lines for a person about what was skipped, naming the CUPTI version.
-  std::vector<std::string> Describe(const DecodeStats& stats) const;
-
- private:
   const format::RecordLayout* LayoutFor(uint32_t kind, uint32_t stride) const;
   uint32_t StrideFor(uint32_t kind, const format::ChunkInfo& info) const;
 

@@ -29,6 +29,7 @@
 
 #include "gpucap/builder/capture_index.h"
 #include "gpucap/builder/decode.h"
+#include "gpucap/builder/join_use.h"
 #include "gpucap/builder/tables.h"
 #include "gpucap/builder/trace_model.h"
 #include "gpucap/builder/window.h"
@@ -81,11 +82,12 @@ class JoinWorkspace {
 
 // Joins `window` from `parts` (decoded chunks, in chunk order) and streams it
 // into `sink`, from Begin to End. `decode` describes what decoding skipped,
-// for the trace's metadata. `workspace` is reused across windows.
+// for the trace's metadata. `workspace` is reused across windows. With
+// `use`, also says what the window referenced (join_use.h).
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,
                   const JoinOptions& options, TraceSink* sink, JoinStats* stats,
-                  JoinWorkspace* workspace);
+                  JoinWorkspace* workspace, JoinUse* use = nullptr);
 // The same with a workspace of its own.
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,

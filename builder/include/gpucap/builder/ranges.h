@@ -22,6 +22,7 @@ struct Range {
   uint64_t end_ns = 0;       // the capture's end when never closed
   uint32_t os_tid = 0;       // the thread that opened it
   uint32_t event = 0;        // index of the opening event in Capture::ranges
+  uint32_t end_event = UINT32_MAX;  // of the closing one; UINT32_MAX when never closed
   uint64_t domain = 0;
   bool push_pop = true;      // false: start/end
   bool closed = true;

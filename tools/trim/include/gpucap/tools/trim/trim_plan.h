@@ -1,12 +1,15 @@
 // What a capture trimmed to some windows must keep so that each window
-// builds from it as it builds from the whole capture. Rather than guessing,
-// the plan replays the builder: it builds each window (into a sink that
-// drops the slices) to learn which chunks the window drew on and with which
-// record families, then makes the join's decisions over those records again
-// -- which ops the window holds, by start or by launch; the launch records,
-// external ids, CUDA events and context owners they reference; the ranges
-// open at their launches and at their graph nodes' capture; the CUPTI marker
-// pairs, overheads and counters inside the window -- and keeps exactly those.
+// builds from it as it builds from the whole capture. The plan builds each
+// window (into a sink that drops the slices) and keeps exactly what the
+// join reports it referenced (gpucap/builder/join_use.h): the records
+// behind the rows it used, found again through the builder's record walk;
+// the ranges, each with both of its events as the builder paired them; the
+// marks, metadata and counter samples it wrote; the graph events of the
+// nodes it traced back (whole components, graph_components.h); and the clock
+// samples around the times it converted. Definitions (devices, threads,
+// window marks, range names and payload schemas, metadata of the capture
+// and of ranges) and records the decoder has no layout for are kept whole.
+// The plan holds no rule of the join's.
 #ifndef GPUCAP_TOOLS_TRIM_PLAN_H_
 #define GPUCAP_TOOLS_TRIM_PLAN_H_
 

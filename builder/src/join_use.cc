@@ -1,0 +1,63 @@
+// What a window referenced (join_use.h): the rows behind its ops and API
+// calls and the rows those looked up (launches, external ids, the op that
+// names a context's device), the ranges of every annotation stack it read,
+// the graph nodes it traced back, and the times it converted. The slices
+// that are rows of their own (overheads, CUDA events, environment, markers,
+// ranges, marks, counters) and the lookups made while describing slices
+// (CUDA events waited on, metadata) report where they happen.
+#include "window_join.h"
+
+namespace gpucap::builder::join_internal {
+
+namespace {
+
+uint32_t FamilyOfOp(OpKind kind) {
+  switch (kind) {
+    case OpKind::kKernel: return kKernels;
+    case OpKind::kMemcpy: return kMemcpys;
+    case OpKind::kMemset: return kMemsets;
+    case OpKind::kSync: return kSyncs;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void WindowJoin::UseStack(uint32_t stack) {
+  for (uint32_t range : stacks_.Stack(stack)) use_->ranges.push_back(range);
+}
+
+void WindowJoin::UseContextOwner(uint32_t context) {
+  auto it = context_device_.find(context);
+  if (it != context_device_.end()) use_->Use(it->second.part, it->second.family, it->second.row);
+}
+
+void WindowJoin::UseExternal(uint32_t correlation) {
+  uint32_t i = external_by_correlation_.Find(correlation);
+  if (i != FlatMap::kMissing) use_->Use(external_rows_[i].first, kExternals, external_rows_[i].second);
+}
+
+void WindowJoin::ReportUse() {
+  use_->Time(w_.start_ns);
+  use_->Time(w_.end_ns);
+  for (const Op& op : ops_) {
+    use_->Use(op.part, FamilyOfOp(op.kind), op.row);
+    use_->Time(op.end);
+    UseExternal(op.correlation);
+    if (op.api != kNone) use_->Use(apis_[op.api].part, kApis, apis_[op.api].row);
+    UseStack(op.launch_stack);
+    UseStack(op.capture_stack);
+    if (op.graph_node != 0) use_->graph_nodes.push_back(op.graph_node);
+    if (op.kind == OpKind::kSync) UseContextOwner(Part(parts_, op.part).syncs.context[op.row]);
+  }
+  for (const ApiRef& a : apis_) {
+    if (!a.in_window) continue;
+    const ApiTable& t = Part(parts_, a.part).apis;
+    use_->Use(a.part, kApis, a.row);
+    use_->Time(t.end[a.row]);
+    UseExternal(t.correlation[a.row]);
+    UseStack(stacks_.At(t.tid[a.row], t.start[a.row]));
+  }
+}
+
+}  // namespace gpucap::builder::join_internal
