@@ -15,11 +15,20 @@
 #include "../support/temp_dir.h"
 #include "export_test_util.h"
 #include "gpucap/tools/export/schema.h"
+#include "scene.h"
 
 namespace gpucap::testing {
 namespace {
 
+namespace bt = builder::testing;
+
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+// An optional JSON arg as the database writes it: absent or -1 ("unknown")
+// is NULL; `zero_is_null` for CUPTI values where 0 means "not recorded".
+std::string Opt(const std::string& v, bool zero_is_null = false) {
+  return v.empty() || v == "-1" || (zero_is_null && v == "0") ? "NULL" : v;
+}
 
 // One line per op or range a window's JSON trace shows, in a form the
 // database's rows are written in too.
@@ -27,8 +36,12 @@ std::multiset<std::string> JsonRows(const Trace& t) {
   std::multiset<std::string> out;
   for (const Json* e : t.events) {
     const Json& x = *e;
-    if (x["ph"].text != "X") continue;
     const std::string& cat = x["cat"].text;
+    if (cat == "cuda_event" && (x["ph"].text == "X" || x["ph"].text == "i")) {
+      out.insert(cat + "|" + std::to_string(AbsoluteTs(t, x)) + "|" + x["pid"].text + "|" + x["tid"].text + "|" +
+                 ArgText(x, "cuda_event_id") + "|" + Opt(ArgText(x, "correlation"), true));
+    }
+    if (x["ph"].text != "X") continue;
     int64_t ts = AbsoluteTs(t, x), end = ts + Nanos(x["dur"]);
     std::string common = x["name"].text + "|" + std::to_string(ts) + "|" + std::to_string(end);
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
@@ -36,9 +49,18 @@ std::multiset<std::string> JsonRows(const Trace& t) {
                  ArgText(x, "stream") + "|" + ArgText(x, "correlation") + "|" + ArgText(x, "annotation stack"));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       out.insert(cat + "|" + common + "|" + x["tid"].text + "|" + ArgText(x, "correlation"));
-    } else if (cat == "user_annotation") {
+    } else if (cat == "user_annotation" || cat == "overhead") {
       out.insert(cat + "|" + common);
+    } else if (cat == "gpu_user_annotation") {
+      out.insert(cat + "|" + common + "|" + x["pid"].text + "|" + x["tid"].text + "|" +
+                 Opt(ArgText(x, "External id"), true));
+    } else if (cat == "cuda_sync") {
+      out.insert(cat + "|" + common + "|" + ArgText(x, "device") + "|" + Opt(ArgText(x, "stream")) + "|" +
+                 ArgText(x, "correlation") + "|" + Opt(ArgText(x, "wait_on_stream")) + "|" +
+                 Opt(ArgText(x, "wait_on_cuda_event_id")) + "|" +
+                 Opt(ArgText(x, "wait_on_cuda_event_record_corr_id")));
     }
+    if (cat == "kernel") out.insert("queued|" + common + "|" + Opt(ArgText(x, "queued"), true));
   }
   return out;
 }
@@ -74,6 +96,23 @@ std::multiset<std::string> DbRows(const ExportDb& db, int64_t window) {
                                "s.id = r.name WHERE r.kind != 'mark' AND r.window = " + w)) {
     out.insert("user_annotation|" + r[0] + "|" + r[1] + "|" + r[2]);
   }
+  auto rows = [&](const std::string& prefix, const std::string& sql) {
+    for (const auto& r : db.Rows(sql + w)) {
+      std::string line = prefix;
+      for (const std::string& cell : r) line += "|" + cell;
+      out.insert(line);
+    }
+  };
+  rows("overhead", "SELECT s.value, o.start_ns, o.end_ns FROM overheads o JOIN strings s ON s.id = o.name "
+                   "WHERE o.window = ");
+  rows("gpu_user_annotation", "SELECT s.value, g.start_ns, g.end_ns, g.device, g.stream, g.external_id FROM "
+                              "gpu_annotations g JOIN strings s ON s.id = g.name WHERE g.window = ");
+  rows("cuda_sync", "SELECT s.value, y.start_ns, y.end_ns, y.device, y.stream, y.correlation, y.wait_stream, "
+                    "y.wait_event_id, y.wait_event_correlation FROM syncs y JOIN strings s ON s.id = y.name "
+                    "WHERE y.window = ");
+  rows("cuda_event", "SELECT ts_ns, device, stream, cuda_event_id, correlation FROM cuda_events WHERE window = ");
+  rows("queued", "SELECT s.value, k.start_ns, k.end_ns, k.queued_us FROM kernels k JOIN strings s ON s.id = k.name "
+                 "WHERE k.window = ");
   return out;
 }
 
@@ -132,6 +171,72 @@ TEST(Export, MatchesTheJsonBuildPerWindow) {
   ExpectSameAsJson(Fixture("torch_train"), "nvtx:ProfilerStep#\\d+");
   ExpectSameAsJson(Fixture("allreduce-0"), "nvtx:ProfilerStep#\\d+");
   ExpectSameAsJson(Fixture("basics"), "every:1ms");
+}
+
+// The JSON comparison above holds these tables to the trace; this holds the
+// fixtures to having some, so that comparison is not of two empty sets.
+TEST(Export, GpuAnnotationsOverheadsAndEventWaitsAreExported) {
+  ExportDb graphs({Fixture("graphs_nvtx")});
+  EXPECT_GT(graphs.Int("SELECT COUNT(*) FROM gpu_annotations WHERE device IS NOT NULL AND stream IS NOT NULL "
+                       "AND external_id IS NOT NULL"), 0);
+  EXPECT_GT(graphs.Int("SELECT COUNT(*) FROM overheads o JOIN strings s ON s.id = o.name WHERE o.end_ns >= "
+                       "o.start_ns AND s.value != ''"), 0);
+  ExportDb sync({Fixture("sync_events")});
+  // A stream's wait names the event record's call: cudaEventRecord's correlation.
+  EXPECT_GT(sync.Int("SELECT COUNT(*) FROM syncs y JOIN api_calls a ON a.correlation = y.wait_event_correlation "
+                     "JOIN strings s ON s.id = a.name WHERE s.value LIKE 'cudaEventRecord%' AND y.wait_stream "
+                     "IS NOT NULL"), 0);
+}
+
+// What the fixtures lack (their CUPTI gave no event device timestamps, no
+// queued times, and none has a start/end range), in a synthetic capture: a
+// kernel with a queued time, a CUDA event record waited on by a stream, a
+// CUPTI overhead and a start/end range started on one thread and ended on
+// another. Compared with its JSON build like the fixtures, and the range's
+// thread with the capture's start event.
+TEST(Export, EventRecordsQueuedTimesAndStartEndThreadsMatchTheJsonBuild) {
+  Scene x;
+  Scene::Ok(x.c().String(0x1000, "_Z6kernelv"));
+  bt::ApiRecord a;
+  a.cbid = 211;  // cudaLaunchKernel
+  a.start = kT0 + 1000, a.end = kT0 + 1500, a.correlation = 1, a.tid = 4243;
+  x.c().Api(a);
+  bt::KernelRecord k;
+  k.start = kT0 + 3000, k.end = kT0 + 4000, k.correlation = 1, k.name_pointer = 0x1000, k.queued = kT0 + 1400;
+  x.c().Kernel(k);
+  bt::CudaEventRecord e;
+  e.correlation = 2, e.event_id = 9, e.device_timestamp = kT0 + 4100, e.event_sync_id = 55, e.stream = 7;
+  x.c().CudaEvent(e);
+  bt::SyncRecord y;
+  y.type = 2;  // a stream waits on the event
+  y.start = kT0 + 5000, y.end = kT0 + 5200, y.correlation = 3, y.stream = 8, y.cuda_event_id = 9, y.event_sync_id = 55;
+  x.c().Sync(y);
+  bt::OverheadRecord o;
+  o.start = kT0 + 6000, o.end = kT0 + 6500;
+  x.c().Overhead(o);
+  Scene::Ok(x.c().StartRange(5, 4243, kT0 + 2000, "async_io"));  // started on 4243
+  Scene::Ok(x.c().EndRange(5, 4244, kT0 + 9000));                 // ended on 4244
+  const std::string path = x.Path();
+  ExpectSameAsJson(path, "all");
+
+  ExportDb db({path});
+  EXPECT_EQ(db.Int("SELECT COUNT(*) FROM cuda_events WHERE cuda_event_id = 9 AND stream = 7"), 1);
+  EXPECT_EQ(db.Int("SELECT COUNT(*) FROM syncs WHERE wait_event_id = 9 AND wait_stream = 7 AND "
+                   "wait_event_correlation = 2"), 1);
+  EXPECT_EQ(db.Int("SELECT COUNT(*) FROM kernels WHERE queued_us IS NOT NULL"), 1);
+  EXPECT_EQ(db.Int("SELECT COUNT(*) FROM overheads"), 1);
+  auto index = builder::CaptureIndex::Open(path);
+  ASSERT_TRUE(index.ok());
+  std::multiset<std::string> want, got;
+  for (const format::RangeEvent& r : (*index)->capture().ranges) {
+    if (r.kind == format::RangeKind::kStart) want.insert(r.name + "|" + std::to_string(r.os_tid));
+  }
+  for (const auto& r : db.Rows("SELECT s.value, r.tid FROM nvtx_ranges r JOIN strings s ON s.id = r.name "
+                               "WHERE r.kind = 'start_end'")) {
+    got.insert(r[0] + "|" + r[1]);
+  }
+  EXPECT_EQ(want, std::multiset<std::string>{"async_io|4243"});
+  EXPECT_EQ(want, got);
 }
 
 TEST(Export, KernelColumnsCarryTheLaunchShapeAndGraphIds) {

@@ -44,6 +44,11 @@ class DbWriter {
   Status Prepare();
   Status Intern(const RowBatch& batch);
   Status Insert(TableId table, const RowBatch& batch, const std::array<int64_t, kTableCount>& base);
+  struct Bound;
+  // Binds one row's cells to parameters first.. of `s`, skipping those
+  // that hold the same value already (`last`, one per cell).
+  void BindRow(sqlite3_stmt* s, int first, const Cell* cells, size_t width, const RowBatch& batch,
+               const std::array<int64_t, kTableCount>& base, Bound* last);
 
   struct CaptureIds {
     std::vector<int64_t> strings{0};  // local -> global; 0 stays "none"
@@ -57,8 +62,12 @@ class DbWriter {
     bool operator==(const Bound&) const = default;
   };
   sqlite3* db_;
-  std::array<std::vector<Bound>, kTableCount> bound_;
+  std::array<std::vector<Bound>, kTableCount> bound_, bound_many_;
   std::array<sqlite3_stmt*, kTableCount> insert_{};
+  // INSERTs of many_rows_[t] rows at once: a statement's start and end
+  // (step, reset, halt) cost as much as binding a narrow row.
+  std::array<sqlite3_stmt*, kTableCount> insert_many_{};
+  std::array<size_t, kTableCount> many_rows_{};
   std::array<int64_t, kTableCount> next_id_{};
   std::array<uint64_t, kTableCount> rows_{};
   std::vector<CaptureIds> captures_;

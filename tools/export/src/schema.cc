@@ -46,13 +46,13 @@ constexpr ColumnDef kKernels[] = {
     GPUCAP_OP_HEAD, {"mangled_name", kInt}, {"short_name", kInt},
     {"grid_x", kInt}, {"grid_y", kInt}, {"grid_z", kInt}, {"block_x", kInt}, {"block_y", kInt},
     {"block_z", kInt}, {"registers_per_thread", kInt}, {"shared_memory", kInt},
-    GPUCAP_OP_TAIL};
+    {"queued_us", kInt}, GPUCAP_OP_TAIL};
 constexpr ColumnDef kMemcpys[] = {GPUCAP_OP_HEAD, {"copy_kind", kText}, {"src_kind", kText},
                                   {"dst_kind", kText}, {"bytes", kInt}, {"src_device", kInt},
                                   {"dst_device", kInt}, GPUCAP_OP_TAIL};
 constexpr ColumnDef kMemsets[] = {GPUCAP_OP_HEAD, {"bytes", kInt}, GPUCAP_OP_TAIL};
 constexpr ColumnDef kSyncs[] = {GPUCAP_OP_HEAD, {"wait_stream", kInt}, {"wait_event_id", kInt},
-                                {"correlation", kInt}};
+                                {"wait_event_correlation", kInt}, {"correlation", kInt}};
 constexpr ColumnDef kApiCalls[] = {GPUCAP_OWNER, {"window", kInt}, {"domain", kText}, {"tid", kInt},
                                    {"start_ns", kInt}, {"end_ns", kInt}, {"name", kInt}, {"cbid", kInt},
                                    {"correlation", kInt}, {"external_id", kInt}};
@@ -69,6 +69,14 @@ constexpr ColumnDef kGraphEdges[] = {GPUCAP_OWNER, {"graph_id", kInt}, {"from_no
                                      {"added_ns", kInt}, {"removed_ns", kInt}};
 constexpr ColumnDef kGraphExecs[] = {GPUCAP_OWNER, {"exec_id", kInt}, {"graph_id", kInt}, {"tid", kInt},
                                      {"created_ns", kInt}, {"updates", kInt}, {"destroyed_ns", kInt}};
+
+constexpr ColumnDef kGpuAnnotations[] = {GPUCAP_OWNER, {"window", kInt}, {"device", kInt}, {"stream", kInt},
+                                         {"start_ns", kInt}, {"end_ns", kInt}, {"name", kInt},
+                                         {"external_id", kInt}};
+constexpr ColumnDef kOverheads[] = {GPUCAP_OWNER, {"window", kInt}, {"start_ns", kInt}, {"end_ns", kInt},
+                                    {"name", kInt}};
+constexpr ColumnDef kCudaEvents[] = {GPUCAP_OWNER, {"window", kInt}, {"device", kInt}, {"stream", kInt},
+                                     {"ts_ns", kInt}, {"cuda_event_id", kInt}, {"correlation", kInt}};
 
 constexpr std::string_view kDur[] = {"dur_ns INTEGER GENERATED ALWAYS AS (end_ns - start_ns) VIRTUAL"};
 constexpr std::span<const std::string_view> kNone;
@@ -92,6 +100,9 @@ const std::array<TableDef, kTableCount> kTables = {{
     {TableId::kGraphNodes, "graph_nodes", false, kGraphNodes, kNone},
     {TableId::kGraphEdges, "graph_edges", false, kGraphEdges, kNone},
     {TableId::kGraphExecs, "graph_execs", false, kGraphExecs, kNone},
+    {TableId::kGpuAnnotations, "gpu_annotations", true, kGpuAnnotations, kDur},
+    {TableId::kOverheads, "overheads", true, kOverheads, kDur},
+    {TableId::kCudaEvents, "cuda_events", true, kCudaEvents, kNone},
 }};
 
 // What the example queries in docs/sqlite.md filter, join and order on; api_calls

@@ -1,6 +1,7 @@
 #include "window_rows.h"
 
 #include "gpucap/builder/budgets.h"
+#include "gpucap/builder/trace_keys.h"
 
 #include <algorithm>
 
@@ -21,7 +22,8 @@ constexpr std::string_view kPushPop = "push_pop", kStartEnd = "start_end", kMark
 struct OpArgs {
   int64_t device = -1, context = -1, stream = -1, correlation = -1, external = 0;
   int64_t registers = -1, shared_memory = -1, bytes = -1;
-  int64_t src_device = -1, dst_device = -1, wait_stream = -1, wait_event = -1;
+  int64_t src_device = -1, dst_device = -1, wait_stream = -1, wait_event = -1, wait_correlation = -1;
+  int64_t queued = 0;
   int64_t graph_node = 0, graph = -1, capture_node = -1;
   std::span<const int64_t> grid, block;
   std::span<const std::string_view> stack;
@@ -43,6 +45,8 @@ struct OpArgs {
       else if (k == "toDevice") dst_device = num();
       else if (k == "wait_on_stream") wait_stream = num();
       else if (k == "wait_on_cuda_event_id") wait_event = num();
+      else if (k == "wait_on_cuda_event_record_corr_id") wait_correlation = num();
+      else if (k == "queued") queued = num();
       else if (k == "graph node") graph_node = num();
       else if (k == "graph") graph = num();
       else if (k == "capture node") capture_node = num();
@@ -193,7 +197,10 @@ Status WindowRows::AddSlice(const Slice& s) {
     case Category::kCpuInstant:
       AddRange(s);
       break;
-    default:  // per-stream annotation spans, overheads, CUDA events: in the trace only
+    case Category::kGpuUserAnnotation:
+    case Category::kOverhead:
+    case Category::kCudaEvent:
+      AddDeviceSpan(s);
       break;
   }
   return Status::Ok();
@@ -233,6 +240,7 @@ void WindowRows::AddOp(const Slice& s) {
       ShapeCells(row, a.block);
       Maybe(row, a.registers);
       Maybe(row, a.shared_memory);
+      row.NonZero(static_cast<uint64_t>(std::max<int64_t>(a.queued, 0)));
       break;
     case TableId::kMemcpys: {
       std::string_view kinds[3];
@@ -252,6 +260,7 @@ void WindowRows::AddOp(const Slice& s) {
     default:  // syncs end here
       Maybe(row, a.wait_stream);
       Maybe(row, a.wait_event);
+      Maybe(row, a.wait_correlation);
       Maybe(row, a.correlation);
       return;
   }
@@ -309,7 +318,8 @@ void WindowRows::AddRange(const Slice& s) {
   r.start_end = !r.instant && tracks_[r.track].kind == Track::Kind::kSynthetic;
   for (const Arg& a : s.args) {
     if (a.foreign_key) continue;
-    if (a.key == "domain" && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
+    if (r.start_end && a.key == builder::trace_keys::kExternalId) r.tid = StartEndThread(a.u(), s.name);
+    else if (a.key == "domain" && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
     else if (a.key == "category") r.category = static_cast<uint32_t>(a.u());
     else if (a.key == "payload") {
       if (a.type == Arg::Type::kDouble) {

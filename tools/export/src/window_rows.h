@@ -68,6 +68,11 @@ class WindowRows : public builder::TraceSink {
   void AddApi(const builder::Slice& s);
   void AddRange(const builder::Slice& s);
   void WriteRanges();
+  // device_rows.cc: per-stream annotation spans, CUPTI overheads, CUDA event records.
+  void AddDeviceSpan(const builder::Slice& s);
+  void StreamOf(uint32_t track, RowWriter& row) const;  // device, stream cells
+  // A start/end range's opening thread, from its slice's External id; -1 when unknown.
+  int64_t StartEndThread(uint64_t external_id, std::string_view name) const;
   int64_t ThreadOf(uint32_t track) const;  // the OS tid, or -1
 
   CaptureRows& c_;

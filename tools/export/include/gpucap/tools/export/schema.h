@@ -19,7 +19,7 @@ namespace gpucap::tools::sqlite {
 // Bumped when a table or column changes meaning or goes away (meta's
 // schema_version); adding a column or table bumps the minor.
 inline constexpr int kSchemaVersionMajor = 1;
-inline constexpr int kSchemaVersionMinor = 0;
+inline constexpr int kSchemaVersionMinor = 1;
 
 // The tables, in the order a RowBatch holds them.
 enum class TableId : uint8_t {
@@ -41,8 +41,11 @@ enum class TableId : uint8_t {
   kGraphNodes,
   kGraphEdges,
   kGraphExecs,
+  kGpuAnnotations,
+  kOverheads,
+  kCudaEvents,
 };
-inline constexpr size_t kTableCount = 18;
+inline constexpr size_t kTableCount = 21;
 
 struct ColumnDef {
   std::string_view name;
