@@ -16,6 +16,7 @@
 #include "../builder/trace_util.h"
 #include "../support/temp_dir.h"
 #include "gpucap/builder/builder.h"
+#include "gpucap/builder/collectives.h"
 #include "gpucap/builder/output.h"
 #include "gpucap/builder/renderer.h"
 #include "gpucap/format/capture.h"
@@ -296,6 +297,21 @@ TEST(RenderCapture, NcclKernelsCarryHtasCollectiveKeysEagerAndReplayed) {
       if (v.cat == "kernel" && !KernelIs(v.name, "oneRankReduce")) EXPECT_FALSE(v.has("Collective name")) << v.name;
     }
   }
+}
+
+// The kernel-name forms NCCL's kernels take, beyond the one-rank kernels of
+// nccl_graph: its generated device kernels and demangled templates.
+TEST(RenderCapture, DtypeAndCollectiveNamesFromNcclNames) {
+  auto dtype = [](std::string_view k) { return std::string(builder::DtypeFromKernelName(k).name); };
+  EXPECT_EQ(dtype("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"), "Float");
+  EXPECT_EQ(dtype("ncclDevKernel_AllGather_Sum_bf16_RING_LL"), "BFloat16");
+  EXPECT_EQ(dtype("ncclDevKernel_ReduceScatter_Sum_f16_RING_SIMPLE"), "Half");
+  EXPECT_EQ(dtype("void oneRankReduce<FuncPreMulSum<float> >(void*, void*, unsigned long, unsigned long, bool)"),
+            "Float");
+  EXPECT_EQ(builder::DtypeFromKernelName("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)").size, 0u);
+  EXPECT_EQ(builder::CollectiveName("ncclAllReduce"), "all_reduce");
+  EXPECT_EQ(builder::CollectiveName("ncclReduceScatter"), "reduce_scatter");
+  EXPECT_EQ(builder::CollectiveName("ncclBroadcast"), "broadcast");
 }
 
 // --- 6. sync spans ----------------------------------------------------------
