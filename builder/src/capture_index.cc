@@ -27,6 +27,7 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
   ranges_ = std::make_unique<RangeIndex>(capture_, extent_.end_ns);
   steps_ = std::make_unique<StepRanges>(*ranges_);
   graphs_ = std::make_unique<GraphIndex>(capture_);
+  collectives_ = std::make_unique<CollectiveIndex>(capture_);
   for (size_t i = 0; i < capture_.chunks.size(); ++i) {
     const format::ChunkInfo& info = capture_.chunks[i].info;
     uint64_t first = info.min_start_ns;

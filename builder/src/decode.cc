@@ -242,6 +242,8 @@ void RowDecoder::Kernel(const Reader& r) {
   t.start[i] = r.U(Field::kStart);
   t.end[i] = r.U(Field::kEnd);
   t.queued[i] = r.U(Field::kQueued);
+  t.channel_id[i] = r.U32(Field::kChannelId);
+  t.channel_type[i] = static_cast<uint8_t>(r.U(Field::kChannelType));
   t.graph_node_id[i] = r.U(Field::kGraphNodeId);
   uint64_t pointer = r.U(Field::kName);
   // Kernels of a buffer repeat a few names: a small cache in front of

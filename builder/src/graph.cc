@@ -1,6 +1,7 @@
 #include "gpucap/builder/graph.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_set>
 
 namespace gpucap::builder {
@@ -13,7 +14,10 @@ bool RendersAsOp(uint32_t type) {
 }
 
 GraphIndex::GraphIndex(const format::Capture& capture) {
-  std::vector<std::pair<uint64_t, uint64_t>> added, removed;  // (from, to)
+  // (from, to, added): in the order recorded. Instantiation and updates
+  // remove an edge and add it back; applied out of order, the removal would
+  // win and drop an edge the graph has.
+  std::vector<std::tuple<uint64_t, uint64_t, bool>> edges;
   for (const format::GraphEvent& e : capture.graphs) {
     switch (e.kind) {
       case GraphEventKind::kNodeCreated: {
@@ -32,10 +36,10 @@ GraphIndex::GraphIndex(const format::Capture& capture) {
         if (e.node_id != e.original_node_id) cloned_from_[e.node_id] = e.original_node_id;
         break;
       case GraphEventKind::kDependencyAdded:
-        added.emplace_back(e.node_id, e.peer_node_id);
+        edges.emplace_back(e.node_id, e.peer_node_id, true);
         break;
       case GraphEventKind::kDependencyRemoved:
-        removed.emplace_back(e.node_id, e.peer_node_id);
+        edges.emplace_back(e.node_id, e.peer_node_id, false);
         break;
       default:
         break;
@@ -47,14 +51,14 @@ GraphIndex::GraphIndex(const format::Capture& capture) {
     const GraphNode* o = Origin(n);
     return o == nullptr ? n : o->id;
   };
-  for (auto [from, to] : added) {
-    auto& preds = predecessors_[origin_id(to)];
+  for (auto [from, to, add] : edges) {
     uint64_t f = origin_id(from);
-    if (std::find(preds.begin(), preds.end(), f) == preds.end()) preds.push_back(f);
-  }
-  for (auto [from, to] : removed) {
-    auto it = predecessors_.find(origin_id(to));
-    if (it != predecessors_.end()) std::erase(it->second, origin_id(from));
+    if (add) {
+      auto& preds = predecessors_[origin_id(to)];
+      if (std::find(preds.begin(), preds.end(), f) == preds.end()) preds.push_back(f);
+    } else if (auto it = predecessors_.find(origin_id(to)); it != predecessors_.end()) {
+      std::erase(it->second, f);
+    }
   }
 }
 

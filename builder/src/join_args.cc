@@ -41,6 +41,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint("context", k.context[r]));
       args_.push_back(Arg::Uint("stream", k.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, k.correlation[r]));
+      LaunchDetailArgs(k, r);
       // Registers to occupancy come with the annotation stack (RunFor).
       break;
     }
@@ -100,6 +101,7 @@ void WindowJoin::OpArgs(const Op& op) {
     }
   }
   AnnotationArgs(op);
+  if (op.kind == OpKind::kKernel) CollectiveArgs(op);
 }
 
 void WindowJoin::ApiArgs(const ApiRef& a) {

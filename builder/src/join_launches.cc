@@ -153,6 +153,10 @@ void WindowJoin::JoinOps() {
 }
 
 void WindowJoin::LinkFlows() {
+  // Dependency arrows first: with them drawn, only a replay's roots keep
+  // their launch flow (graph_dependencies.cc).
+  std::vector<bool> has_predecessor;
+  LinkDependencies(&has_predecessor);
   // Launch -> op: only when both are drawn in this window. Ops grouped by
   // launch (a counting sort: launch indices are dense), each group by start.
   std::vector<uint32_t>& begin = t_.flow_begin;
@@ -183,30 +187,12 @@ void WindowJoin::LinkFlows() {
     for (uint64_t k = 0; j < order.size() && ops_[order[j]].api == api; ++j, ++k) {
       // A launch with several ops (a graph launch) starts one flow per op:
       // importers bind one start to one end.
+      if (has_predecessor[order[j]]) continue;
       FlowEnd f{trace_keys::LaunchFlowId(ops_[order[j]].correlation, k), FlowKind::kLaunch};
       op_flows_in_.Add(order[j], f);
       api_flows_out_.Add(api, f);
     }
     i = j;
-  }
-  // Graph dependencies between ops of one replay.
-  if (options_.graph_dependencies) {
-    std::map<std::pair<uint32_t, uint64_t>, uint32_t> by_node;  // (launch, origin) -> op
-    for (uint32_t i = 0; i < ops_.size(); ++i) {
-      if (ops_[i].origin != nullptr) by_node.emplace(std::pair{ops_[i].correlation, ops_[i].origin->id}, i);
-    }
-    uint64_t next = trace_keys::kDependencyFlowBase;
-    for (uint32_t v = 0; v < ops_.size(); ++v) {
-      const GraphIndex::Dependencies* deps = Dependencies(ops_[v]);
-      if (deps == nullptr) continue;
-      for (uint64_t pred : deps->ops) {
-        auto it = by_node.find({ops_[v].correlation, pred});
-        if (it == by_node.end()) continue;
-        FlowEnd f{next++, FlowKind::kGraphDependency};
-        op_flows_out_.Add(it->second, f);
-        op_flows_in_.Add(v, f);
-      }
-    }
   }
   op_flows_in_.Build(ops_.size());
   op_flows_out_.Build(ops_.size());

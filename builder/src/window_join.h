@@ -3,6 +3,7 @@
 // one concern of the join:
 //   join.cc              the phases in order, streaming slices to the sink
 //   join_launches.cc     launch <-> op matching, external ids, flows
+//   graph_dependencies.cc  dependency arrows inside graph replays
 //   join_annotations.cc  annotation stacks: ranges open at launch or capture
 //   join_refs.cc         which slices, marks, markers and counters a window draws
 //   join_args.cc         a slice's name, category and arguments
@@ -138,6 +139,7 @@ class WindowJoin {
   void CollectOps();
   void JoinOps();
   void LinkFlows();
+  void LinkDependencies(std::vector<bool>* has_predecessor);  // part of LinkFlows
   void CollectAnnotationSpans();
   void CollectRefs();
   void CollectDeviceRefs();  // part of CollectRefs
@@ -197,6 +199,8 @@ class WindowJoin {
   void OpArgs(const Op& op);
   void ApiArgs(const ApiRef& api);
   void AnnotationArgs(const Op& op);
+  void LaunchDetailArgs(const KernelTable& k, uint32_t row);  // launch_details.cc
+  void CollectiveArgs(const Op& op);                           // collective_args.cc
 
   JoinUse* use_;  // null: not asked for
   const CaptureIndex& idx_;
@@ -258,7 +262,7 @@ class WindowJoin {
     }
     std::span<const Arg> span() const { return {items.data(), n}; }
   } args_;
-  std::vector<uint32_t> stack_scratch_;
+  std::vector<uint32_t> stack_scratch_, collective_scratch_;
   // Annotation stacks by docs/semantics.md (never-closed ranges out, the step rule).
   AnnotationStacks stacks_;
   std::string scratch_string_;

@@ -16,6 +16,7 @@
 
 #include "gpucap/builder/annotation_stacks.h"
 #include "gpucap/builder/clock.h"
+#include "gpucap/builder/collectives.h"
 #include "gpucap/builder/decode.h"
 #include "gpucap/builder/graph.h"
 #include "gpucap/builder/ranges.h"
@@ -38,6 +39,7 @@ class CaptureIndex {
   const RangeIndex& ranges() const { return *ranges_; }
   const StepRanges& steps() const { return *steps_; }  // for the step rule
   const GraphIndex& graphs() const { return *graphs_; }
+  const CollectiveIndex& collectives() const { return *collectives_; }
   const CaptureExtent& extent() const { return extent_; }
   // What was left out or cut because the capture claimed the impossible
   // (timestamps past any plausible run, clock samples that cannot be, range
@@ -77,6 +79,7 @@ class CaptureIndex {
   std::unique_ptr<RangeIndex> ranges_;
   std::unique_ptr<StepRanges> steps_;
   std::unique_ptr<GraphIndex> graphs_;
+  std::unique_ptr<CollectiveIndex> collectives_;
   struct Span {
     uint64_t first, last;  // earliest and latest timestamp in the chunk
     size_t chunk;

@@ -44,7 +44,8 @@ inline constexpr uint32_t kNoString = std::numeric_limits<uint32_t>::max();
   X(uint32_t, graph_id) X(int32_t, grid_x) X(int32_t, grid_y) X(int32_t, grid_z)    \
   X(int32_t, block_x) X(int32_t, block_y) X(int32_t, block_z)                     \
   X(int32_t, static_shared_memory) X(int32_t, dynamic_shared_memory)               \
-  X(uint16_t, registers_per_thread) X(uint8_t, launch_type)
+  X(uint16_t, registers_per_thread) X(uint8_t, launch_type)                       \
+  X(uint32_t, channel_id) X(uint8_t, channel_type)
 struct KernelTable {
   GPUCAP_TABLE(KernelTable, GPUCAP_KERNEL_COLUMNS, start)
 };

@@ -14,6 +14,21 @@ namespace gpucap::builder::trace_keys {
 inline constexpr std::string_view kExternalId = "External id";  // a GPU op or launch -> its CPU op
 inline constexpr std::string_view kCorrelation = "correlation";  // a GPU op -> its launch (CUPTI's id)
 
+// Launch details Kineto does not write (it names no key for them): the
+// hardware channel CUPTI says a kernel ran on.
+inline constexpr std::string_view kChannelId = "channel id";
+inline constexpr std::string_view kChannelType = "channel type";
+
+// A collective's kernel, with the keys HTA reads (hta/common/trace_parser and
+// its comm analyses) and torch.profiler writes on its record_param_comms.
+inline constexpr std::string_view kCollectiveName = "Collective name";
+inline constexpr std::string_view kInMsgNelems = "In msg nelems";
+inline constexpr std::string_view kOutMsgNelems = "Out msg nelems";
+inline constexpr std::string_view kInMsgSize = "In msg size";
+inline constexpr std::string_view kOutMsgSize = "Out msg size";
+inline constexpr std::string_view kDtype = "dtype";
+inline constexpr std::string_view kGroupSize = "Group size";
+
 // Categories ("cat") of the GPU side, as Kineto names them.
 inline constexpr std::string_view kCatKernel = "kernel";
 inline constexpr std::string_view kCatGpuMemcpy = "gpu_memcpy";
@@ -42,12 +57,14 @@ inline constexpr int kFlowIdBits = 52;
 // launch's ops (a graph launch starts one flow per op) from bit 32 on.
 inline constexpr uint64_t kLaunchFlowBase = 0;
 inline constexpr int kLaunchFlowOrdinalShift = 32;
-// Op -> op inside a graph replay: numbered from this base.
+// Op -> op inside a graph replay (predecessor's end -> successor's start):
+// numbered from this base, in the window's order of successors.
 inline constexpr uint64_t kDependencyFlowBase = uint64_t{1} << kFlowIdBits;
 
 constexpr uint64_t LaunchFlowId(uint32_t correlation, uint64_t ordinal) {
   return kLaunchFlowBase + correlation + (ordinal << kLaunchFlowOrdinalShift);
 }
+constexpr uint64_t DependencyFlowId(uint64_t n) { return kDependencyFlowBase + n; }
 // The kind's base of a flow id, and the id within the kind.
 constexpr uint64_t FlowIdBase(uint64_t id) { return id >> kFlowIdBits << kFlowIdBits; }
 constexpr uint64_t FlowIdLowMax() { return (uint64_t{1} << kFlowIdBits) - 1; }
