@@ -1,9 +1,10 @@
 #!/bin/bash
 # The scaling table of bench/README.md ("Scaling"): build_bench at 1-16 threads
 # on the 5M-kernel capture, md5 of the files compared across thread counts.
-# Run from a folder holding build_bench and lib/ (its shared libraries), with
-# $OUT a folder for the log:  OUT=/tmp/log bench/build/scaling.sh
-cd "$(dirname "$0")"
+# DIR holds build_bench and lib/ (its shared libraries, for another machine);
+# the log goes to $OUT (default /tmp):
+#   OUT=/tmp/log bench/build/scaling.sh DIR        e.g. DIR=build/bench/build
+cd "${1:?usage: scaling.sh DIR (holding build_bench)}"
 export LD_LIBRARY_PATH=$PWD/lib
 B=./build_bench
 log=${OUT:-/tmp}/scaling.log
