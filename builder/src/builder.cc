@@ -1,4 +1,5 @@
 #include "gpucap/builder/builder.h"
+#include "gpucap/builder/build_progress.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <unordered_set>
 
 #include "flat_map.h"
+#include "window_workers.h"
 
 namespace gpucap::builder {
 
@@ -90,6 +92,8 @@ void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, Windo
   for (std::thread& t : pool) t.join();
   for (size_t i = 0; i < todo.size(); ++i) {
     decoded_.Merge(out[i]->stats);
+    ChunkDecode& d = chunk_decodes_[todo[i]];
+    if ((d.families | families) == families) d = {families, out[i]->stats};
     cache_[todo[i]] = std::move(out[i]);
   }
   report->chunks_decoded += todo.size();
@@ -306,6 +310,11 @@ std::string TraceFileIn(const std::string& output, const std::string& capture, O
 }
 
 Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options) {
+  return BuildTraces(index, options, BuildProgressFn());
+}
+
+Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options,
+                                const BuildProgressFn& progress) {
   if (options.output.empty()) return Status::InvalidArgument("no output path given (-o)");
   auto spec = ParseWindowSpec(options.window);
   if (!spec.ok()) return spec.status();
@@ -326,25 +335,7 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
   report.warnings = index.capture().report.Describe(index.path());
   for (std::string& w : index.Warnings()) report.warnings.push_back(std::move(w));
   if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
-  for (const Window& w : *windows) {
-    if (options.on_window) options.on_window(w, report.windows.size(), windows->size());
-    WindowReport wr;
-    wr.path = WindowOutputPath(options.output, w, one);
-    auto out = OpenOutput(wr.path, options.output_options);
-    if (!out.ok()) return out.status();
-    std::unique_ptr<TraceSink> sink = MakeRenderer(options.format, std::move(out).value());
-    if (options.join.trace_name.empty()) {
-      size_t slash = wr.path.find_last_of('/');
-      builder.set_trace_name(slash == std::string::npos ? wr.path : wr.path.substr(slash + 1));
-    }
-    GPUCAP_RETURN_IF_ERROR(builder.BuildWindow(w, sink.get(), &wr));
-    report.chunks_decoded += wr.chunks_decoded;
-    report.peak_table_bytes = std::max(report.peak_table_bytes, wr.table_bytes);
-    report.windows.push_back(std::move(wr));
-  }
-  for (const std::string& line : index.decoder().Describe(builder.decode_stats())) {
-    if (line != index.decoder().version_warning()) report.warnings.push_back(line);
-  }
+  GPUCAP_RETURN_IF_ERROR(BuildWindowFiles(index, options, *windows, one, progress, &report));
   return report;
 }
 

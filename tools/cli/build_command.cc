@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "command.h"
+#include "gpucap/builder/build_progress.h"
 #include "gpucap/builder/builder.h"
 #include "gpucap/tools/splice/kineto_splice.h"
 #include "progress.h"
@@ -81,7 +82,9 @@ int RunBuild(const std::vector<std::string>& args) {
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
        "its time span (or of the one window --window selects) inserted")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
-  AddWindowFlags(&options, &window, "Each window is its own trace.", "decode and compression threads (0: one per core)");
+  AddWindowFlags(&options, &window, "Each window is its own trace.", "threads in all (0: one per core): windows are built on up to this many workers at once, each "
+                  "decoding and compressing on its share; the same bytes at every count. Peak memory: about "
+                  "min(threads, windows) x the largest window's decoded rows and buffers");
   po::positional_options_description positional;
   positional.add("capture", 1);
   po::variables_map vm;
@@ -138,11 +141,9 @@ int RunBuild(const std::vector<std::string>& args) {
     return Fail("build", "cannot create " + parent.string() + ": " + ec.message());
   }
   if (vm.count("into")) return Splice(**index, o, vm);
-  Progress progress("build", Progress::ShouldShow(vm["quiet"].as<bool>()));
-  o.on_window = [&](const Window& w, size_t done, size_t total) {
-    progress.Step(w.label.empty() ? "window" : "window " + w.label, done + 1, total);
-  };
-  auto report = BuildTraces(**index, o);
+  bool quiet = vm["quiet"].as<bool>();
+  Progress progress("build", Progress::ShouldShow(quiet), Progress::ShouldLog(quiet));
+  auto report = BuildTraces(**index, o, [&](const BuildProgress& p) { progress.Events(p); });
   progress.Clear();
   // Bad flags found once the capture is read (too many windows, a selection
   // past the last) are usage errors too.

@@ -1,9 +1,13 @@
 #include "gpucap/tools/merge/trace_merge.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include "gpucap/builder/trace_keys.h"
 
@@ -186,6 +190,61 @@ TraceHeader MergeHeaders(const std::vector<const builder::CaptureIndex*>& captur
   return h;
 }
 
+// `threads` as BuildOptions means it: 0 is one per core.
+int Threads(int threads) {
+  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// The header of each member of a window group: each capture's join up to
+// its header (the decode, most of a join's work), on up to `threads`
+// threads at once, one capture each; `members` in the group's order. Each
+// builder is left fresh, holding nothing decoded.
+Status ProbeHeaders(const std::vector<const builder::CaptureIndex*>& captures,
+                    std::vector<std::unique_ptr<builder::Builder>>& builders, const builder::BuildOptions& each,
+                    const std::vector<std::pair<size_t, builder::Window>>& group, int threads,
+                    const builder::ProgressFn& progress, size_t* step, size_t steps, std::vector<Member>* members) {
+  std::vector<Status> status(group.size(), Status::Ok());
+  std::vector<TraceHeader> headers(group.size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < group.size();) {
+      const auto& [k, w] = group[i];
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (progress) progress("joining " + captures[k]->path(), ++*step, steps);
+      }
+      HeaderProbe probe;
+      builder::WindowReport wr;
+      Status s = builders[k]->BuildWindow(w, &probe, &wr);
+      if (!probe.taken()) {
+        status[i] = s.ok() ? Status::Internal("the join wrote no header") : s;
+      } else {
+        headers[i] = probe.header();
+      }
+      // Its decoded chunks go: held for every capture until its turn to
+      // stream, they made 64 ranks' merge hold all 64 windows at once (1.5 GB
+      // for 64 x 50k kernels, 42 MB for one). The streaming pass decodes
+      // again, with the same options, so it sees the same tracks.
+      builders[k] = std::make_unique<builder::Builder>(*captures[k], each);
+    }
+  };
+  int workers = static_cast<int>(std::min<size_t>(group.size(), static_cast<size_t>(Threads(threads))));
+  std::vector<std::thread> pool;
+  try {
+    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // Fewer threads: the ones started and this one probe every capture.
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < group.size(); ++i) {
+    GPUCAP_RETURN_IF_ERROR(status[i]);
+    members->push_back({group[i].first, group[i].second, std::move(headers[i])});
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>& captures,
@@ -211,8 +270,12 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
   std::vector<std::unique_ptr<builder::Builder>> builders;
   std::vector<std::string> keys;
   std::map<std::string, std::vector<std::pair<size_t, builder::Window>>> groups;
+  // The captures' first joins run side by side (ProbeHeaders), each
+  // decoding on its share of the threads.
+  builder::BuildOptions each = options;
+  each.threads = std::max(1, Threads(options.threads) / static_cast<int>(std::max<size_t>(1, captures.size())));
   for (size_t k = 0; k < captures.size(); ++k) {
-    builders.push_back(std::make_unique<builder::Builder>(*captures[k], options));
+    builders.push_back(std::make_unique<builder::Builder>(*captures[k], each));
     auto windows = builders.back()->Windows();
     if (!windows.ok()) return Status(windows.status().code(), captures[k]->path() + ": " + windows.status().message());
     for (const builder::Window& w : *windows) {
@@ -237,14 +300,8 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
   for (const std::string& key : keys) steps += groups[key].size();
   for (const std::string& key : keys) {
     std::vector<Member> members;
-    for (const auto& [k, w] : groups[key]) {
-      if (progress) progress("joining " + captures[k]->path(), ++step, steps);
-      HeaderProbe probe;
-      builder::WindowReport wr;
-      Status s = builders[k]->BuildWindow(w, &probe, &wr);
-      if (!probe.taken()) return s.ok() ? Status::Internal("the join wrote no header") : s;
-      members.push_back({k, w, probe.header()});
-    }
+    GPUCAP_RETURN_IF_ERROR(ProbeHeaders(captures, builders, each, groups[key], options.threads, progress, &step, steps,
+                                        &members));
     std::vector<uint32_t> offsets;
     TraceHeader header = MergeHeaders(captures, members, &offsets, &report.warnings);
     MergeReport::Output out;
@@ -264,6 +321,7 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
       CaptureShare share(renderer.get(), offsets[i], m.header.tracks.size(), m.capture, captures.size());
       builder::WindowReport wr;
       GPUCAP_RETURN_IF_ERROR(builders[m.capture]->BuildWindow(m.window, &share, &wr));
+      builders[m.capture] = std::make_unique<builder::Builder>(*captures[m.capture], each);  // drops its rows
     }
     GPUCAP_RETURN_IF_ERROR(renderer->End());
     report.outputs.push_back(std::move(out));

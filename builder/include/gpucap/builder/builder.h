@@ -58,11 +58,16 @@ struct BuildOptions {
   // How far after a window GPU work launched inside it is looked for: a GPU
   // op belongs to the window that holds its launch, and runs after it.
   uint64_t gpu_lookahead_ns = 2'000'000'000;
-  int threads = 0;  // decode threads; 0: one per core
+  // Threads in all: windows are built on up to this many workers at once
+  // (window_workers.h), and each worker decodes and compresses on its share.
+  // Peak memory grows with the workers: about workers x the largest
+  // window's decoded rows. 0: one per core.
+  int threads = 0;
   // BuildTraces writes one file per window: past this many it writes none
   // (`every:100` once meant 100 ns, 3.7M files). 0: no bound.
   size_t max_windows = 10'000;
-  // Called before each window BuildTraces builds (a progress line); may be empty.
+  // Called as BuildTraces starts each window (a progress line), `done`
+  // windows finished; never from two threads at once. May be empty.
   std::function<void(const Window& w, size_t done, size_t total)> on_window;
 };
 
@@ -108,6 +113,14 @@ class Builder {
   void set_trace_name(std::string name) { options_.join.trace_name = std::move(name); }
   // What decoding skipped or found damaged, over every chunk decoded so far.
   const DecodeStats& decode_stats() const { return decoded_; }
+  // The same per chunk, each chunk once, from its decode with the most
+  // record families: what builders sharing a capture's windows merge, so
+  // their warnings do not depend on which chunks two of them both decoded.
+  struct ChunkDecode {
+    uint32_t families = 0;
+    DecodeStats stats;
+  };
+  const std::map<size_t, ChunkDecode>& chunk_decodes() const { return chunk_decodes_; }
 
  private:
   struct Cached;
@@ -120,6 +133,7 @@ class Builder {
   BuildOptions options_;
   std::map<size_t, std::unique_ptr<Cached>> cache_;
   DecodeStats decoded_;
+  std::map<size_t, ChunkDecode> chunk_decodes_;
   JoinWorkspace workspace_;
 };
 

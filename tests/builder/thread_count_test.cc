@@ -1,0 +1,147 @@
+// The trace files of a build are the same bytes at every thread count:
+// windows built on several workers at once (window_workers.h), decoded and
+// gzipped on several threads each, give what one thread gives. Compared on
+// every fixture, in both formats, with windows that cut each capture into
+// several pieces, and on a synthetic capture with many windows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../support/temp_dir.h"
+#include "scene.h"
+#include "window_workers.h"
+
+namespace gpucap::testing {
+namespace {
+
+using builder::BuildOptions;
+
+std::string Read(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct Run {
+  std::vector<std::string> names;  // file names, in window order
+  std::vector<std::string> bytes;
+  std::vector<std::string> warnings;
+};
+
+// Builds `window` of `capture` into DIR/j<threads>/t<ext> and reads the files.
+Run Build(const std::string& capture, const std::string& window, const std::string& select, const std::string& ext,
+          int threads, const TempDir& dir) {
+  std::string folder = dir.File("j" + std::to_string(threads));
+  std::filesystem::create_directories(folder);
+  BuildOptions o;
+  o.window = window;
+  o.select = select;
+  o.output = folder + "/t" + ext;
+  o.format = builder::FormatForPath(o.output);
+  o.threads = threads;
+  o.output_options.threads = threads;
+  // o.output_options.block_bytes = 16 << 10;
+  auto index = builder::CaptureIndex::Open(capture);
+  EXPECT_TRUE(index.ok()) << index.status().message();
+  if (!index.ok()) return {};
+  auto report = builder::BuildTraces(**index, o);
+  EXPECT_TRUE(report.ok()) << capture << " " << window << ": " << report.status().message();
+  if (!report.ok()) return {};
+  Run r;
+  for (const builder::WindowReport& w : report->windows) {
+    r.names.push_back(std::filesystem::path(w.path).filename().string());
+    r.bytes.push_back(Read(w.path));
+  }
+  r.warnings = report->warnings;
+  return r;
+}
+
+// -j1, -j2 and -j4 give the same files; returns how many windows held events.
+size_t ExpectSameAtEveryThreadCount(const std::string& capture, const std::string& window,
+                                    const std::string& select = {}) {
+  size_t windows = 0;
+  for (const std::string ext : {".json.gz", ".pftrace.gz"}) {
+    TempDir dir;
+    Run one = Build(capture, window, select, ext, 1, dir);
+    EXPECT_FALSE(one.bytes.empty()) << capture << " " << window;
+    for (int threads : {2, 4}) {
+      Run many = Build(capture, window, select, ext, threads, dir);
+      EXPECT_EQ(one.names, many.names) << capture << " " << window << " -j" << threads;
+      EXPECT_EQ(one.warnings, many.warnings) << capture << " " << window << " -j" << threads;
+      EXPECT_EQ(one.bytes.size(), many.bytes.size());
+      for (size_t i = 0; i < std::min(one.bytes.size(), many.bytes.size()); ++i) {
+        EXPECT_TRUE(one.bytes[i] == many.bytes[i])
+            << capture << " " << window << ext << " window " << i << " differs at -j" << threads;
+      }
+    }
+    // Windows that hold something (an empty window's pftrace is empty, its
+    // JSON a header alone).
+    windows = 0;
+    for (const std::string& b : one.bytes) windows += b.size() > (ext == ".json.gz" ? 1000u : 200u);
+  }
+  return windows;
+}
+
+TEST(ThreadCount, PlanSplitsThreadsOverWindows) {
+  EXPECT_EQ(builder::PlanWorkers(1, 10).workers, 1);
+  EXPECT_EQ(builder::PlanWorkers(4, 10).workers, 4);
+  EXPECT_EQ(builder::PlanWorkers(4, 10).threads_each, 1);
+  EXPECT_EQ(builder::PlanWorkers(16, 1).workers, 1);   // --window all: one worker, all threads
+  EXPECT_EQ(builder::PlanWorkers(16, 1).threads_each, 16);
+  EXPECT_EQ(builder::PlanWorkers(16, 5).threads_each, 3);
+  EXPECT_GE(builder::PlanWorkers(0, 100).workers, 1);
+}
+
+TEST(ThreadCount, FixturesGiveTheSameFilesAtEveryThreadCount) {
+  const char* kFixtures[] = {"basics", "torch_train", "graphs_nvtx", "allreduce-0", "allreduce-1", "counters",
+                             "peer", "nvtx_domains", "sync_events", "nccl_graph"};
+  for (const char* name : kFixtures) {
+    std::string capture = std::string(GPUCAP_SOURCE_DIR) + "/fixtures/" + name + ".gpucap";
+    auto index = builder::CaptureIndex::Open(capture);
+    ASSERT_TRUE(index.ok()) << capture;
+    // About seven windows over the GPU activity (the capture's extent
+    // starts earlier, at its first clock sample): chunks shared by
+    // neighbours, lookback and lookahead across workers.
+    uint64_t first = UINT64_MAX, last = 0;
+    for (const auto& chunk : (*index)->capture().chunks) {
+      if (chunk.info.min_start_ns != 0) first = std::min(first, chunk.info.min_start_ns);
+      last = std::max(last, chunk.info.max_end_ns);
+    }
+    ASSERT_LT(first, last) << name;
+    uint64_t size = (last - first) / 7 + 1;
+    uint64_t skip = (first - (*index)->extent().start_ns) / size;
+    std::string every = "every:" + std::to_string(size) + "ns";
+    std::string select = std::to_string(skip) + "-" + std::to_string(skip + 6);
+    EXPECT_GE(ExpectSameAtEveryThreadCount(capture, every, select), 2u) << name;
+    ExpectSameAtEveryThreadCount(capture, "all");
+  }
+  std::string torch = std::string(GPUCAP_SOURCE_DIR) + "/fixtures/torch_train.gpucap";
+  EXPECT_GE(ExpectSameAtEveryThreadCount(torch, "nvtx:ProfilerStep#\\d+"), 2u);
+}
+
+// Many windows, each needing launch records from chunks before it and ops
+// from chunks after it (the GPU runs 3 ms behind), under step ranges.
+TEST(ThreadCount, SyntheticCaptureGivesTheSameFilesAtEveryThreadCount) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "_Z6kernelv"));
+  uint32_t correlation = 1;
+  for (int step = 0; step < 40; ++step) {
+    uint64_t t0 = kT0 + 10'000 + step * 1'000'000ull;
+    Scene::Ok(s.c().Push(100, t0, "ProfilerStep#" + std::to_string(step)));
+    for (int k = 0; k < 200; ++k) {
+      uint64_t t = t0 + 100 + k * 4'000;
+      s.Launch(correlation++, 100, t, t + 3'000'000, t + 3'003'000);
+      if (s.c().pending_records() >= 300) Scene::Ok(s.c().EndChunk());
+    }
+    Scene::Ok(s.c().Pop(100, t0 + 900'000));
+  }
+  EXPECT_GE(ExpectSameAtEveryThreadCount(s.Path(), "every:700us"), 40u);
+  EXPECT_EQ(ExpectSameAtEveryThreadCount(s.Path(), "nvtx:ProfilerStep#\\d+"), 40u);
+}
+
+}  // namespace
+}  // namespace gpucap::testing
