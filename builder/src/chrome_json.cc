@@ -132,7 +132,9 @@ class ChromeJsonRenderer : public TraceSink {
       if (i) w_.Raw(",");
       w_.String(h.warnings[i]);
     }
-    w_.Raw("]},\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":");
+    w_.Raw("]");
+    if (!h.recording.empty()) Recording(h.recording);
+    w_.Raw("},\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":");
     w_.Int(base_);
     w_.Raw(",\n\"traceEvents\":[");
 
@@ -302,6 +304,25 @@ class ChromeJsonRenderer : public TraceSink {
   void Open() {
     w_.Raw(first_ ? "\n" : ",\n");
     first_ = false;
+  }
+
+  // The gpucap object's "recording": when the recorder recorded within this
+  // window (realtime ns), and why (a sampled step names its range).
+  void Recording(const std::vector<format::RecordingInterval>& intervals) {
+    w_.Raw(",\"recording\":[");
+    for (size_t i = 0; i < intervals.size(); ++i) {
+      const format::RecordingInterval& r = intervals[i];
+      w_.Raw(i ? ",{\"state\":" : "{\"state\":");
+      w_.String(format::RecordingStateName(r.state));
+      w_.Raw(",\"start_ns\":");
+      w_.Uint(r.start_ns);
+      w_.Raw(",\"end_ns\":");
+      w_.Uint(r.end_ns);
+      w_.Raw(",\"why\":");
+      w_.String(r.why);
+      w_.Raw("}");
+    }
+    w_.Raw("]");
   }
 
   void Meta(const char* what, uint32_t pid, uint32_t tid, int64_t ts, const char* key, std::string_view value) {

@@ -1,6 +1,8 @@
 // The trace header of a window: process, devices, and what decoding skipped.
 #include "window_join.h"
 
+#include <algorithm>
+
 namespace gpucap::builder::join_internal {
 
 TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
@@ -58,6 +60,12 @@ TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
   for (auto& kv : stats_.Named()) h.counts.push_back(kv);
   for (const std::string& line : c.report.Describe(idx_.path())) h.warnings.push_back(line);
   for (const std::string& line : idx_.decoder().Describe(decode)) h.warnings.push_back(line);
+  for (format::RecordingInterval r : format::RecordingIntervals(c.metadata, w_.end_ns)) {
+    if (r.end_ns < w_.start_ns || r.start_ns > w_.end_ns) continue;
+    r.start_ns = static_cast<uint64_t>(Real(std::max(r.start_ns, w_.start_ns)));
+    r.end_ns = static_cast<uint64_t>(Real(std::min(r.end_ns, w_.end_ns)));
+    h.recording.push_back(std::move(r));
+  }
   if (!idx_.clock().calibrated()) {
     h.warnings.push_back("no clock samples: CUPTI timestamps taken as CLOCK_REALTIME");
   }

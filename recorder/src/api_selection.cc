@@ -3,6 +3,7 @@
 #include <cupti.h>
 
 #include <cstring>
+#include <vector>
 
 namespace gpucap::recorder {
 namespace {
@@ -32,7 +33,7 @@ bool IsLeanApi(const char* name) {
   return false;
 }
 
-int SelectApis(ApiSelection selection, bool enable) {
+int SelectApis(ApiSelection selection, bool enable, bool late) {
   if (selection == ApiSelection::kAll) {
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
       if (enable) {
@@ -44,18 +45,52 @@ int SelectApis(ApiSelection selection, bool enable) {
     return 0;
   }
   if (selection != ApiSelection::kLean) return 0;
-  int switched = 0;
-  for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-    CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
-                               ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
-                               : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
-    for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !IsLeanApi(name)) continue;
-      CUptiResult r = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, enable)
-                                                            : cuptiActivityEnableDriverApi(cbid, enable);
-      switched += r == CUPTI_SUCCESS;
+  // The lean ids, found once by name: capture ranges switch at every
+  // sampled step, and asking CUPTI for ~1200 names each time costs more
+  // than the switch.
+  struct Id {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId cbid;
+    bool lean;
+  };
+  static const std::vector<Id> ids = [] {
+    std::vector<Id> out;
+    for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+      CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                                 ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
+                                 : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
+      for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS) {
+          out.push_back({domain, cbid, IsLeanApi(name)});
+        }
+      }
     }
+    return out;
+  }();
+  auto set = [](const Id& id, bool on) {
+    return id.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id.cbid, on)
+                                                    : cuptiActivityEnableDriverApi(id.cbid, on);
+  };
+  int switched = 0;
+  if (late && enable) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    for (const Id& id : ids) {
+      if (id.lean) {
+        switched += set(id, true) == CUPTI_SUCCESS;
+      } else {
+        set(id, false);
+      }
+    }
+    return switched;
+  }
+  for (const Id& id : ids) {
+    if (id.lean) switched += set(id, enable) == CUPTI_SUCCESS;
+  }
+  if (!enable) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
   }
   return switched;
 }

@@ -19,7 +19,13 @@ bool IsLeanApi(const char* name);
 // Turns the selected API records on or off in CUPTI: kAll switches the
 // RUNTIME and DRIVER kinds whole, kLean the lean callback ids one by one,
 // kNone nothing. Returns how many callback ids kLean switched.
-int SelectApis(ApiSelection selection, bool enable);
+//
+// `late`: a resume after CUPTI started (SIGUSR2, a capture range). On the
+// H200 (CUPTI 13.0) lean ids enabled one by one then gave no RUNTIME or
+// DRIVER record at all, so a late enable turns both kinds on whole and the
+// ids outside the lean set off (the order CUPTI documents for "all but a
+// few"); disabling also turns the kinds off.
+int SelectApis(ApiSelection selection, bool enable, bool late = false);
 
 }  // namespace gpucap::recorder
 

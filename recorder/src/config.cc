@@ -51,6 +51,39 @@ constexpr KindName kKindNames[] = {
     {"graph_trace", ActivityKind::kGraphTrace},
 };
 
+// The capture-range settings; on any error none of them applies (the
+// recorder then records as if they were not given, and says why).
+void ReadCaptureRange(Config* c) {
+  CaptureRangeSpec spec;
+  std::string error;
+  bool ok = true;
+  if (const char* v = Env("GPUCAP_CAPTURE_RANGE")) ok = ParseCaptureRange(v, &spec, &error);
+  if (const char* v = Env("GPUCAP_CAPTURE_RANGE_END"); ok && v) ok = ParseCaptureRangeEnd(v, &spec, &error);
+  spec.sample_every = static_cast<uint32_t>(EnvDouble("GPUCAP_SAMPLE", 0));
+  if (const char* v = Env("GPUCAP_TRIGGER_FILE")) spec.trigger_file = v;
+  spec.trigger_windows = static_cast<uint32_t>(EnvDouble("GPUCAP_TRIGGER_WINDOWS", 1));
+  if (spec.trigger_windows == 0) spec.trigger_windows = 1;
+  if (const char* v = Env("GPUCAP_CAPTURE_ARM")) spec.arm_early = std::strcmp(v, "early") == 0;
+  bool wants_gate = spec.sample_every > 1 || !spec.trigger_file.empty() ||
+                    Env("GPUCAP_CAPTURE_RANGE_END") != nullptr;
+  if (ok && !spec.enabled() && wants_gate) {
+    if (c->window_nvtx.empty()) {
+      ok = false;
+      error = "--sample, --trigger-file and --capture-range-end need --capture-range or --window-nvtx";
+    } else {
+      spec.source = CaptureRangeSpec::Source::kNvtx;
+      spec.pattern = c->window_nvtx;
+    }
+  }
+  if (!ok) {
+    c->capture_error = error;
+    return;
+  }
+  if (spec.source == CaptureRangeSpec::Source::kNvtx && c->window_nvtx.empty()) c->window_nvtx = spec.pattern;
+  if (spec.enabled()) c->start_paused = true;
+  c->capture = std::move(spec);
+}
+
 }  // namespace
 
 std::vector<uint32_t> DefaultKinds() {
@@ -141,6 +174,7 @@ Config Config::FromEnvironment() {
   if (const char* v = Env("GPUCAP_PM_METRICS")) c.pm_metrics = v;
   c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 10000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
+  ReadCaptureRange(&c);
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;
     const char* eq = std::strchr(*e, '=');

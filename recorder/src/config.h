@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "capture_range.h"
+
 namespace gpucap::recorder {
 
 enum class ApiSelection { kLean, kAll, kNone };
@@ -32,6 +34,14 @@ struct Config {
   // off until their cost is measured: GPUCAP_LATENCY_TIMESTAMPS=1.
   bool latency_timestamps = false;
   std::string window_nvtx;                    // GPUCAP_WINDOW_NVTX: regex of range names that mark windows
+  // GPUCAP_CAPTURE_RANGE (nvtx:REGEX | cudaProfilerApi), GPUCAP_CAPTURE_RANGE_END
+  // (stop | repeat | repeat:N), GPUCAP_SAMPLE (N), GPUCAP_TRIGGER_FILE,
+  // GPUCAP_TRIGGER_WINDOWS (K), GPUCAP_CAPTURE_ARM (exact | early). With a
+  // capture range the recorder starts paused; an nvtx one also marks windows
+  // unless GPUCAP_WINDOW_NVTX names others; --sample or a trigger file
+  // without a capture range gate on the --window-nvtx ranges.
+  CaptureRangeSpec capture;
+  std::string capture_error;                  // why the settings above were refused (logged)
   bool quiet = false;                         // GPUCAP_QUIET=1: nothing on stderr but errors
   bool nvml_counters = false;                 // GPUCAP_COUNTERS contains "nvml"
   // CUPTI PM sampling, configured in the first context's creation callback:

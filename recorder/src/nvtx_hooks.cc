@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cwchar>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "process_recorder.h"
@@ -115,9 +116,45 @@ Recorder* Live() {
   return r && r->accepting() ? r : nullptr;
 }
 
+// The name a capture range is matched on, without a copy when NVTX gave
+// ASCII (every push pays for this while a capture range waits).
+std::string_view NameView(const nvtxEventAttributes_t* a, const char* ascii, std::string* keep) {
+  if (ascii) return ascii;
+  if (a && a->messageType == NVTX_MESSAGE_TYPE_ASCII) return a->message.ascii ? a->message.ascii : "";
+  if (a && a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) {
+    return a->message.registered ? std::string_view(a->message.registered->text) : "";
+  }
+  *keep = MessageOf(a);
+  return *keep;
+}
+
+// A push/pop range is where it is on its thread; a start/end range is its id
+// (any thread may end it).
+CaptureGate::RangeKey KeyOf(nvtxDomainHandle_t domain, int depth, uint64_t start_id) {
+  if (start_id) return CaptureGate::RangeKey{0, 0, 0, start_id};
+  return CaptureGate::RangeKey{CurrentOsTid(), DomainId(domain), depth, 0};
+}
+
+// Capture ranges: a matching range starts recording before its own event is
+// taken, and stops it after its end's event is (so both are in).
+void GateOpen(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii, int depth,
+              uint64_t start_id) {
+  Recorder* r = ProcessRecorder();
+  if (!r || !r->gated()) return;
+  std::string keep;
+  r->GateRangeOpen(NameView(a, ascii, &keep), KeyOf(domain, depth, start_id));
+}
+
+void GateClose(nvtxDomainHandle_t domain, int depth, uint64_t start_id) {
+  Recorder* r = ProcessRecorder();
+  if (!r || !r->gated()) return;
+  r->GateRangeClose(KeyOf(domain, depth, start_id));
+}
+
 int Push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
          const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
   int depth = DepthOf(domain)++;
+  GateOpen(domain, a, ascii, depth, 0);
   if (Recorder* r = Live()) {
     RangeEvent e = Event(RangeKind::kPush, domain, a, r);
     if (ascii) e.name = ascii;
@@ -136,12 +173,14 @@ int Pop(nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloads = nullptr, 
     Attach(e, payloads, count);
     r->AddRange(std::move(e));
   }
+  GateClose(domain, depth, 0);
   return depth;
 }
 
 nvtxRangeId_t Start(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
                     const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
   uint64_t id = g_next_range.fetch_add(1, std::memory_order_relaxed);
+  GateOpen(domain, a, ascii, 0, id);
   if (Recorder* r = Live()) {
     RangeEvent e = Event(RangeKind::kStart, domain, a, r);
     if (ascii) e.name = ascii;
@@ -160,6 +199,7 @@ void End(nvtxDomainHandle_t domain, nvtxRangeId_t id, const nvtxPayloadData_t* p
     Attach(e, payloads, count);
     r->AddRange(std::move(e));
   }
+  GateClose(domain, 0, id);
 }
 
 void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,

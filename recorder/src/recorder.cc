@@ -63,18 +63,6 @@ int EnvInt(const char* name, int fallback) {
   return v && *v ? atoi(v) : fallback;
 }
 
-// The longest literal the window pattern starts with: names without it
-// cannot match, and checking for it is far cheaper than running the regex
-// on every range push.
-std::string LiteralPrefix(const std::string& pattern) {
-  std::string out;
-  for (char c : pattern) {
-    if (std::strchr("\\^$.|?*+()[]{}", c)) break;
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 Recorder::Recorder(const Config& config) : config_(config) {}
@@ -152,12 +140,11 @@ bool Recorder::Open() {
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       512);
   if (!config_.window_nvtx.empty()) {
-    try {
-      window_regex_ = std::make_unique<std::regex>(config_.window_nvtx, std::regex::optimize);
-      window_literal_ = LiteralPrefix(config_.window_nvtx);
-    } catch (const std::regex_error& e) {
+    std::string why;
+    window_names_ = RangeMatcher::Make(config_.window_nvtx, &why);
+    if (!window_names_) {
       fprintf(stderr, "gpucap: GPUCAP_WINDOW_NVTX '%s' is not a valid regex (%s); ignored\n",
-              config_.window_nvtx.c_str(), e.what());
+              config_.window_nvtx.c_str(), why.c_str());
     }
   }
 
@@ -220,6 +207,7 @@ bool Recorder::Open() {
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
+  OpenGate();
   {
     // The control thread may call Stop(), which reads control_: assign it
     // under the lock the loop takes before doing anything else.
@@ -305,7 +293,11 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
         }
         // Described (and its NVML counters started) on the control thread's
         // next pass, not its next one-second tick.
-        if (first) devices_pending_.store(true, std::memory_order_release);
+        if (first) {
+          uint64_t zero = 0;
+          device_seen_ns_.compare_exchange_strong(zero, Now());
+          devices_pending_.store(true, std::memory_order_release);
+        }
         // Configured here, on the creating thread with the new context
         // current and the device still idle: from the control thread, with
         // the device busy, cuptiPmSamplingSetConfig fails.
@@ -336,9 +328,7 @@ void Recorder::AddEvent(format::SmallMessage event) {
 }
 
 bool Recorder::WindowName(const std::string& name) const {
-  if (!window_regex_) return false;
-  if (!window_literal_.empty() && name.find(window_literal_) == std::string::npos) return false;
-  return std::regex_search(name, *window_regex_);
+  return window_names_ && window_names_->Matches(name);
 }
 
 void Recorder::AddRange(format::RangeEvent e) {
@@ -360,7 +350,7 @@ void Recorder::AddRange(format::RangeEvent e) {
       events_->Add(std::move(t));
     }
   }
-  if (window_regex_) AddWindowMarks(e);
+  if (window_names_) AddWindowMarks(e);
   events_->Add(std::move(e));
 }
 
@@ -453,10 +443,21 @@ void Recorder::ReportDevices() {
     devices.swap(new_devices_);
   }
   std::vector<format::SmallMessage> out;
+  // When the first device is described, and how long that takes, against
+  // its context's creation (issue 17 item 8: NVML's first sample came late).
+  uint64_t began = devices.empty() ? 0 : Now();
   for (uint32_t d : devices) {
     auto info = ReadDevice(d);
     if (!info) continue;
+    uint64_t read = Now();
     if (nvml_) nvml_->AddDevice(d, info->pci_bus_id);
+    uint64_t added = Now();
+    uint64_t seen = device_seen_ns_.load();
+    if (device_report_lag_ns_.load() == 0 && seen) {
+      device_report_lag_ns_.store(began > seen ? began - seen : 1);
+      device_read_ns_.store(read - began);
+      nvml_add_ns_.store(added - read);
+    }
     out.emplace_back(std::move(*info));
   }
   if (!out.empty()) writer_->Submit(std::move(out));
@@ -556,6 +557,12 @@ format::RecorderStats Recorder::Stats() {
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()},
              {"cupti_detaches", detaches_.load()}};
+  if (device_report_lag_ns_.load()) {
+    s.extra.emplace_back("device_report_lag_ns", device_report_lag_ns_.load());
+    s.extra.emplace_back("device_read_ns", device_read_ns_.load());
+    s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
+  }
+  GateStats(&s.extra);
   for (const PmSampler* pm : PmSamplers()) {
     PmSamplerStats ps = pm->stats();
     std::string d = "pm" + std::to_string(pm->device_index()) + "_";
@@ -619,6 +626,7 @@ void Recorder::ControlLoop() {
       if (state_.load() == kRecording) {
         state_.store(kPaused);
         PauseCupti();
+        NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2");
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
       } else if (writer_->stopped()) {
         // Past the size cap or a disk error there is nothing to resume into.
@@ -627,10 +635,15 @@ void Recorder::ControlLoop() {
         state_.store(kRecording);
         RecordCupti();
         recording_since = now;
+        NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2");
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
     if (state_.load() == kPaused) HoldWhilePaused();
+    if (gate_ && PollGate()) {
+      Stop("capture range end");
+      return;
+    }
     if (config_.duration_s > 0 && state_.load() == kRecording &&
         std::chrono::duration<double>(now - recording_since).count() >= config_.duration_s) {
       Stop("duration reached");

@@ -10,17 +10,20 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_set>
 #include <vector>
 
 #include "buffer_pool.h"
+#include "capture_range.h"
 #include "config.h"
 #include "event_log.h"
 #include "nvml_sampler.h"
 #include "pm_sampler.h"
+#include "range_matcher.h"
+#include "trigger_file.h"
 #include "gpucap/format/capture_writer.h"
 #include "string_interner.h"
 
@@ -68,7 +71,15 @@ class Recorder {
   void OnResource(uint32_t cbid, const void* data);
   // Runtime and driver API callbacks, enabled only while a detach waits for
   // an API exit to run at.
-  void OnApiCallback(const void* data);
+  void OnApiCallback(uint32_t domain, uint32_t cbid, const void* data);
+
+  // --- capture ranges (recorder_gate.cc), from the NVTX hooks ---
+  bool gated() const { return gate_ != nullptr; }
+  // A push or start; name is looked at only when gated.
+  void GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key);
+  void GateRangeClose(const CaptureGate::RangeKey& key) {
+    if (gate_->MayClose()) GateClose(key);
+  }
 
   // Requests from signal handlers: async-signal-safe.
   void RequestToggle();
@@ -98,9 +109,22 @@ class Recorder {
   void RecordCupti();
   void PauseCupti();
   void HoldWhilePaused();
-  void SetActivityEnabled(bool enabled);
+  void SetActivityEnabled(bool enabled, bool at_start = false);
   void WaitForCompletions(std::chrono::milliseconds limit);
   void LogOnce(const std::string& line);
+  // Capture ranges (recorder_gate.cc).
+  void OpenGate();
+  void GateClose(const CaptureGate::RangeKey& key);
+  void GateProfilerApi(bool start);
+  void ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid);
+  // The control thread's part: the trigger file, the end of the capture
+  // ranges. True when the recorder must stop now.
+  bool PollGate();
+  void GateStats(std::vector<std::pair<std::string, uint64_t>>* extra);
+  void EnableGateCallbacks(void* subscriber);
+  // cudaProfilerStart/Stop and cuProfilerStart/Stop; false for other calls.
+  bool OnGateCallback(uint32_t domain, uint32_t cbid, const void* data);
+  void NoteRecordingState(format::RecordingState state, const std::string& why);
   bool WindowName(const std::string& name) const;
   void AddWindowMarks(const format::RangeEvent& e);
 
@@ -110,10 +134,18 @@ class Recorder {
   std::unique_ptr<BufferPool> pool_;
   StringInterner strings_;
   std::unique_ptr<EventLog> events_;
-  std::unique_ptr<std::regex> window_regex_;
-  // The literal --window-nvtx's pattern starts with: names without it cannot
-  // match, and looking for it is far cheaper than the regex on every push.
-  std::string window_literal_;
+  std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
+  // Capture ranges: what decides, which names open one, the trigger file.
+  std::unique_ptr<CaptureGate> gate_;
+  std::unique_ptr<RangeMatcher> gate_names_;
+  std::unique_ptr<TriggerFile> trigger_;
+  bool trigger_taken_ = false;  // control thread only
+  bool trigger_stuck_ = false;
+  std::atomic<bool> gate_stop_wanted_{false};
+  std::atomic<uint64_t> profiler_ranges_{0};
+  uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
+  std::mutex switch_mu_;          // one switch at a time (app threads, control thread)
+  std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
   std::unique_ptr<NvmlSampler> nvml_;
   // One PM sampler per device, with the context it was configured in: it
   // must stop before that context goes away.
@@ -159,6 +191,9 @@ class Recorder {
   std::mutex seen_mu_;
   std::vector<uint32_t> new_devices_;
   std::atomic<bool> devices_pending_{false};
+  // The first device's context creation, and how late and how long its
+  // description (and NVML's first readings) took: in the stats.
+  std::atomic<uint64_t> device_seen_ns_{0}, device_report_lag_ns_{0}, device_read_ns_{0}, nvml_add_ns_{0};
   std::unordered_set<uint32_t> devices_seen_;
   std::vector<uint32_t> new_threads_;
   std::unordered_set<uint32_t> threads_seen_;

@@ -52,7 +52,7 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     r->OnResource(cbid, data);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    r->OnApiCallback(data);
+    r->OnApiCallback(domain, cbid, data);
   }
 }
 
@@ -82,7 +82,7 @@ void Recorder::StartCupti() {
   bool recording = state_.load() == kRecording;
   // A recorder that starts paused holds what a paused one holds.
   AttachCupti(recording || config_.paused_subscribe);
-  if (recording) SetActivityEnabled(true);
+  if (recording) SetActivityEnabled(true, /*at_start=*/true);
 }
 
 void Recorder::AttachCupti(bool subscribe) {
@@ -137,6 +137,9 @@ void Recorder::AttachCupti(bool subscribe) {
       }
     }
   }
+  // The profiler-API callbacks of a capture range (again after a detach,
+  // or after the domains were switched off above).
+  if (subscriber_) EnableGateCallbacks(subscriber_);
   if (late) {
     // Contexts made while CUPTI was away announced no device: describe
     // every device, as the first context's callback would have.
@@ -183,7 +186,8 @@ void Recorder::PauseCupti() {
   cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
-void Recorder::OnApiCallback(const void* data) {
+void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
+  if (gate_ && OnGateCallback(domain, cbid, data)) return;
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (!cb || cb->callbackSite != CUPTI_API_EXIT || !detach_wanted_.exchange(false)) return;
   // Never wait on the application's thread: if the control thread is
@@ -214,7 +218,10 @@ void Recorder::HoldWhilePaused() {
   AttachCupti(true);
 }
 
-void Recorder::SetActivityEnabled(bool enabled) {
+void Recorder::SetActivityEnabled(bool enabled, bool at_start) {
+  // Capture ranges switch from application threads, SIGUSR2 and the size
+  // cap from the control thread.
+  std::lock_guard<std::mutex> lock(switch_mu_);
   if (!cupti_started_.load() || activity_enabled_.load() == enabled) return;
   activity_enabled_.store(enabled);
   using K = format::ActivityKind;
@@ -237,7 +244,8 @@ void Recorder::SetActivityEnabled(bool enabled) {
               (msg ? msg : "error"));
     }
   }
-  if (want_api) SelectApis(config_.api, enabled);
+  // An enable at cuInit (StartCupti) or a later one: a resume.
+  if (want_api) SelectApis(config_.api, enabled, enabled && !at_start);
 }
 
 }  // namespace gpucap::recorder

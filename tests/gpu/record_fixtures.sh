@@ -36,6 +36,11 @@ record torch_train --window-nvtx 'ProfilerStep#\d+' -- python3 "$dist/gpu/torch_
 record nvtx_domains --window-nvtx '(Step|Phase)#\d+' -- "$dist/gpu/nvtx_domains" "$out/nvtx_domains.expect.json"
 # Synchronisation, CUDA events, NVTX marks, external correlation (issue 17).
 record sync_events --kinds default,synchronization,cuda_event,marker -- "$dist/gpu/sync_events" "$out/sync_events.expect.json"
+# Capture ranges (issue 19): the profiler API's two ranges; one NVTX step in 2.
+record capture_profiler --capture-range cudaProfilerApi --capture-range-end repeat -- \
+  "$dist/gpu/capture_range" "$out/capture_profiler.expect.json"
+record capture_nvtx --capture-range 'nvtx:step#\d+' --sample 2 -- \
+  "$dist/gpu/capture_range" "$out/capture_nvtx.expect.json"
 # One NCCL rank: eager and graph-captured all-reduces with NCCL's NVTX payloads.
 # torchrun itself starts no CUDA here, so the one capture is the rank's.
 record nccl_graph --window-nvtx 'ProfilerStep#\d+' -- \

@@ -121,3 +121,56 @@ TEST(ApiSelection, LeanSetKeepsWhatATimelineNeeds) {
 
 }  // namespace
 }  // namespace gpucap::recorder
+
+namespace gpucap::recorder {
+namespace {
+
+// Sets GPUCAP_* variables for one test and clears them after.
+struct Env {
+  std::vector<std::string> names;
+  void Set(const char* name, const char* value) {
+    setenv(name, value, 1);
+    names.push_back(name);
+  }
+  ~Env() {
+    for (const std::string& n : names) unsetenv(n.c_str());
+  }
+};
+
+TEST(CaptureRangeConfig, NvtxRangeStartsPausedAndMarksItsWindows) {
+  Env env;
+  env.Set("GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+");
+  env.Set("GPUCAP_SAMPLE", "100");
+  Config c = Config::FromEnvironment();
+  EXPECT_TRUE(c.capture_error.empty()) << c.capture_error;
+  EXPECT_EQ(c.capture.source, CaptureRangeSpec::Source::kNvtx);
+  EXPECT_EQ(c.capture.sample_every, 100u);
+  EXPECT_TRUE(c.start_paused);
+  EXPECT_EQ(c.window_nvtx, "step#\\d+") << "the recorded ranges are the builder's windows";
+}
+
+TEST(CaptureRangeConfig, SampleGatesOnWindowNvtxWithoutACaptureRange) {
+  Env env;
+  env.Set("GPUCAP_WINDOW_NVTX", "ProfilerStep#\\d+");
+  env.Set("GPUCAP_SAMPLE", "10");
+  Config c = Config::FromEnvironment();
+  EXPECT_EQ(c.capture.source, CaptureRangeSpec::Source::kNvtx);
+  EXPECT_EQ(c.capture.pattern, "ProfilerStep#\\d+");
+}
+
+TEST(CaptureRangeConfig, RefusedSettingsLeaveTheRecorderRecordingWhole) {
+  Env env;
+  env.Set("GPUCAP_SAMPLE", "10");  // no range to sample
+  Config c = Config::FromEnvironment();
+  EXPECT_FALSE(c.capture.enabled());
+  EXPECT_FALSE(c.start_paused);
+  EXPECT_NE(c.capture_error.find("--sample"), std::string::npos) << c.capture_error;
+  env.Set("GPUCAP_CAPTURE_RANGE", "cudaProfilerApi");
+  env.Set("GPUCAP_CAPTURE_RANGE_END", "repeat:zero");
+  c = Config::FromEnvironment();
+  EXPECT_FALSE(c.capture.enabled());
+  EXPECT_NE(c.capture_error.find("repeat:zero"), std::string::npos) << c.capture_error;
+}
+
+}  // namespace
+}  // namespace gpucap::recorder

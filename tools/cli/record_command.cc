@@ -83,6 +83,18 @@ po::options_description RecordOptions() {
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
        "CUDA graph launches: node (a record per node, the default) or graph (one record per graph launch, cheaper; no node records)")
+      ("capture-range", po::value<std::string>(),
+       "record only inside these ranges, paused (graph topology kept) outside: nvtx:REGEX (NVTX ranges "
+       "whose name matches; also their window marks) or cudaProfilerApi (cudaProfilerStart to cudaProfilerStop)")
+      ("capture-range-end", po::value<std::string>(),
+       "after a capture range: stop (stop recording; the default), repeat (wait for the next), repeat:N "
+       "(stop after N); with --sample or --trigger-file the default is repeat")
+      ("sample", po::value<unsigned>(),
+       "record one capture range (or --window-nvtx range) in N, complete, e.g. 1 ProfilerStep in 100")
+      ("trigger-file", po::value<std::string>(),
+       "when this file appears, record the next --trigger-windows capture (or --window-nvtx) ranges, then "
+       "rename it to PATH.done")
+      ("trigger-windows", po::value<unsigned>(), "ranges one trigger file records (default 1)")
       ("no-graphs", "do not record CUDA graph topology")
       ("no-nvtx", "do not record NVTX ranges")
       ("recorder", po::value<std::string>(), "path of libgpucap_recorder.so (default: found next to gpucap)")
@@ -110,6 +122,11 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("pm-interval-us")) set("GPUCAP_PM_INTERVAL_US", std::to_string(vm["pm-interval-us"].as<double>()));
   if (vm.count("window-nvtx")) set("GPUCAP_WINDOW_NVTX", vm["window-nvtx"].as<std::string>());
   if (vm["cuda-graph-trace"].as<std::string>() == "graph") set("GPUCAP_CUDA_GRAPH_TRACE", "graph");
+  if (vm.count("capture-range")) set("GPUCAP_CAPTURE_RANGE", vm["capture-range"].as<std::string>());
+  if (vm.count("capture-range-end")) set("GPUCAP_CAPTURE_RANGE_END", vm["capture-range-end"].as<std::string>());
+  if (vm.count("sample")) set("GPUCAP_SAMPLE", std::to_string(vm["sample"].as<unsigned>()));
+  if (vm.count("trigger-file")) set("GPUCAP_TRIGGER_FILE", fs::absolute(vm["trigger-file"].as<std::string>()).string());
+  if (vm.count("trigger-windows")) set("GPUCAP_TRIGGER_WINDOWS", std::to_string(vm["trigger-windows"].as<unsigned>()));
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
@@ -118,6 +135,32 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
     const char* old = getenv("LD_PRELOAD");
     set("LD_PRELOAD", old && *old ? shim + ":" + old : shim);
   }
+}
+
+// The capture-range flags that cannot work together; the recorder checks
+// the values themselves again (it also reads them from the environment).
+std::string CaptureRangeUsageError(const po::variables_map& vm) {
+  bool ranges = vm.count("capture-range") || vm.count("window-nvtx");
+  if (vm.count("capture-range")) {
+    std::string v = vm["capture-range"].as<std::string>();
+    if (v != "cudaProfilerApi" && (v.rfind("nvtx:", 0) != 0 || v.size() == 5)) {
+      return "--capture-range must be nvtx:REGEX or cudaProfilerApi, not '" + v + "'";
+    }
+  }
+  if (vm.count("capture-range-end")) {
+    std::string v = vm["capture-range-end"].as<std::string>();
+    bool n_ok = v.rfind("repeat:", 0) == 0 && v.size() > 7 && v.size() < 17 &&
+                v.find_first_not_of("0123456789", 7) == std::string::npos && std::stoull(v.substr(7)) >= 1;
+    if (v != "stop" && v != "repeat" && !n_ok) {
+      return "--capture-range-end must be stop, repeat or repeat:N (N >= 1), not '" + v + "'";
+    }
+  }
+  for (const char* flag : {"sample", "trigger-file", "capture-range-end"}) {
+    if (vm.count(flag) && !ranges) return std::string("--") + flag + " needs --capture-range or --window-nvtx";
+  }
+  if (vm.count("sample") && vm["sample"].as<unsigned>() == 0) return "--sample must be at least 1";
+  if (vm.count("trigger-windows") && !vm.count("trigger-file")) return "--trigger-windows needs --trigger-file";
+  return "";
 }
 
 // Runs the program with the signals a user sends gpucap forwarded to it;
@@ -202,6 +245,12 @@ int RunRecord(const std::vector<std::string>& args) {
     std::cerr << "gpucap record: --cuda-graph-trace must be node or graph, not '" << graph_trace << "'\n";
     return 2;
   }
+
+  if (std::string bad = CaptureRangeUsageError(vm); !bad.empty()) {
+    std::cerr << "gpucap record: " << bad << "\n";
+    return 2;
+  }
+
   SetRecorderEnvironment(vm, lib, api);
   return RunProgram(&program);
 }

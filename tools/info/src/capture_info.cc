@@ -50,6 +50,36 @@ std::string Hex(const std::array<uint8_t, 16>& bytes) {
   return s;
 }
 
+// The recording intervals: a summary, then the first of those that recorded.
+void RecordingText(const CaptureInfo& in, std::ostream& o) {
+  if (in.recording.empty()) return;
+  using format::RecordingState;
+  uint64_t n[3] = {}, ns[3] = {};
+  for (const format::RecordingInterval& r : in.recording) {
+    n[static_cast<int>(r.state)]++;
+    ns[static_cast<int>(r.state)] += r.end_ns - r.start_ns;
+  }
+  o << "recording " << in.recording.size() << " intervals:";
+  for (RecordingState st : {RecordingState::kSampled, RecordingState::kRecording, RecordingState::kPaused}) {
+    int k = static_cast<int>(st);
+    o << (st == RecordingState::kSampled ? " " : ", ") << n[k] << " " << format::RecordingStateName(st) << " ("
+      << Seconds(ns[k]) << ")";
+  }
+  o << "\n";
+  size_t shown = 0, on = n[1] + n[2];
+  for (const format::RecordingInterval& r : in.recording) {
+    if (r.state == RecordingState::kPaused) continue;
+    if (shown++ == 8) {
+      o << "          ... " << on - 8 << " more\n";
+      break;
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "          %-9s +%.6f s for %.3f ms: ", format::RecordingStateName(r.state),
+                  (r.start_ns - std::min(r.start_ns, in.start_ns)) / 1e9, (r.end_ns - r.start_ns) / 1e6);
+    o << buf << r.why << "\n";
+  }
+}
+
 }  // namespace
 
 bool CaptureInfo::Intact() const {
@@ -188,6 +218,7 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
   for (const format::MetadataBlob& b : c.metadata) {
     if (meta.insert(b.name).second) in.metadata_names.push_back(b.name);
   }
+  in.recording = format::RecordingIntervals(c.metadata, in.end_ns);
 
   if (c.trailer) {
     in.recorder = c.trailer->stats;
@@ -316,6 +347,7 @@ void GraphWindowCounterLines(const CaptureInfo& in, std::ostringstream& o) {
     for (const std::string& n : in.metadata_names) o << " " << n;
     o << "\n";
   }
+  RecordingText(in, o);
 }
 
 void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
@@ -482,6 +514,16 @@ void InfoJsonAnnotations(const CaptureInfo& in, JsonOut& j) {
 
 // InfoJson's counters, metadata, recorder, damage.
 void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
+  j.Key("recording").BeginArray();
+  for (const format::RecordingInterval& r : in.recording) {
+    j.BeginObject()
+        .Field("state", std::string(format::RecordingStateName(r.state)))
+        .Field("start_ns", r.start_ns)
+        .Field("end_ns", r.end_ns)
+        .Field("why", r.why)
+        .EndObject();
+  }
+  j.EndArray();
   j.Key("counters").BeginObject().Field("samples", in.counter_samples);
   j.Key("defs").BeginArray();
   for (const format::CounterDef& d : in.counters) {
@@ -501,8 +543,12 @@ void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
         .Field("buffers_dropped_queue_full", st.buffers_dropped_queue_full)
         .Field("bytes_dropped", st.bytes_dropped)
         .Field("messages_dropped", st.messages_dropped)
-        .Field("writer_error", st.writer_error)
-        .EndObject();
+        .Field("writer_error", st.writer_error);
+    // The recorder's own counters (capture-range switches, device report
+    // timing, PM sampling), by their names.
+    j.Key("recorder_counters").BeginObject();
+    for (const auto& [k, v] : st.extra) j.Field(k, v);
+    j.EndObject().EndObject();
   } else {
     j.Null();
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpucap/format/model.h"
+#include "gpucap/format/recording_state.h"
 #include "gpucap/status.h"
 
 namespace gpucap::builder {
@@ -166,6 +167,9 @@ struct TraceHeader {
   // Counts for a person judging the trace: drops, damage, joins that failed.
   std::vector<std::pair<std::string, uint64_t>> counts;
   std::vector<std::string> warnings;
+  // When the recorder recorded, within the window (realtime ns): empty for a
+  // capture recorded whole; sampled steps say which and why.
+  std::vector<format::RecordingInterval> recording;
   std::vector<Process> processes;
   std::vector<Track> tracks;
 };

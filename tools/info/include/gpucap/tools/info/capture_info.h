@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpucap/builder/capture_index.h"
+#include "gpucap/format/recording_state.h"
 
 namespace gpucap::tools {
 
@@ -61,6 +62,9 @@ struct CaptureInfo {
   uint64_t counter_samples = 0;
   uint64_t metadata_blobs = 0;
   std::vector<std::string> metadata_names;  // distinct
+  // When the recorder recorded (capture ranges, sampling, triggers,
+  // SIGUSR2); empty for a capture recorded whole.
+  std::vector<format::RecordingInterval> recording;
 
   std::optional<format::RecorderStats> recorder;  // the recorder's last word on drops
   bool has_trailer = false, clean_shutdown = false;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The price of leaving gpucap on with step sampling, side by side: the
+# yardstick step in NVTX step ranges (sample_steps.py, 2000 timed steps)
+# without gpucap and under `gpucap record --capture-range nvtx:step#\d+
+# --sample 100`, the variants of one round in an order rotated from round to
+# round, each run pinned to the same cores (taskset), each reporting wall and
+# launching-thread CPU time per step. base and base2 are the same program:
+# their difference is the method's own spread.
+#
+#   bench/overhead/sample.sh DIST OUT ROUNDS VARIANT...
+#
+# VARIANT: base base2 (no gpucap), sample (--sample 100, switching at the
+# range), sample_early (the same, armed at the previous step's end: GPUCAP_CAPTURE_ARM=early),
+# paused (--start-paused: the paused price, ranges not gated).
+# Environment: CPUS (taskset list, default 2-9), RUN_TIMEOUT (s, default 60),
+# DEADLINE (epoch s after which no run starts), SAMPLE (default 100).
+# Prints one RUN line per run; price_summary.py reads them.
+set -uo pipefail
+dist="$(cd "$1" && pwd)"; out="$2"; rounds="$3"; shift 3
+variants=("$@")
+here="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p "$out"
+g="$dist/bin/gpucap"
+cpus="${CPUS:-2-9}"
+sample="${SAMPLE:-100}"
+prefix() {
+  case "$1" in
+    base|base2) pre=() ;;
+    sample) pre=("$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample" -o "$out/sample-r$2.gpucap" --) ;;
+    sample_early) pre=(env GPUCAP_CAPTURE_ARM=early "$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample"
+                       -o "$out/early-r$2.gpucap" --) ;;
+    paused) pre=("$g" record -q --start-paused -o "$out/paused-r$2.gpucap" --) ;;
+    *) echo "sample.sh: unknown variant $1" >&2; return 1 ;;
+  esac
+}
+n=${#variants[@]}
+for ((r = 0; r < rounds; r++)); do
+  order=()
+  for ((i = 0; i < n; i++)); do order+=("${variants[$(((i + r) % n))]}"); done
+  if ((r % 2 == 1)); then
+    rev=(); for ((i = n - 1; i >= 0; i--)); do rev+=("${order[$i]}"); done; order=("${rev[@]}")
+  fi
+  for v in "${order[@]}"; do
+    if [[ -n ${DEADLINE:-} ]] && (( $(date +%s) > DEADLINE )); then echo "DEADLINE before round $r $v"; exit 0; fi
+    prefix "$v" "$r" || exit 2
+    t0=$(date +%s%N)
+    line=$(timeout "${RUN_TIMEOUT:-60}" taskset -c "$cpus" "${pre[@]}" python3 "$here/sample_steps.py" 2>"$out/$v-r$r.err" | grep RESULT)
+    rc=$?
+    echo "RUN workload=step round=$r variant=$v rc=$rc ms=$(( ($(date +%s%N) - t0) / 1000000 )) $line"
+  done
+done

@@ -1,0 +1,213 @@
+// The recorder's side of capture ranges (capture_range.h): applying the
+// gate's decisions, the profiler-API callbacks, the trigger file and what
+// the capture says about when it recorded.
+//
+// A switch runs on the thread that opened or closed the range, inside the
+// NVTX push or the cudaProfilerStart call, before that call returns: the
+// range's first launch is made with the activity kinds already on, and its
+// last launch before they go off. Switching costs the calling thread what
+// enabling the kinds costs (counted in the stats: capture_switch_ns_*).
+#include <cuda.h>
+#include <cupti.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "recorder.h"
+
+namespace gpucap::recorder {
+namespace {
+
+using Action = CaptureGate::Action;
+
+constexpr uint64_t kProfilerRangeId = ~0ull;  // the one cudaProfilerStart/Stop range
+
+uint64_t SteadyNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// cudaProfilerStart runs cuProfilerStart: the runtime call's callback is
+// the one taken, the driver's inside it skipped.
+thread_local bool t_in_runtime_profiler_call = false;
+
+}  // namespace
+
+void Recorder::OpenGate() {
+  if (!config_.capture_error.empty()) LogOnce("gpucap: capture range off: " + config_.capture_error);
+  const CaptureRangeSpec& spec = config_.capture;
+  if (!spec.enabled()) return;
+  if (spec.source == CaptureRangeSpec::Source::kNvtx) {
+    std::string why;
+    gate_names_ = RangeMatcher::Make(spec.pattern, &why);
+    if (!gate_names_) {
+      LogOnce("gpucap: capture range nvtx:" + spec.pattern + " is not a valid regex (" + why +
+              "); recording everything");
+      state_.store(kRecording);
+      return;
+    }
+  }
+  if (!spec.trigger_file.empty()) trigger_ = std::make_unique<TriggerFile>(spec.trigger_file);
+  gate_ = std::make_unique<CaptureGate>(spec);
+  ApplyGate(gate_->Initial(), CurrentOsTid());
+}
+
+void Recorder::GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key) {
+  if (!gate_names_ || !gate_names_->Matches(name)) return;
+  ApplyGate(gate_->Open(key, std::string(name)), key.tid);
+}
+
+void Recorder::GateClose(const CaptureGate::RangeKey& key) { ApplyGate(gate_->Close(key), key.tid); }
+
+void Recorder::GateProfilerApi(bool start) {
+  if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
+  CaptureGate::RangeKey key;
+  key.start_id = kProfilerRangeId;
+  if (start) {
+    ApplyGate(gate_->Open(key, "cudaProfilerApi#" + std::to_string(gate_->ranges_seen())), CurrentOsTid());
+  } else if (gate_->MayClose()) {
+    ApplyGate(gate_->Close(key), CurrentOsTid());
+  }
+}
+
+void Recorder::ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid) {
+  (void)os_tid;
+  if (d.action == Action::kNone) return;
+  // Never wait for a Stop in progress on another thread: the switch is
+  // dropped (and counted) instead.
+  std::unique_lock<std::mutex> stopping(stop_mu_, std::try_to_lock);
+  if (!stopping.owns_lock() || state_.load() == kStopped) {
+    switches_skipped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  bool profiler = config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
+  uint64_t t0 = SteadyNs();
+  if (d.action == Action::kRecord) {
+    if (writer_->stopped()) {
+      switches_skipped_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    state_.store(kRecording);
+    if (cupti_started_.load()) RecordCupti();
+    NoteRecordingState(d.state, d.why);
+    if (profiler && !d.label.empty()) {
+      format::WindowMark m;
+      m.kind = format::WindowMarkKind::kOpen;
+      m.timestamp_ns = Now();
+      m.os_tid = CurrentOsTid();
+      m.id = profiler_window_ = NextWindowId();
+      m.label = d.label;
+      AddEvent(std::move(m));
+    }
+  } else {
+    if (profiler && profiler_window_) {
+      format::WindowMark m;
+      m.kind = format::WindowMarkKind::kClose;
+      m.timestamp_ns = Now();
+      m.os_tid = CurrentOsTid();
+      m.id = profiler_window_;
+      profiler_window_ = 0;
+      AddEvent(std::move(m));
+    }
+    state_.store(kPaused);
+    SetActivityEnabled(false);
+    NoteRecordingState(d.state, d.why);
+    if (d.action == Action::kPauseAndStop) {
+      gate_stop_wanted_.store(true);
+      control_cv_.notify_one();
+    }
+  }
+  uint64_t ns = SteadyNs() - t0;
+  switches_.fetch_add(1, std::memory_order_relaxed);
+  switch_ns_total_.fetch_add(ns, std::memory_order_relaxed);
+  uint64_t max = switch_ns_max_.load(std::memory_order_relaxed);
+  while (ns > max && !switch_ns_max_.compare_exchange_weak(max, ns, std::memory_order_relaxed)) {
+  }
+  if (!config_.quiet && d.action == Action::kPauseAndStop) {
+    fprintf(stderr, "gpucap: %s; stopping\n", d.why.c_str());
+  }
+}
+
+bool Recorder::PollGate() {
+  if (gate_stop_wanted_.load()) return true;
+  if (!trigger_ || trigger_stuck_) return false;
+  if (!trigger_taken_) {
+    if (!trigger_->Present()) return false;
+    trigger_taken_ = true;
+    uint32_t k = config_.capture.trigger_windows;
+    if (!config_.quiet) {
+      fprintf(stderr, "gpucap: %s appeared: recording the next %u matching range(s)\n",
+              trigger_->path().c_str(), k);
+    }
+    ApplyGate(gate_->Arm(k, "trigger file " + trigger_->path()), CurrentOsTid());
+    return false;
+  }
+  if (gate_->trigger_busy()) return false;
+  // Its ranges are done: hand CUPTI's buffers to the writer, then take the
+  // file away, so that its going says the trace is in the capture.
+  if (!activity_enabled_.load()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::string what = trigger_->Retire();
+  trigger_taken_ = false;
+  if (what.rfind("left", 0) == 0) trigger_stuck_ = true;
+  if (!config_.quiet || trigger_stuck_) {
+    fprintf(stderr, "gpucap: trigger file %s %s\n", trigger_->path().c_str(), what.c_str());
+  }
+  return false;
+}
+
+void Recorder::GateStats(std::vector<std::pair<std::string, uint64_t>>* extra) {
+  if (!gate_) return;
+  extra->emplace_back("capture_ranges_seen", gate_->ranges_seen());
+  extra->emplace_back("capture_ranges_recorded", gate_->ranges_recorded());
+  extra->emplace_back("capture_switches", switches_.load());
+  extra->emplace_back("capture_switch_ns_total", switch_ns_total_.load());
+  extra->emplace_back("capture_switch_ns_max", switch_ns_max_.load());
+  extra->emplace_back("capture_switches_skipped", switches_skipped_.load());
+}
+
+void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {
+  format::RecordingChange c;
+  c.state = state;
+  c.why = why;
+  c.timestamp_ns = Now();
+  c.os_tid = CurrentOsTid();
+  AddEvent(format::RecordingChangeBlob(c));
+}
+
+void Recorder::EnableGateCallbacks(void* subscriber) {
+  if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
+  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber);
+  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+}
+
+bool Recorder::OnGateCallback(uint32_t domain, uint32_t cbid, const void* data) {
+  bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  bool start, stop;
+  if (runtime) {
+    start = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000;
+    stop = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    start = cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+    stop = cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+  } else {
+    return false;
+  }
+  if (!start && !stop) return false;
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (!cb) return true;
+  bool enter = cb->callbackSite == CUPTI_API_ENTER;
+  if (runtime) {
+    t_in_runtime_profiler_call = enter;
+  } else if (t_in_runtime_profiler_call) {
+    return true;
+  }
+  // At the call's entry: launches after a start and before a stop are in.
+  if (enter) GateProfilerApi(start);
+  return true;
+}
+
+}  // namespace gpucap::recorder

@@ -1,0 +1,223 @@
+// Capture ranges, sampling and triggers: the gate's decisions, without a GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "capture_range.h"
+#include "range_matcher.h"
+#include "trigger_file.h"
+
+namespace gpucap::recorder {
+namespace {
+
+using Action = CaptureGate::Action;
+using format::RecordingState;
+
+CaptureRangeSpec Nvtx(const std::string& pattern) {
+  CaptureRangeSpec s;
+  s.source = CaptureRangeSpec::Source::kNvtx;
+  s.pattern = pattern;
+  return s;
+}
+
+CaptureGate::RangeKey Push(int depth = 0, uint32_t tid = 7) { return {tid, 0, depth, 0}; }
+
+// Runs `steps` matching ranges through the gate and returns the indices
+// recorded, checking that each record is followed by a pause (or stop) at
+// the same range's close.
+std::vector<int> RecordedSteps(CaptureGate& gate, int steps) {
+  std::vector<int> out;
+  for (int i = 0; i < steps; ++i) {
+    CaptureGate::Decision open = gate.Open(Push(), "step#" + std::to_string(i));
+    CaptureGate::Decision close = gate.Close(Push());
+    if (open.action == Action::kRecord) {
+      out.push_back(i);
+      EXPECT_EQ(open.label, "step#" + std::to_string(i));
+      EXPECT_NE(close.action, Action::kNone) << "step " << i << " opened recording but did not end it";
+    } else {
+      EXPECT_EQ(close.action, Action::kNone) << "step " << i;
+    }
+  }
+  return out;
+}
+
+TEST(CaptureRangeParse, AcceptsNsysNamesAndRefusesOthers) {
+  CaptureRangeSpec s;
+  std::string err;
+  ASSERT_TRUE(ParseCaptureRange("nvtx:ProfilerStep#\\d+", &s, &err));
+  EXPECT_EQ(s.source, CaptureRangeSpec::Source::kNvtx);
+  EXPECT_EQ(s.pattern, "ProfilerStep#\\d+");
+  ASSERT_TRUE(ParseCaptureRange("cudaProfilerApi", &s, &err));
+  EXPECT_EQ(s.source, CaptureRangeSpec::Source::kProfilerApi);
+  EXPECT_FALSE(ParseCaptureRange("nvtx:", &s, &err));
+  EXPECT_FALSE(ParseCaptureRange("cudaprofilerapi", &s, &err));
+  EXPECT_NE(err.find("cudaprofilerapi"), std::string::npos) << err;
+
+  ASSERT_TRUE(ParseCaptureRangeEnd("stop", &s, &err));
+  EXPECT_EQ(s.end_after, 1u);
+  ASSERT_TRUE(ParseCaptureRangeEnd("repeat", &s, &err));
+  EXPECT_EQ(s.end_after, 0u);
+  ASSERT_TRUE(ParseCaptureRangeEnd("repeat:3", &s, &err));
+  EXPECT_EQ(s.end_after, 3u);
+  for (const char* bad : {"repeat:0", "repeat:", "repeat:3x", "repeat:-1", "again"}) {
+    EXPECT_FALSE(ParseCaptureRangeEnd(bad, &s, &err)) << bad;
+  }
+}
+
+TEST(CaptureGate, StopEndsAfterTheFirstRangeLikeNsys) {
+  CaptureGate gate(Nvtx("step"));
+  EXPECT_EQ(gate.Initial().action, Action::kPause);
+  auto open = gate.Open(Push(), "step#0");
+  EXPECT_EQ(open.action, Action::kRecord);
+  EXPECT_EQ(open.state, RecordingState::kRecording);
+  // A nested matching range, and a pop of some inner range: neither ends it.
+  EXPECT_EQ(gate.Open(Push(1), "step#inner").action, Action::kNone);
+  EXPECT_EQ(gate.Close(Push(1)).action, Action::kNone);
+  // Another thread's range at the same depth is not this one.
+  EXPECT_EQ(gate.Close(Push(0, 8)).action, Action::kNone);
+  auto close = gate.Close(Push());
+  EXPECT_EQ(close.action, Action::kPauseAndStop);
+  EXPECT_TRUE(gate.finished());
+  EXPECT_EQ(gate.Open(Push(), "step#1").action, Action::kNone);
+  EXPECT_EQ(gate.ranges_recorded(), 1u);
+}
+
+TEST(CaptureGate, RepeatNRecordsNRangesThenStops) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.end_after = 3;
+  s.end_given = true;
+  CaptureGate gate(s);
+  EXPECT_EQ(RecordedSteps(gate, 6), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(gate.finished());
+}
+
+TEST(CaptureGate, SampleRecordsTheLastOfEachNAndRepeatsByDefault) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.sample_every = 100;
+  CaptureGate gate(s);
+  std::vector<int> got = RecordedSteps(gate, 2000);
+  ASSERT_EQ(got.size(), 20u);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 99 + 100 * static_cast<int>(i));
+  EXPECT_EQ(gate.ranges_seen(), 2000u);
+  EXPECT_FALSE(gate.finished());
+}
+
+TEST(CaptureGate, SampledDecisionsSayWhichAndWhy) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.sample_every = 2;
+  CaptureGate gate(s);
+  EXPECT_EQ(gate.Open(Push(), "step#0").action, Action::kNone);
+  gate.Close(Push());
+  auto d = gate.Open(Push(), "step#1");
+  ASSERT_EQ(d.action, Action::kRecord);
+  EXPECT_EQ(d.state, RecordingState::kSampled);
+  EXPECT_NE(d.why.find("step#1"), std::string::npos) << d.why;
+  EXPECT_NE(d.why.find("1 in 2"), std::string::npos) << d.why;
+  EXPECT_EQ(gate.Close(Push()).action, Action::kPause);
+}
+
+TEST(CaptureGate, SampleWithRepeatNStopsAfterNSamples) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.sample_every = 10;
+  s.end_after = 2;
+  s.end_given = true;
+  CaptureGate gate(s);
+  EXPECT_EQ(RecordedSteps(gate, 100), (std::vector<int>{9, 19}));
+}
+
+TEST(CaptureGate, TriggerRecordsTheNextKRangesOnly) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.trigger_file = "/tmp/t";
+  CaptureGate gate(s);
+  EXPECT_TRUE(RecordedSteps(gate, 5).empty());  // nothing until the file appears
+  EXPECT_FALSE(gate.trigger_busy());
+  EXPECT_EQ(gate.Arm(2, "trigger").action, Action::kNone);  // exact: waits for the range
+  EXPECT_TRUE(gate.trigger_busy());
+  std::vector<int> got = RecordedSteps(gate, 5);
+  EXPECT_EQ(got, (std::vector<int>{0, 1}));
+  EXPECT_FALSE(gate.trigger_busy());
+  EXPECT_FALSE(gate.finished());  // a trigger file repeats by default
+}
+
+TEST(CaptureGate, TriggerStaysBusyWhileItsRangeIsOpen) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.trigger_file = "/tmp/t";
+  CaptureGate gate(s);
+  gate.Arm(1, "trigger");
+  auto d = gate.Open(Push(), "step#0");
+  ASSERT_EQ(d.action, Action::kRecord);
+  EXPECT_NE(d.why.find("trigger"), std::string::npos);
+  EXPECT_TRUE(gate.trigger_busy());
+  gate.Close(Push());
+  EXPECT_FALSE(gate.trigger_busy());
+}
+
+TEST(CaptureGate, EarlyArmRecordsFromThePreviousRangesEnd) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.sample_every = 3;
+  s.arm_early = true;
+  CaptureGate gate(s);
+  EXPECT_EQ(gate.Initial().action, Action::kPause);  // step 0 is not sampled
+  EXPECT_EQ(gate.Open(Push(), "step#0").action, Action::kNone);
+  EXPECT_EQ(gate.Close(Push()).action, Action::kNone);
+  EXPECT_EQ(gate.Open(Push(), "step#1").action, Action::kNone);
+  // Closing step 1 arms for step 2, the sampled one.
+  auto armed = gate.Close(Push());
+  EXPECT_EQ(armed.action, Action::kRecord);
+  EXPECT_EQ(armed.state, RecordingState::kSampled);
+  EXPECT_EQ(gate.Open(Push(), "step#2").action, Action::kRecord);
+  EXPECT_EQ(gate.Close(Push()).action, Action::kPause);
+}
+
+TEST(CaptureGate, EarlyArmWithEveryRangeRecordsFromTheStart) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.arm_early = true;
+  s.end_after = 0;
+  s.end_given = true;
+  CaptureGate gate(s);
+  EXPECT_EQ(gate.Initial().action, Action::kRecord);
+}
+
+TEST(CaptureGate, StartEndRangesCloseByIdFromAnyThread) {
+  CaptureGate gate(Nvtx("phase"));
+  CaptureGate::RangeKey started{0, 0, 0, 42};
+  ASSERT_EQ(gate.Open(started, "phase#0").action, Action::kRecord);
+  EXPECT_EQ(gate.Close(CaptureGate::RangeKey{0, 0, 0, 41}).action, Action::kNone);
+  EXPECT_EQ(gate.Close(started).action, Action::kPauseAndStop);
+}
+
+TEST(RangeMatcher, SearchesWithTheLiteralPrefixAsAShortcut) {
+  std::string err;
+  auto m = RangeMatcher::Make("ProfilerStep#\\d+", &err);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->Matches("ProfilerStep#12"));
+  EXPECT_FALSE(m->Matches("ProfilerStep#"));
+  EXPECT_FALSE(m->Matches("aten::mm"));
+  // A quantifier after the literal: "ab?" matches "a" alone.
+  auto q = RangeMatcher::Make("ab?c", &err);
+  ASSERT_TRUE(q);
+  EXPECT_TRUE(q->Matches("xac"));
+  EXPECT_FALSE(RangeMatcher::Make("step[", &err));
+  EXPECT_FALSE(err.empty());
+}
+
+TEST(TriggerFile, RetiringRenamesItSoItsGoingSaysDone) {
+  std::string path = ::testing::TempDir() + "gpucap_trigger_" + std::to_string(getpid());
+  std::remove((path + ".done").c_str());
+  TriggerFile t(path);
+  EXPECT_FALSE(t.Present());
+  std::ofstream(path) << "x";
+  EXPECT_TRUE(t.Present());
+  EXPECT_EQ(t.Retire(), "renamed to " + path + ".done");
+  EXPECT_FALSE(t.Present());
+  std::ifstream done(path + ".done");
+  EXPECT_TRUE(done.good());
+  std::remove((path + ".done").c_str());
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
