@@ -43,6 +43,7 @@ uint32_t FamilyOf(uint32_t kind) {
     case ActivityKind::kCudaEvent: return kCudaEvents;
     case ActivityKind::kMarker: return kMarkers;
     case ActivityKind::kEnvironment: return kEnvironment;
+    case ActivityKind::kGraphTrace: return kGraphTraces;
     default: return 0;
   }
 }
@@ -386,6 +387,19 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
         t.power.push_back(r.U32(Field::kPower));
         t.power_limit.push_back(r.U32(Field::kPowerLimit));
         t.fan_speed.push_back(r.U32(Field::kFanSpeed));
+        break;
+      }
+      case kGraphTraces: {
+        GraphTraceTable& t = out->graph_traces;
+        t.start.push_back(r.U(Field::kStart));
+        t.end.push_back(r.U(Field::kEnd));
+        t.correlation.push_back(r.U32(Field::kCorrelationId));
+        t.device.push_back(r.U32(Field::kDeviceId));
+        t.context.push_back(r.U32(Field::kContextId));
+        t.stream.push_back(r.U32(Field::kStreamId));
+        t.graph_id.push_back(r.U32(Field::kGraphId));
+        t.end_device.push_back(r.U32(Field::kEndDeviceId));
+        t.end_context.push_back(r.U32(Field::kEndContextId));
         break;
       }
       default:

@@ -8,6 +8,7 @@
 //   join_args.cc         a slice's name, category and arguments
 //   join_shared_runs.cc  argument runs that repeat from launch to launch
 //   join_header.cc       the trace header: process, devices, what was skipped
+//   join_graph_launches.cc  graph-mode captures: a span per graph launch
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
 #define GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
@@ -42,7 +43,8 @@ namespace join_internal {
 constexpr uint32_t kNone = UINT32_MAX;
 constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
 
-enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync };
+// kGraph: a whole graph launch (GRAPH_TRACE, join_graph_launches.cc).
+enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync, kGraph };
 
 // One cache line: a window holds hundreds of thousands, read in several
 // passes.
@@ -187,6 +189,9 @@ class WindowJoin {
   void OpArgs(const Op& op);
   void ApiArgs(const ApiRef& api);
   void AnnotationArgs(const Op& op);
+  // A graph launch's span (OpKind::kGraph): its name, and its args.
+  std::pair<uint32_t, std::string_view> GraphLaunchName(const Op& op);
+  void GraphLaunchArgs(const Op& op);
 
   const CaptureIndex& idx_;
   const Window& w_;

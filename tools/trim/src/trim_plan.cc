@@ -159,6 +159,7 @@ void Planner::Load(const std::vector<std::pair<size_t, uint32_t>>& used) {
         case builder::kKernels:
         case builder::kMemcpys:
         case builder::kMemsets:
+        case builder::kGraphTraces:  // a whole graph launch: an op like the others
           x.start = r.U(Field::kStart);
           x.end = r.U(Field::kEnd);
           x.correlation = r.U32(Field::kCorrelationId);
@@ -237,7 +238,10 @@ Status Planner::AddWindow(const Window& w, const std::vector<std::pair<size_t, u
   std::unordered_set<uint32_t> contexts, window_correlations;
   for (const Rec& r : recs_) {
     bool sync = r.family == builder::kSyncs;
-    if (!sync && r.family != builder::kKernels && r.family != builder::kMemcpys && r.family != builder::kMemsets) continue;
+    if (!sync && r.family != builder::kKernels && r.family != builder::kMemcpys && r.family != builder::kMemsets &&
+        r.family != builder::kGraphTraces) {
+      continue;
+    }
     auto launch = launches.find(r.correlation);
     bool found = launch != launches.end();
     bool launched_in = found && in(launch->second.start);
