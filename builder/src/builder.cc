@@ -149,6 +149,7 @@ void Builder::LookAhead(const Window& w, std::unordered_set<size_t>* used, Windo
     for (uint32_t r = 0; r < t.kernels.size(); ++r) hit |= see(t.kernels.correlation[r], t.kernels.graph_node_id[r]);
     for (uint32_t r = 0; r < t.memcpys.size(); ++r) hit |= see(t.memcpys.correlation[r], t.memcpys.graph_node_id[r]);
     for (uint32_t r = 0; r < t.memsets.size(); ++r) hit |= see(t.memsets.correlation[r], t.memsets.graph_node_id[r]);
+    for (uint32_t r = 0; r < t.graph_traces.size(); ++r) hit |= see(t.graph_traces.correlation[r], 0);
     return hit;
   };
   for (size_t c : *used) found(c);
@@ -221,6 +222,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
     for (uint32_t r = 0; r < t.kernels.size(); ++r) want(t.kernels.start[r], t.kernels.correlation[r]);
     for (uint32_t r = 0; r < t.memcpys.size(); ++r) want(t.memcpys.start[r], t.memcpys.correlation[r]);
     for (uint32_t r = 0; r < t.memsets.size(); ++r) want(t.memsets.start[r], t.memsets.correlation[r]);
+    for (uint32_t r = 0; r < t.graph_traces.size(); ++r) want(t.graph_traces.start[r], t.graph_traces.correlation[r]);
   }
   if (!missing.empty()) {
     uint64_t from = w.start_ns > options_.launch_lookback_ns ? w.start_ns - options_.launch_lookback_ns : 0;

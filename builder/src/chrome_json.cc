@@ -381,7 +381,7 @@ class ChromeJsonRenderer : public TraceSink {
   const FlowTail dependency_tail_{FlowKindName(FlowKind::kGraphDependency)};
   const Piece flow_start_{",\n{\"ph\":\"s\",\"id\":"};
   const Piece flow_end_{",\n{\"ph\":\"f\",\"id\":"};
-  static constexpr size_t kCategories = static_cast<size_t>(Category::kCudaEvent) + 1;
+  static constexpr size_t kCategories = static_cast<size_t>(Category::kCudaGraph) + 1;
   Piece heads_[2][kCategories];  // {"ph":"X","cat":"<category>","name":  and the instant's
 
   // Escaping a kernel name costs more than writing it: done once per name.

@@ -44,6 +44,7 @@ uint32_t FamilyOf(uint32_t kind) {
     case ActivityKind::kCudaEvent: return kCudaEvents;
     case ActivityKind::kMarker: return kMarkers;
     case ActivityKind::kEnvironment: return kEnvironment;
+    case ActivityKind::kGraphTrace: return kGraphTraces;
     default: return 0;
   }
 }
@@ -195,6 +196,7 @@ class RowDecoder {
       case kCudaEvents: CudaEvent(r); break;
       case kMarkers: Marker(r); break;
       case kEnvironment: Environment(r); break;
+      case kGraphTraces: GraphTrace(r); break;
       default: break;
     }
   }
@@ -218,6 +220,7 @@ class RowDecoder {
   void CudaEvent(const Reader& r);
   void Marker(const Reader& r);
   void Environment(const Reader& r);
+  void GraphTrace(const Reader& r);
 
   ActivityTables& out_;
   DecodeStats& stats_;
@@ -382,6 +385,19 @@ void RowDecoder::Marker(const Reader& r) {
   t.tid.push_back(r.U32(Field::kObjectThreadId));
   t.name.push_back(name.index);
   t.domain.push_back(domain.index);
+}
+
+void RowDecoder::GraphTrace(const Reader& r) {
+  GraphTraceTable& t = out_.graph_traces;
+  t.start.push_back(r.U(Field::kStart));
+  t.end.push_back(r.U(Field::kEnd));
+  t.correlation.push_back(r.U32(Field::kCorrelationId));
+  t.device.push_back(r.U32(Field::kDeviceId));
+  t.context.push_back(r.U32(Field::kContextId));
+  t.stream.push_back(r.U32(Field::kStreamId));
+  t.graph_id.push_back(r.U32(Field::kGraphId));
+  t.end_device.push_back(r.U32(Field::kEndDeviceId));
+  t.end_context.push_back(r.U32(Field::kEndContextId));
 }
 
 void RowDecoder::Environment(const Reader& r) {

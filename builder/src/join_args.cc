@@ -99,6 +99,9 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint("context", s.context[r]));
       return;
     }
+    case OpKind::kGraph:
+      GraphLaunchArgs(op);
+      break;
   }
   AnnotationArgs(op);
   if (op.kind == OpKind::kKernel) CollectiveArgs(op);
@@ -141,6 +144,10 @@ void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
     case OpKind::kSync:
       name = names_.Intern(SyncTypeName(p.syncs.type[op.row]));
       s.category = Category::kCudaSync;
+      break;
+    case OpKind::kGraph:
+      name = GraphLaunchName(op);
+      s.category = Category::kCudaGraph;
       break;
   }
   s.name_id = name.first;

@@ -123,6 +123,10 @@ void WindowJoin::CollectOps() {
       take(OpKind::kSync, pi, r, p.syncs.start[r], p.syncs.end[r], p.syncs.correlation[r],
            DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r], 0);
     }
+    const GraphTraceTable& g = p.graph_traces;
+    for (uint32_t r = 0; r < g.size(); ++r) {
+      take(OpKind::kGraph, pi, r, g.start[r], g.end[r], g.correlation[r], g.device[r], g.stream[r], 0);
+    }
   }
   stats_.gpu_ops = ops_.size();
 }

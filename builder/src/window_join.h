@@ -10,6 +10,7 @@
 //   join_shared_runs.cc  argument runs that repeat from launch to launch
 //   join_header.cc       the trace header: process, devices, what was skipped
 //   join_use.cc          what the window referenced (join_use.h), when asked
+//   join_graph_launches.cc  graph-mode captures: a span per graph launch
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
 #define GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
@@ -45,7 +46,8 @@ namespace join_internal {
 constexpr uint32_t kNone = UINT32_MAX;
 constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
 
-enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync };
+// kGraph: a whole graph launch (GRAPH_TRACE, join_graph_launches.cc).
+enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync, kGraph };
 
 // One cache line: a window holds hundreds of thousands, read in several
 // passes.
@@ -201,6 +203,9 @@ class WindowJoin {
   void AnnotationArgs(const Op& op);
   void LaunchDetailArgs(const KernelTable& k, uint32_t row);  // launch_details.cc
   void CollectiveArgs(const Op& op);                           // collective_args.cc
+  // A graph launch's span (OpKind::kGraph): its name, and its args.
+  std::pair<uint32_t, std::string_view> GraphLaunchName(const Op& op);
+  void GraphLaunchArgs(const Op& op);
 
   JoinUse* use_;  // null: not asked for
   const CaptureIndex& idx_;

@@ -181,6 +181,22 @@ void SyntheticCapture::Memset(const MemsetRecord& r) {
   See(r.start, r.end);
 }
 
+void SyntheticCapture::GraphTrace(const GraphTraceRecord& r) {
+  uint32_t kind = static_cast<uint32_t>(ActivityKind::kGraphTrace);
+  uint8_t* rec = Append(kind);
+  const format::RecordLayout& l = *layouts_->Find(kind);
+  GPUCAP_SET(kCorrelationId, r.correlation);
+  GPUCAP_SET(kStart, r.start);
+  GPUCAP_SET(kEnd, r.end);
+  GPUCAP_SET(kDeviceId, r.device);
+  GPUCAP_SET(kGraphId, r.graph_id);
+  GPUCAP_SET(kContextId, r.context);
+  GPUCAP_SET(kStreamId, r.stream);
+  GPUCAP_SET(kEndDeviceId, r.device);
+  GPUCAP_SET(kEndContextId, r.context);
+  See(r.start, r.end);
+}
+
 void SyntheticCapture::Sync(const SyncRecord& r) {
   uint32_t kind = static_cast<uint32_t>(ActivityKind::kSynchronization);
   uint8_t* rec = Append(kind);

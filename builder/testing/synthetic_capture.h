@@ -74,6 +74,13 @@ struct OverheadRecord {
   uint64_t start = 0, end = 0;
 };
 
+// GRAPH_TRACE (--cuda-graph-trace graph): one graph launch as a whole.
+struct GraphTraceRecord {
+  uint64_t start = 0, end = 0;
+  uint32_t correlation = 0;
+  uint32_t device = 0, context = 1, stream = 7, graph_id = 0;
+};
+
 // A session and device like the H200 runs'.
 format::SessionInfo DefaultSession();
 format::DeviceInfo H200(uint32_t id);
@@ -93,6 +100,7 @@ class SyntheticCapture {
   void Sync(const SyncRecord& r);
   void CudaEvent(const CudaEventRecord& r);
   void Overhead(const OverheadRecord& r);
+  void GraphTrace(const GraphTraceRecord& r);
   void ExternalCorrelation(uint32_t correlation, uint64_t external_id, uint32_t kind = 3);
   // A MARKER record; flags as CUpti_ActivityFlag (1: instant, 2: start, 4: end).
   void Marker(uint32_t flags, uint64_t ts, uint32_t id, uint32_t tid, uint64_t name_pointer,

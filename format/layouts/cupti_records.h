@@ -18,7 +18,8 @@
   X(OverheadRecord, CUpti_ActivityOverhead3)       \
   X(SyncRecord, CUpti_ActivitySynchronization2)    \
   X(CudaEventRecord, CUpti_ActivityCudaEvent2)     \
-  X(MarkerRecord, CUpti_ActivityMarker2)
+  X(MarkerRecord, CUpti_ActivityMarker2)          \
+  X(GraphTraceRecord, CUpti_ActivityGraphTrace2)
 
 namespace gpucap::cupti_records {
 

@@ -206,6 +206,20 @@ void AddHostAndDeviceRecords(std::vector<Record>& r) {
       GPUCAP_F(R, kName, name),
       GPUCAP_F(R, kDomain, domain),
   }});
+  // --cuda-graph-trace graph: one record per graph launch (no graph exec id
+  // in it; the graph id is the instantiated graph's).
+  using G = gpucap::cupti_records::GraphTraceRecord;
+  r.push_back({CUPTI_ACTIVITY_KIND_GRAPH_TRACE, gpucap::cupti_records::kStructName<G>, sizeof(G), {
+      GPUCAP_F(G, kCorrelationId, correlationId),
+      GPUCAP_F(G, kStart, start),
+      GPUCAP_F(G, kEnd, end),
+      GPUCAP_F(G, kDeviceId, deviceId),
+      GPUCAP_F(G, kGraphId, graphId),
+      GPUCAP_F(G, kContextId, contextId),
+      GPUCAP_F(G, kStreamId, streamId),
+      GPUCAP_F(G, kEndDeviceId, endDeviceId),
+      GPUCAP_F(G, kEndContextId, endContextId),
+  }});
   using N = CUpti_ActivityEnvironment;
   r.push_back({CUPTI_ACTIVITY_KIND_ENVIRONMENT, "CUpti_ActivityEnvironment", sizeof(N), {
       GPUCAP_F(N, kDeviceId, deviceId),

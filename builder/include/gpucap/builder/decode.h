@@ -36,7 +36,8 @@ enum Family : uint32_t {
   kCudaEvents = 1u << 7,
   kMarkers = 1u << 8,
   kEnvironment = 1u << 9,
-  kAllFamilies = (1u << 10) - 1,
+  kGraphTraces = 1u << 10,
+  kAllFamilies = (1u << 11) - 1,
 };
 
 // The family of an activity kind's records; 0 for kinds no family reads.

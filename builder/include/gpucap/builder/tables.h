@@ -127,6 +127,17 @@ struct EnvironmentTable {
   GPUCAP_TABLE(EnvironmentTable, GPUCAP_ENVIRONMENT_COLUMNS, timestamp)
 };
 
+// GRAPH_TRACE (--cuda-graph-trace graph): one row per graph launch, in
+// place of its nodes' kernel, copy and set rows. graph_id is the id CUPTI
+// gave the graph that ran (the executable graph's, as in the node rows).
+#define GPUCAP_GRAPH_TRACE_COLUMNS(X)                                             \
+  X(uint64_t, start) X(uint64_t, end) X(uint32_t, correlation) X(uint32_t, device) \
+  X(uint32_t, context) X(uint32_t, stream) X(uint32_t, graph_id)                  \
+  X(uint32_t, end_device) X(uint32_t, end_context)
+struct GraphTraceTable {
+  GPUCAP_TABLE(GraphTraceTable, GPUCAP_GRAPH_TRACE_COLUMNS, start)
+};
+
 // Every family, as decoded from one or more chunks.
 struct ActivityTables {
   KernelTable kernels;
@@ -139,17 +150,18 @@ struct ActivityTables {
   CudaEventTable cuda_events;
   MarkerTable markers;
   EnvironmentTable environment;
+  GraphTraceTable graph_traces;
 
   size_t rows() const {
     return kernels.size() + memcpys.size() + memsets.size() + apis.size() + externals.size() +
            overheads.size() + syncs.size() + cuda_events.size() + markers.size() +
-           environment.size();
+           environment.size() + graph_traces.size();
   }
   size_t memory_bytes() const {
     return kernels.memory_bytes() + memcpys.memory_bytes() + memsets.memory_bytes() +
            apis.memory_bytes() + externals.memory_bytes() + overheads.memory_bytes() +
            syncs.memory_bytes() + cuda_events.memory_bytes() + markers.memory_bytes() +
-           environment.memory_bytes();
+           environment.memory_bytes() + graph_traces.memory_bytes();
   }
 };
 

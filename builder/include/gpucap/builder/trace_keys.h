@@ -40,6 +40,9 @@ inline constexpr std::string_view kCatGpuUserAnnotation = "gpu_user_annotation";
 inline constexpr std::string_view kCatOverhead = "overhead";
 inline constexpr std::string_view kCatCpuInstant = "cpu_instant_event";
 inline constexpr std::string_view kCatCudaEvent = "cuda_event";
+// gpucap's own: a whole graph launch as GRAPH_TRACE records it
+// (--cuda-graph-trace graph), which Kineto has no name for.
+inline constexpr std::string_view kCatCudaGraph = "cuda_graph";
 // Categories of the CPU side: ranges the join draws from NVTX, and the
 // profiler's own operators a splice ties launches to.
 inline constexpr std::string_view kCatUserAnnotation = "user_annotation";

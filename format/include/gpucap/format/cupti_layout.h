@@ -48,6 +48,8 @@ enum class Field : uint8_t {
   // Environment.
   kEnvironmentKind, kSmClock, kMemoryClock, kPcieLinkGen, kPcieLinkWidth,
   kClocksThrottleReasons, kGpuTemperature, kPower, kPowerLimit, kFanSpeed,
+  // Graph trace (one record per graph launch).
+  kEndDeviceId, kEndContextId,
   kCount  // not a field
 };
 inline constexpr size_t kFieldCount = static_cast<size_t>(Field::kCount);
