@@ -34,6 +34,9 @@ void WindowJoin::CollectiveArgs(const Op& op) {
   args_.push_back(Arg::Uint(trace_keys::kOutMsgSize, out));
   if (dtype.size != 0) args_.push_back(Arg::String(trace_keys::kDtype, dtype.name));
   if (c->group_size > 0) args_.push_back(Arg::Int(trace_keys::kGroupSize, c->group_size));
+  // Group size comes from another range than the kernel's: a cut capture
+  // must keep it too.
+  if (use_ != nullptr && c->group_size_event != UINT32_MAX) UseRangeOfEvent(c->group_size_event);
 }
 
 }  // namespace gpucap::builder::join_internal

@@ -46,7 +46,11 @@ CollectiveIndex::CollectiveIndex(const format::Capture& capture) {
     if (e.kind == RangeKind::kPayloadSchema) schemas.emplace(e.id, &e.schema);
   }
   if (schemas.empty()) return;
-  std::unordered_map<uint64_t, int64_t> ranks;  // communicator -> "No. of ranks"
+  struct Ranks {
+    int64_t count;
+    uint32_t event;
+  };
+  std::unordered_map<uint64_t, Ranks> ranks;  // communicator -> "No. of ranks", and where it was said
   for (uint32_t i = 0; i < capture.ranges.size(); ++i) {
     const format::RangeEvent& e = capture.ranges[i];
     for (const format::ExtPayload& p : e.ext_payloads) {
@@ -54,16 +58,18 @@ CollectiveIndex::CollectiveIndex(const format::Capture& capture) {
       if (s == schemas.end()) continue;
       std::optional<uint64_t> comm = ReadEntry(*s->second, kCommEntry, p.data);
       if (!comm) continue;
-      if (auto n = ReadEntry(*s->second, kRanksEntry, p.data)) ranks[*comm] = static_cast<int32_t>(*n);
+      if (auto n = ReadEntry(*s->second, kRanksEntry, p.data)) ranks[*comm] = {static_cast<int32_t>(*n), i};
       std::optional<uint64_t> bytes = ReadEntry(*s->second, kSizeEntry, p.data);
       if (bytes && (e.kind == RangeKind::kPush || e.kind == RangeKind::kStart)) {
-        by_event_[i] = Collective{CollectiveName(e.name), *comm, *bytes, -1};
+        by_event_[i] = Collective{CollectiveName(e.name), *comm, *bytes, -1, UINT32_MAX};
       }
     }
   }
   for (auto& [event, c] : by_event_) {
     auto it = ranks.find(c.comm);
-    if (it != ranks.end()) c.group_size = it->second;
+    if (it == ranks.end()) continue;
+    c.group_size = it->second.count;
+    c.group_size_event = it->second.event;
   }
 }
 

@@ -17,6 +17,7 @@ uint32_t FamilyOfOp(OpKind kind) {
     case OpKind::kMemcpy: return kMemcpys;
     case OpKind::kMemset: return kMemsets;
     case OpKind::kSync: return kSyncs;
+    case OpKind::kGraph: return kGraphTraces;
   }
   return 0;
 }
@@ -25,6 +26,18 @@ uint32_t FamilyOfOp(OpKind kind) {
 
 void WindowJoin::UseStack(uint32_t stack) {
   for (uint32_t range : stacks_.Stack(stack)) use_->ranges.push_back(range);
+}
+
+void WindowJoin::UseRangeOfEvent(uint32_t event) {
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  if (range_of_event_.empty()) {
+    for (uint32_t r = 0; r < ranges.size(); ++r) {
+      range_of_event_.emplace(ranges[r].event, r);
+      if (ranges[r].end_event != UINT32_MAX) range_of_event_.emplace(ranges[r].end_event, r);
+    }
+  }
+  auto it = range_of_event_.find(event);
+  if (it != range_of_event_.end()) use_->ranges.push_back(it->second);
 }
 
 void WindowJoin::UseContextOwner(uint32_t context) {

@@ -151,6 +151,7 @@ class WindowJoin {
   // while slices are described add theirs as they happen.
   void ReportUse();
   void UseStack(uint32_t stack);
+  void UseRangeOfEvent(uint32_t event);  // the range that event opens or closes
   void UseContextOwner(uint32_t context);
   void UseExternal(uint32_t correlation);
   // Turns a ref back into the slice it stands for (args in args_).
@@ -268,6 +269,7 @@ class WindowJoin {
     std::span<const Arg> span() const { return {items.data(), n}; }
   } args_;
   std::vector<uint32_t> stack_scratch_, collective_scratch_;
+  std::unordered_map<uint32_t, uint32_t> range_of_event_;  // filled on first UseRangeOfEvent
   // Annotation stacks by docs/semantics.md (never-closed ranges out, the step rule).
   AnnotationStacks stacks_;
   std::string scratch_string_;

@@ -125,14 +125,18 @@ TEST(PftraceExpect, KernelsHaveTheShapesTheyWereLaunchedWith) {
       const auto& v = shape[dim].items;
       EXPECT_EQ(Arg(s, dim), "[" + v[0].text + "," + v[1].text + "," + v[2].text + "]") << s.name << " " << dim;
     }
-    if (shape.has("static_shared")) EXPECT_EQ(Arg(s, "shared memory"), shape["static_shared"].text) << s.name;
+    if (shape.has("static_shared")) {
+      EXPECT_EQ(Arg(s, "shared memory"), shape["static_shared"].text) << s.name;
+    }
   }
   EXPECT_EQ(kernels.size(), m["kernel_shapes"].members.size());
   // The streams the program made, each running kernels (the synchronous
   // copies run on the legacy default stream besides).
   std::set<std::string> streams;
   for (const PfSlice& s : t.slices) {
-    if (s.category == "kernel") streams.insert(Arg(s, "stream"));
+    if (s.category == "kernel") {
+      streams.insert(Arg(s, "stream"));
+    }
   }
   EXPECT_EQ(streams.size(), m["streams_used"].u());
 }

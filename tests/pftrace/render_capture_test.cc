@@ -294,7 +294,9 @@ TEST(RenderCapture, NcclKernelsCarryHtasCollectiveKeysEagerAndReplayed) {
     }
     // No other kernel is called a collective.
     for (const Ev& v : both[r]) {
-      if (v.cat == "kernel" && !KernelIs(v.name, "oneRankReduce")) EXPECT_FALSE(v.has("Collective name")) << v.name;
+      if (v.cat == "kernel" && !KernelIs(v.name, "oneRankReduce")) {
+        EXPECT_FALSE(v.has("Collective name")) << v.name;
+      }
     }
   }
 }
@@ -356,7 +358,9 @@ TEST(RenderCapture, SyncSpansNameTheStreamAndEventRecordTheyWaitOn) {
     }
     // The event synchronised on is the one recorded on the waiting stream.
     for (const Ev& v : both[r]) {
-      if (v.name == "Event Sync") EXPECT_EQ(v.at("wait_on_stream"), waiting_stream) << kRendering[r];
+      if (v.name == "Event Sync") {
+        EXPECT_EQ(v.at("wait_on_stream"), waiting_stream) << kRendering[r];
+      }
     }
     EXPECT_EQ(waited_events.size(), 2u) << "produced and consumed";
     EXPECT_EQ(kinds["Event Sync"], counts["sync:event"].u()) << kRendering[r];

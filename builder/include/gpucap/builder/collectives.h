@@ -23,6 +23,9 @@ struct Collective {
   uint64_t comm = 0;     // NCCL's communicator id (hash)
   uint64_t bytes = 0;    // the payload's message size
   int64_t group_size = -1;  // ranks of the communicator; -1: no init seen
+  // The capture().ranges event whose payload gave group_size (an init
+  // range's pop); UINT32_MAX when none did.
+  uint32_t group_size_event = UINT32_MAX;
 };
 
 class CollectiveIndex {
