@@ -82,6 +82,15 @@ bool Recorder::Open() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   int pid = getpid();
+  if (!OpenOutput(host, pid)) return false;
+  WriteSessionInfo(host, pid);
+  StartThreads(pid);
+  return true;
+}
+
+// The output file (its name expanded, kept apart from other processes'),
+// the writer behind it and what feeds the writer.
+bool Recorder::OpenOutput(const char* host, int pid) {
   int rank = EnvInt("RANK", EnvInt("LOCAL_RANK", -1));
   output_path_ = ExpandOutputPath(config_.output, pid, host, rank, ClockNs(CLOCK_REALTIME) / 1000000000);
 
@@ -143,7 +152,11 @@ bool Recorder::Open() {
               config_.window_nvtx.c_str(), why.c_str());
     }
   }
+  return true;
+}
 
+// The session message first, then the first clock sample.
+void Recorder::WriteSessionInfo(const char* host, int pid) {
   format::SessionInfo s;
   s.tool_version = "gpucap " GPUCAP_VERSION;
   s.host = host;
@@ -185,6 +198,11 @@ bool Recorder::Open() {
   s.options = config_.raw;
   writer_->Submit(format::SmallMessage(std::move(s)));
   SampleClock(format::ClockKind::kStart);
+}
+
+// The main thread's announcement, the NVML sampler, the recording state
+// and the control thread.
+void Recorder::StartThreads(int pid) {
   {
     std::lock_guard<std::mutex> lock(seen_mu_);
     threads_seen_.insert(static_cast<uint32_t>(pid));
@@ -210,7 +228,6 @@ bool Recorder::Open() {
     std::lock_guard<std::mutex> lock(control_mu_);
     control_ = std::thread([this] { ControlLoop(); });
   }
-  return true;
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {

@@ -100,6 +100,10 @@ class Recorder {
 
   explicit Recorder(const Config& config);
   bool Open();
+  // Open's steps, in order.
+  bool OpenOutput(const char* host, int pid);
+  void WriteSessionInfo(const char* host, int pid);
+  void StartThreads(int pid);
   void ControlLoop();
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);
