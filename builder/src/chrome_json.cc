@@ -18,141 +18,13 @@ class ChromeJsonRenderer : public TraceSink {
   explicit ChromeJsonRenderer(std::unique_ptr<ByteSink> out) : out_(std::move(out)), w_(out_.get()) {}
 
   Status Begin(const TraceHeader& h) override {
-    base_ = h.base_time_ns;
-    trace_name_ = h.trace_name;
-    window_ = {h.window_index, h.window_label, h.window_start_ns, h.window_end_ns};
-    for (const Track& t : h.tracks) {
-      const Process& p = h.processes[t.process];
-      std::string where = ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(t.tid) + ",\"ts\":";
-      tracks_.push_back({p.pid, t.tid, t.name, Piece(where)});
-    }
-    for (int instant = 0; instant < 2; ++instant) {
-      for (size_t c = 0; c < kCategories; ++c) {
-        std::string head = instant ? "{\"ph\":\"i\",\"cat\":\"" + std::string(CategoryName(Category(c))) +
-                                         "\",\"s\":\"t\",\"name\":"
-                                   : "{\"ph\":\"X\",\"cat\":\"" + std::string(CategoryName(Category(c))) +
-                                         "\",\"name\":";
-        heads_[instant][c] = Piece(head);
-      }
-    }
-    // The pieces are gpucap's own text and uint32 ids; a cut one would be
-    // broken JSON, so say so rather than write it.
-    bool complete = flow_start_.complete && flow_end_.complete;
-    for (const FlowTail* tail : {&launch_tail_, &dependency_tail_}) complete &= tail->start.complete && tail->end.complete;
-    for (const auto& row : heads_) {
-      for (const Piece& head : row) complete &= head.complete;
-    }
-    for (const TrackRef& t : tracks_) complete &= t.where.complete;
-    if (!complete) return Status::Internal("Chrome JSON: an event piece is longer than its 64-byte slot");
+    Status pieces = MakePieces(h);
+    if (!pieces.ok()) return pieces;
     w_.Raw("{\n\"schemaVersion\":1,\n");
-    // HTA finds the rank in the raw text, before any parsing, with a pattern
-    // that wants whitespace after the colon, as Kineto's writer puts it; and
-    // in the first lines. No other "rank" is written with a space, so the
-    // text's first match is the parser's value.
-    if (h.rank >= 0) {
-      w_.Raw("\"distributedInfo\":{");
-      if (!h.distributed_backend.empty()) {
-        w_.Raw("\"backend\": ");
-        w_.String(h.distributed_backend);
-        w_.Raw(",");
-      }
-      w_.Raw("\"rank\": ");
-      w_.Int(h.rank);
-      w_.Raw(",\"world_size\": ");
-      w_.Int(h.world_size);
-      if (h.local_rank >= 0) {
-        w_.Raw(",\"local_rank\": ");
-        w_.Int(h.local_rank);
-      }
-      w_.Raw("},\n");
-    }
-    // TensorBoard's plugin looks a device up by its id as a position in this
-    // list: every id from 0 to the highest has its entry, a device the
-    // capture holds no facts about by its id alone.
-    std::vector<const format::DeviceInfo*> devices;
-    for (const format::DeviceInfo& d : h.devices) devices.push_back(&d);
-    std::stable_sort(devices.begin(), devices.end(), [](auto* a, auto* b) { return a->id < b->id; });
-    w_.Raw("\"deviceProperties\":[");
-    uint64_t next_id = 0;
-    for (size_t i = 0; i < devices.size(); ++i) {
-      const format::DeviceInfo& d = *devices[i];
-      if (d.id < next_id) continue;  // the same device twice (a merge of one host's ranks)
-      for (; next_id < d.id && next_id < kMaxDeviceGap; ++next_id) {
-        w_.Raw(next_id ? ",\n{\"id\":" : "\n{\"id\":");
-        w_.Uint(next_id);
-        w_.Raw("}");
-      }
-      w_.Raw(next_id ? ",\n{" : "\n{");
-      next_id = uint64_t{d.id} + 1;
-      w_.Raw("\"id\":"); w_.Uint(d.id);
-      w_.Raw(",\"name\":"); w_.String(d.name);
-      w_.Raw(",\"totalGlobalMem\":"); w_.Uint(d.total_global_mem);
-      w_.Raw(",\"computeMajor\":"); w_.Int(d.compute_major);
-      w_.Raw(",\"computeMinor\":"); w_.Int(d.compute_minor);
-      w_.Raw(",\"maxThreadsPerBlock\":"); w_.Int(d.max_threads_per_block);
-      w_.Raw(",\"maxThreadsPerMultiprocessor\":"); w_.Int(d.max_threads_per_multiprocessor);
-      w_.Raw(",\"regsPerBlock\":"); w_.Int(d.regs_per_block);
-      w_.Raw(",\"warpSize\":"); w_.Int(d.warp_size);
-      w_.Raw(",\"sharedMemPerBlock\":"); w_.Int(d.shared_mem_per_block);
-      w_.Raw(",\"numSms\":"); w_.Int(d.num_sms);
-      w_.Raw(",\"regsPerMultiprocessor\":"); w_.Int(d.regs_per_multiprocessor);
-      w_.Raw(",\"sharedMemPerBlockOptin\":"); w_.Int(d.shared_mem_per_block_optin);
-      w_.Raw(",\"sharedMemPerMultiprocessor\":"); w_.Int(d.shared_mem_per_multiprocessor);
-      w_.Raw("}");
-    }
-    w_.Raw("\n],\n\"trace_id\":\"");
-    w_.Raw(TraceId(h));
-    w_.Raw("\",\n\"cuda_driver_version\":");
-    w_.Int(h.cuda_driver_version);
-    w_.Raw(",\n\"cuda_runtime_version\":");
-    w_.Int(h.cuda_runtime_version);
-    w_.Raw(",\n\"cupti_version\":");
-    w_.Uint(h.cupti_version);
-    w_.Raw(",\n\"gpucap\":{\"capture\":");
-    w_.String(h.capture_path);
-    w_.Raw(",\"host\":");
-    w_.String(h.host);
-    w_.Raw(",\"window\":{\"index\":");
-    w_.Uint(h.window_index);
-    w_.Raw(",\"label\":");
-    w_.String(h.window_label);
-    w_.Raw(",\"start_ns\":");
-    w_.Int(h.window_start_ns);
-    w_.Raw(",\"end_ns\":");
-    w_.Int(h.window_end_ns);
-    w_.Raw("},\"counts\":{");
-    for (size_t i = 0; i < h.counts.size(); ++i) {
-      if (i) w_.Raw(",");
-      w_.String(h.counts[i].first);
-      w_.Raw(":");
-      w_.Uint(h.counts[i].second);
-    }
-    w_.Raw("},\"warnings\":[");
-    for (size_t i = 0; i < h.warnings.size(); ++i) {
-      if (i) w_.Raw(",");
-      w_.String(h.warnings[i]);
-    }
-    w_.Raw("]");
-    if (!h.recording.empty()) Recording(h.recording);
-    w_.Raw("},\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":");
-    w_.Int(base_);
-    w_.Raw(",\n\"traceEvents\":[");
-
-    int64_t ts = h.window_start_ns;
-    for (const Process& p : h.processes) {
-      Meta("process_name", p.pid, 0, ts, "name", p.name);
-      if (!p.label.empty()) Meta("process_labels", p.pid, 0, ts, "labels", p.label);
-      MetaIndex("process_sort_index", p.pid, 0, ts, p.sort_index);
-    }
-    for (const Track& t : h.tracks) {
-      if (t.kind == Track::Kind::kCounter) continue;
-      uint32_t pid = h.processes[t.process].pid;
-      Meta("thread_name", pid, t.tid, ts, "name", t.name);
-      MetaIndex("thread_sort_index", pid, t.tid, ts, t.sort_index);
-    }
-    Meta("process_name", kWindowPid, 0, ts, "name", "Spans");
-    MetaIndex("process_sort_index", kWindowPid, 0, ts, kWindowSortIndex);
-    Meta("thread_name", kWindowPid, kWindowTid, ts, "name", "gpucap window");
+    DistributedInfo(h);
+    DeviceProperties(h);
+    GpucapInfo(h);
+    MetadataEvents(h);
     return w_.MaybeFlush();
   }
 
@@ -245,6 +117,158 @@ class ChromeJsonRenderer : public TraceSink {
   }
 
  private:
+  // Begin's parts, in the order they write.
+  // The per-track and per-category event heads, made once.
+  Status MakePieces(const TraceHeader& h) {
+    base_ = h.base_time_ns;
+    trace_name_ = h.trace_name;
+    window_ = {h.window_index, h.window_label, h.window_start_ns, h.window_end_ns};
+    for (const Track& t : h.tracks) {
+      const Process& p = h.processes[t.process];
+      std::string where = ",\"pid\":" + std::to_string(p.pid) + ",\"tid\":" + std::to_string(t.tid) + ",\"ts\":";
+      tracks_.push_back({p.pid, t.tid, t.name, Piece(where)});
+    }
+    for (int instant = 0; instant < 2; ++instant) {
+      for (size_t c = 0; c < kCategories; ++c) {
+        std::string head = instant ? "{\"ph\":\"i\",\"cat\":\"" + std::string(CategoryName(Category(c))) +
+                                         "\",\"s\":\"t\",\"name\":"
+                                   : "{\"ph\":\"X\",\"cat\":\"" + std::string(CategoryName(Category(c))) +
+                                         "\",\"name\":";
+        heads_[instant][c] = Piece(head);
+      }
+    }
+    // The pieces are gpucap's own text and uint32 ids; a cut one would be
+    // broken JSON, so say so rather than write it.
+    bool complete = flow_start_.complete && flow_end_.complete;
+    for (const FlowTail* tail : {&launch_tail_, &dependency_tail_}) complete &= tail->start.complete && tail->end.complete;
+    for (const auto& row : heads_) {
+      for (const Piece& head : row) complete &= head.complete;
+    }
+    for (const TrackRef& t : tracks_) complete &= t.where.complete;
+    if (!complete) return Status::Internal("Chrome JSON: an event piece is longer than its 64-byte slot");
+    return Status::Ok();
+  }
+
+  void DistributedInfo(const TraceHeader& h) {
+    // HTA finds the rank in the raw text, before any parsing, with a pattern
+    // that wants whitespace after the colon, as Kineto's writer puts it; and
+    // in the first lines. No other "rank" is written with a space, so the
+    // text's first match is the parser's value.
+    if (h.rank >= 0) {
+      w_.Raw("\"distributedInfo\":{");
+      if (!h.distributed_backend.empty()) {
+        w_.Raw("\"backend\": ");
+        w_.String(h.distributed_backend);
+        w_.Raw(",");
+      }
+      w_.Raw("\"rank\": ");
+      w_.Int(h.rank);
+      w_.Raw(",\"world_size\": ");
+      w_.Int(h.world_size);
+      if (h.local_rank >= 0) {
+        w_.Raw(",\"local_rank\": ");
+        w_.Int(h.local_rank);
+      }
+      w_.Raw("},\n");
+    }
+  }
+
+  void DeviceProperties(const TraceHeader& h) {
+    // TensorBoard's plugin looks a device up by its id as a position in this
+    // list: every id from 0 to the highest has its entry, a device the
+    // capture holds no facts about by its id alone.
+    std::vector<const format::DeviceInfo*> devices;
+    for (const format::DeviceInfo& d : h.devices) devices.push_back(&d);
+    std::stable_sort(devices.begin(), devices.end(), [](auto* a, auto* b) { return a->id < b->id; });
+    w_.Raw("\"deviceProperties\":[");
+    uint64_t next_id = 0;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const format::DeviceInfo& d = *devices[i];
+      if (d.id < next_id) continue;  // the same device twice (a merge of one host's ranks)
+      for (; next_id < d.id && next_id < kMaxDeviceGap; ++next_id) {
+        w_.Raw(next_id ? ",\n{\"id\":" : "\n{\"id\":");
+        w_.Uint(next_id);
+        w_.Raw("}");
+      }
+      w_.Raw(next_id ? ",\n{" : "\n{");
+      next_id = uint64_t{d.id} + 1;
+      w_.Raw("\"id\":"); w_.Uint(d.id);
+      w_.Raw(",\"name\":"); w_.String(d.name);
+      w_.Raw(",\"totalGlobalMem\":"); w_.Uint(d.total_global_mem);
+      w_.Raw(",\"computeMajor\":"); w_.Int(d.compute_major);
+      w_.Raw(",\"computeMinor\":"); w_.Int(d.compute_minor);
+      w_.Raw(",\"maxThreadsPerBlock\":"); w_.Int(d.max_threads_per_block);
+      w_.Raw(",\"maxThreadsPerMultiprocessor\":"); w_.Int(d.max_threads_per_multiprocessor);
+      w_.Raw(",\"regsPerBlock\":"); w_.Int(d.regs_per_block);
+      w_.Raw(",\"warpSize\":"); w_.Int(d.warp_size);
+      w_.Raw(",\"sharedMemPerBlock\":"); w_.Int(d.shared_mem_per_block);
+      w_.Raw(",\"numSms\":"); w_.Int(d.num_sms);
+      w_.Raw(",\"regsPerMultiprocessor\":"); w_.Int(d.regs_per_multiprocessor);
+      w_.Raw(",\"sharedMemPerBlockOptin\":"); w_.Int(d.shared_mem_per_block_optin);
+      w_.Raw(",\"sharedMemPerMultiprocessor\":"); w_.Int(d.shared_mem_per_multiprocessor);
+      w_.Raw("}");
+    }
+  }
+
+  // The trace's top-level facts, gpucap's object, and the start of traceEvents.
+  void GpucapInfo(const TraceHeader& h) {
+    w_.Raw("\n],\n\"trace_id\":\"");
+    w_.Raw(TraceId(h));
+    w_.Raw("\",\n\"cuda_driver_version\":");
+    w_.Int(h.cuda_driver_version);
+    w_.Raw(",\n\"cuda_runtime_version\":");
+    w_.Int(h.cuda_runtime_version);
+    w_.Raw(",\n\"cupti_version\":");
+    w_.Uint(h.cupti_version);
+    w_.Raw(",\n\"gpucap\":{\"capture\":");
+    w_.String(h.capture_path);
+    w_.Raw(",\"host\":");
+    w_.String(h.host);
+    w_.Raw(",\"window\":{\"index\":");
+    w_.Uint(h.window_index);
+    w_.Raw(",\"label\":");
+    w_.String(h.window_label);
+    w_.Raw(",\"start_ns\":");
+    w_.Int(h.window_start_ns);
+    w_.Raw(",\"end_ns\":");
+    w_.Int(h.window_end_ns);
+    w_.Raw("},\"counts\":{");
+    for (size_t i = 0; i < h.counts.size(); ++i) {
+      if (i) w_.Raw(",");
+      w_.String(h.counts[i].first);
+      w_.Raw(":");
+      w_.Uint(h.counts[i].second);
+    }
+    w_.Raw("},\"warnings\":[");
+    for (size_t i = 0; i < h.warnings.size(); ++i) {
+      if (i) w_.Raw(",");
+      w_.String(h.warnings[i]);
+    }
+    w_.Raw("]");
+    if (!h.recording.empty()) Recording(h.recording);
+    w_.Raw("},\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":");
+    w_.Int(base_);
+    w_.Raw(",\n\"traceEvents\":[");
+  }
+
+  void MetadataEvents(const TraceHeader& h) {
+    int64_t ts = h.window_start_ns;
+    for (const Process& p : h.processes) {
+      Meta("process_name", p.pid, 0, ts, "name", p.name);
+      if (!p.label.empty()) Meta("process_labels", p.pid, 0, ts, "labels", p.label);
+      MetaIndex("process_sort_index", p.pid, 0, ts, p.sort_index);
+    }
+    for (const Track& t : h.tracks) {
+      if (t.kind == Track::Kind::kCounter) continue;
+      uint32_t pid = h.processes[t.process].pid;
+      Meta("thread_name", pid, t.tid, ts, "name", t.name);
+      MetaIndex("thread_sort_index", pid, t.tid, ts, t.sort_index);
+    }
+    Meta("process_name", kWindowPid, 0, ts, "name", "Spans");
+    MetaIndex("process_sort_index", kWindowPid, 0, ts, kWindowSortIndex);
+    Meta("thread_name", kWindowPid, kWindowTid, ts, "name", "gpucap window");
+  }
+
   // The window's own span (End) sits in a process of its own, as Kineto's
   // "Spans": a number, as Perfetto's importer wants, beside the overhead's
   // INT32_MAX and above any Linux pid; listed last.

@@ -21,6 +21,30 @@ struct Span {
   }
 };
 
+// The chunk's index entry from the walk's tallies: counts and record sizes
+// per kind (known kinds in kind order, then the others), and the time span.
+void Summarize(size_t valid_size, const uint32_t* counts, const uint32_t* strides,
+               const std::map<uint32_t, uint32_t>& other_counts, const Span& span, format::ChunkInfo* out) {
+  format::ChunkInfo& info = *out;
+  info.raw_size = static_cast<uint32_t>(valid_size);
+  for (uint32_t k = 0; k < 64; ++k) {
+    if (counts[k]) {
+      info.kind_counts.push_back({k, counts[k]});
+      info.record_count += counts[k];
+      info.record_sizes.push_back({k, strides[k]});
+    }
+  }
+  for (auto [k, n] : other_counts) {
+    info.kind_counts.push_back({k, n});
+    info.record_count += n;
+  }
+  if (span.lo != UINT64_MAX) {
+    info.min_start_ns = span.lo;
+    info.max_start_ns = span.start_hi;
+    info.max_end_ns = span.end_hi;
+  }
+}
+
 }  // namespace
 
 WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* interner) {
@@ -113,24 +137,7 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
     auto stride = static_cast<uint32_t>(valid_size - (reinterpret_cast<uint8_t*>(prev) - base));
     if (k < 64 && strides[k] == 0) strides[k] = stride;
   }
-  format::ChunkInfo& info = out.info;
-  info.raw_size = static_cast<uint32_t>(valid_size);
-  for (uint32_t k = 0; k < 64; ++k) {
-    if (counts[k]) {
-      info.kind_counts.push_back({k, counts[k]});
-      info.record_count += counts[k];
-      info.record_sizes.push_back({k, strides[k]});
-    }
-  }
-  for (auto [k, n] : other_counts) {
-    info.kind_counts.push_back({k, n});
-    info.record_count += n;
-  }
-  if (span.lo != UINT64_MAX) {
-    info.min_start_ns = span.lo;
-    info.max_start_ns = span.start_hi;
-    info.max_end_ns = span.end_hi;
-  }
+  Summarize(valid_size, counts, strides, other_counts, span, &out.info);
   return out;
 }
 

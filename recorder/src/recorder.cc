@@ -36,10 +36,6 @@ uint32_t CurrentOsTid() {
 
 namespace {
 
-void StopPmSamplersAtExit() {
-  if (Recorder* r = ProcessRecorder()) r->StopPmSamplers();
-}
-
 int64_t ClockNs(clockid_t id) {
   timespec ts;
   clock_gettime(id, &ts);
@@ -86,6 +82,15 @@ bool Recorder::Open() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   int pid = getpid();
+  if (!OpenOutput(host, pid)) return false;
+  WriteSessionInfo(host, pid);
+  StartThreads(pid);
+  return true;
+}
+
+// The output file (its name expanded, kept apart from other processes'),
+// the writer behind it and what feeds the writer.
+bool Recorder::OpenOutput(const char* host, int pid) {
   int rank = EnvInt("RANK", EnvInt("LOCAL_RANK", -1));
   output_path_ = ExpandOutputPath(config_.output, pid, host, rank, ClockNs(CLOCK_REALTIME) / 1000000000);
 
@@ -147,7 +152,11 @@ bool Recorder::Open() {
               config_.window_nvtx.c_str(), why.c_str());
     }
   }
+  return true;
+}
 
+// The session message first, then the first clock sample.
+void Recorder::WriteSessionInfo(const char* host, int pid) {
   format::SessionInfo s;
   s.tool_version = "gpucap " GPUCAP_VERSION;
   s.host = host;
@@ -189,6 +198,11 @@ bool Recorder::Open() {
   s.options = config_.raw;
   writer_->Submit(format::SmallMessage(std::move(s)));
   SampleClock(format::ClockKind::kStart);
+}
+
+// The main thread's announcement, the NVML sampler, the recording state
+// and the control thread.
+void Recorder::StartThreads(int pid) {
   {
     std::lock_guard<std::mutex> lock(seen_mu_);
     threads_seen_.insert(static_cast<uint32_t>(pid));
@@ -214,7 +228,6 @@ bool Recorder::Open() {
     std::lock_guard<std::mutex> lock(control_mu_);
     control_ = std::thread([this] { ControlLoop(); });
   }
-  return true;
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -327,98 +340,6 @@ void Recorder::AddEvent(format::SmallMessage event) {
   events_->Add(std::move(event));
 }
 
-bool Recorder::WindowName(const std::string& name) const {
-  return window_names_ && window_names_->Matches(name);
-}
-
-void Recorder::AddRange(format::RangeEvent e) {
-  if (!accepting()) return;
-  thread_local bool announced = false;
-  if (!announced) {
-    // Name the thread now, from itself: short-lived threads are gone by the
-    // time the control thread could read /proc.
-    announced = true;
-    bool first;
-    {
-      std::lock_guard<std::mutex> lock(seen_mu_);
-      first = threads_seen_.insert(e.os_tid).second;
-    }
-    if (first) {
-      char name[64] = {};
-      pthread_getname_np(pthread_self(), name, sizeof(name));
-      format::ThreadInfo t{static_cast<uint32_t>(getpid()), e.os_tid, e.os_tid, name};
-      events_->Add(std::move(t));
-    }
-  }
-  if (window_names_) AddWindowMarks(e);
-  events_->Add(std::move(e));
-}
-
-void Recorder::AddWindowMarks(const format::RangeEvent& e) {
-  // Window marks from ranges whose names match --window-nvtx. A push's mark
-  // id is kept per thread until the pop of the same domain: NVTX nests
-  // push/pop per thread and domain, and NCCL's ranges interleave with the
-  // application's on one thread.
-  struct Open {
-    uint64_t domain;
-    uint64_t id;  // 0: the push opened no window
-  };
-  thread_local std::vector<Open> open_pushes;
-  auto mark = [&](format::WindowMarkKind kind, uint64_t id, const std::string& label) {
-    format::WindowMark m;
-    m.kind = kind;
-    m.timestamp_ns = e.timestamp_ns;
-    m.os_tid = e.os_tid;
-    m.id = id;
-    m.label = label;
-    events_->Add(std::move(m));
-  };
-  switch (e.kind) {
-    case format::RangeKind::kPush: {
-      uint64_t id = WindowName(e.name) ? NextWindowId() : 0;
-      open_pushes.push_back({e.domain, id});
-      if (id) mark(format::WindowMarkKind::kOpen, id, e.name);
-      break;
-    }
-    case format::RangeKind::kPop:
-      for (size_t i = open_pushes.size(); i-- > 0;) {
-        if (open_pushes[i].domain != e.domain) continue;
-        uint64_t id = open_pushes[i].id;
-        open_pushes.erase(open_pushes.begin() + static_cast<std::ptrdiff_t>(i));
-        if (id) mark(format::WindowMarkKind::kClose, id, "");
-        break;
-      }
-      break;
-    case format::RangeKind::kStart:
-      if (WindowName(e.name)) {
-        {
-          std::lock_guard<std::mutex> lock(started_windows_mu_);
-          started_windows_.insert(e.id);
-        }
-        started_window_count_.fetch_add(1, std::memory_order_release);
-        mark(format::WindowMarkKind::kOpen, e.id | kStartedWindowBit, e.name);
-      }
-      break;
-    case format::RangeKind::kEnd: {
-      // Any thread may end a started range; only ends of window ranges
-      // (rare) take the lock.
-      if (started_window_count_.load(std::memory_order_acquire) == 0) break;
-      bool was_window;
-      {
-        std::lock_guard<std::mutex> lock(started_windows_mu_);
-        was_window = started_windows_.erase(e.id) > 0;
-      }
-      if (was_window) {
-        started_window_count_.fetch_sub(1, std::memory_order_release);
-        mark(format::WindowMarkKind::kClose, e.id | kStartedWindowBit, "");
-      }
-      break;
-    }
-    default:
-      break;
-  }
-}
-
 void Recorder::SampleClock(format::ClockKind kind) {
   // Best of three: the reading with the tightest monotonic bracket.
   format::ClockSample best;
@@ -461,60 +382,6 @@ void Recorder::ReportDevices() {
     out.emplace_back(std::move(*info));
   }
   if (!out.empty()) writer_->Submit(std::move(out));
-}
-
-void Recorder::StartPmSampling(uint32_t device, const void* context) {
-  PmSamplerOptions options;
-  if (!config_.pm_metrics.empty()) options.metrics = SplitPmMetricList(config_.pm_metrics);
-  options.interval_ns = config_.pm_interval_us * 1000;
-  std::string why;
-  // Counter ids: NVML's count up from 1; PM sampling's from 1000 per device.
-  auto sampler = PmSampler::Start(
-      device, options,
-      [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
-      1000 + device * 100, &why);
-  if (!sampler) {
-    LogOnce("gpucap: PM sampling off on device " + std::to_string(device) + ": " + why);
-    return;
-  }
-  for (const std::string& d : sampler->dropped()) LogOnce("gpucap: PM sampling: " + d);
-  {
-    std::lock_guard<std::mutex> lock(pm_mu_);
-    pm_.push_back(PmSession{context, std::move(sampler)});
-  }
-  // CUPTI has just loaded libnvperf_host, whose static destructors now run
-  // before any exit handler registered earlier, Stop's included. PM
-  // sampling must end before them, so it gets an exit handler of its own.
-  std::call_once(pm_exit_hook_, [] { atexit(StopPmSamplersAtExit); });
-}
-
-void Recorder::StopPmSampling(const void* context) {
-  PmSampler* sampler = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(pm_mu_);
-    for (PmSession& s : pm_) {
-      if (s.context == context) sampler = s.sampler.get();
-    }
-  }
-  if (sampler == nullptr) return;
-  // On the application's thread, inside cuCtxDestroy: wait for a poll in
-  // progress, but not for one that may be waiting on this very thread.
-  if (!sampler->StopWithin(std::chrono::milliseconds(500))) {
-    LogOnce("gpucap: PM sampling of device " + std::to_string(sampler->device_index()) +
-            " could not be stopped before its context was destroyed");
-  }
-}
-
-std::vector<PmSampler*> Recorder::PmSamplers() {
-  // Sessions are never removed, so the pointers outlive the lock.
-  std::lock_guard<std::mutex> lock(pm_mu_);
-  std::vector<PmSampler*> out;
-  for (PmSession& s : pm_) out.push_back(s.sampler.get());
-  return out;
-}
-
-void Recorder::StopPmSamplers() {
-  for (PmSampler* pm : PmSamplers()) pm->Stop();
 }
 
 void Recorder::ReportThreads() {
@@ -584,168 +451,6 @@ void Recorder::Tick(bool final_tick) {
 void Recorder::LogOnce(const std::string& line) {
   std::lock_guard<std::mutex> lock(logged_mu_);
   if (logged_.insert(line).second) fprintf(stderr, "%s\n", line.c_str());
-}
-
-void Recorder::RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
-void Recorder::RequestStop(int signal) { stop_signal_.store(signal, std::memory_order_relaxed); }
-
-void Recorder::ControlLoop() {
-  using Clock = std::chrono::steady_clock;
-  auto started = Clock::now();
-  auto last_tick = started;
-  auto last_pm_poll = started;
-  Clock::time_point recording_since = started;
-  bool delay_done = config_.start_delay_s <= 0;
-  for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(control_mu_);
-      control_cv_.wait_for(lock, std::chrono::milliseconds(50),
-                           [&] { return control_quit_ || flush_wanted_.load(); });
-      if (control_quit_) return;
-    }
-    if (flush_wanted_.exchange(false) && activity_enabled_.load()) {
-      cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
-    }
-    auto now = Clock::now();
-    if (int sig = stop_signal_.exchange(0)) {
-      Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
-      // Die as the signal would have killed us before we flushed.
-      signal(sig, SIG_DFL);
-      raise(sig);
-      return;
-    }
-    if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
-      delay_done = true;
-      if (!config_.start_paused) {
-        state_.store(kRecording);
-        RecordCupti();
-        recording_since = now;
-      }
-    }
-    if (toggle_requested_.exchange(false) && delay_done) {
-      if (state_.load() == kRecording) {
-        state_.store(kPaused);
-        PauseCupti();
-        NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2");
-        if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
-      } else if (writer_->stopped()) {
-        // Past the size cap or a disk error there is nothing to resume into.
-        LogOnce("gpucap: SIGUSR2 ignored: the capture is closed to new data");
-      } else if (state_.load() == kPaused || state_.load() == kStarting) {
-        state_.store(kRecording);
-        RecordCupti();
-        recording_since = now;
-        NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2");
-        if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
-      }
-    }
-    if (state_.load() == kPaused) HoldWhilePaused();
-    if (gate_ && PollGate()) {
-      Stop("capture range end");
-      return;
-    }
-    if (config_.duration_s > 0 && state_.load() == kRecording &&
-        std::chrono::duration<double>(now - recording_since).count() >= config_.duration_s) {
-      Stop("duration reached");
-      return;
-    }
-    if (writer_->stopped() && !logged_writer_stop_) {
-      // Disk full, I/O error or the size cap: stop paying for tracing.
-      logged_writer_stop_ = true;
-      PauseCupti();
-      Status err = writer_->error();
-      fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
-              output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
-    }
-    if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
-      last_pm_poll = now;
-      for (PmSampler* pm : PmSamplers()) pm->Poll();
-    }
-    if (devices_pending_.exchange(false, std::memory_order_acq_rel)) ReportDevices();
-    if (now - last_tick >= std::chrono::seconds(1)) {
-      last_tick = now;
-      Tick(false);
-    }
-  }
-}
-
-void Recorder::WaitForCompletions(std::chrono::milliseconds limit) {
-  // Completion callbacks may still be running on CUPTI's thread: wait until
-  // they are done, briefly.
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  uint64_t seen = completions_.load();
-  int quiet_polls = 0;
-  while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    uint64_t c = completions_.load();
-    if (in_completion_.load() == 0 && c == seen) {
-      ++quiet_polls;
-    } else {
-      quiet_polls = 0;
-    }
-    seen = c;
-  }
-}
-
-void Recorder::Stop(const char* reason) {
-  std::lock_guard<std::mutex> lock(stop_mu_);
-  int state = state_.load();
-  if (state == kStopped) return;
-  auto stop_began = std::chrono::steady_clock::now();
-  state_.store(kPaused);  // no new events from the application
-  {
-    std::lock_guard<std::mutex> l(control_mu_);
-    control_quit_ = true;
-  }
-  control_cv_.notify_all();
-  if (control_.joinable()) {
-    if (control_.get_id() == std::this_thread::get_id()) {
-      control_.detach();
-    } else {
-      control_.join();
-    }
-  }
-  if (cupti_started_.load()) {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    WaitForCompletions(std::chrono::milliseconds(300));
-    // Already stopped when this runs at exit (StopPmSamplersAtExit).
-    StopPmSamplers();
-    SetActivityEnabled(false);
-  }
-  if (nvml_) nvml_->Stop();
-  Tick(true);
-  format::Trailer trailer;
-  trailer.clean_shutdown = true;
-  trailer.end_cupti_ns = Now();
-  trailer.stats = Stats();
-  trailer.stop_reason = reason;
-  state_.store(kStopped);
-  Status s = writer_->Close(std::move(trailer), std::chrono::seconds(5));
-  format::WriterCounters c = writer_->counters();
-  if (!s.ok()) {
-    fprintf(stderr, "gpucap: %s\n", s.message().c_str());
-  } else if (!config_.quiet) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stop_began).count();
-    fprintf(stderr, "gpucap: wrote %s (%.1f MB, %llu chunks, %s; stop took %.1f ms)\n",
-            output_path_.c_str(), c.bytes_written / 1e6,
-            static_cast<unsigned long long>(c.chunks_written), reason, ms);
-  }
-  uint64_t drops = cupti_dropped_.load() + pool_empty_.load() + c.buffers_dropped_queue_full;
-  if (drops && !config_.quiet) {
-    fprintf(stderr,
-            "gpucap: dropped %llu CUPTI records, %llu buffer requests (pool empty), %llu buffers "
-            "(writer behind); see GPUCAP_POOL_MB\n",
-            static_cast<unsigned long long>(cupti_dropped_.load()),
-            static_cast<unsigned long long>(pool_empty_.load()),
-            static_cast<unsigned long long>(c.buffers_dropped_queue_full));
-  }
-}
-
-void Recorder::AbandonAfterFork() {
-  // The writer thread and the control thread do not exist in the child, and
-  // the file is the parent's: keep every path away from both for good.
-  state_.store(kStopped);
-  (void)writer_.release();
 }
 
 }  // namespace gpucap::recorder

@@ -1,6 +1,13 @@
 // The recorder inside one process: the capture writer, the CUPTI activity
 // session, the per-thread event log and the control thread that keeps clocks,
 // stats, and start/stop/pause decisions off the application's threads.
+//
+// One class, its members in files by concept: recorder.cc (opening the
+// capture, the CUPTI buffers, the periodic reports and stats),
+// recorder_control.cc (the control loop and Stop), recorder_ranges.cc (NVTX
+// ranges and the window marks they derive), recorder_pm.cc (PM sampling per
+// context), recorder_cupti.cc (the CUPTI session), recorder_gate.cc
+// (capture ranges).
 #ifndef GPUCAP_RECORDER_RECORDER_H_
 #define GPUCAP_RECORDER_RECORDER_H_
 
@@ -93,6 +100,10 @@ class Recorder {
 
   explicit Recorder(const Config& config);
   bool Open();
+  // Open's steps, in order.
+  bool OpenOutput(const char* host, int pid);
+  void WriteSessionInfo(const char* host, int pid);
+  void StartThreads(int pid);
   void ControlLoop();
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);

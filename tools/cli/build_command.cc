@@ -56,6 +56,19 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
   return kExitOk;
 }
 
+// --list-windows: one line per window, its start from the capture's.
+int ListWindows(const CaptureIndex& index, const BuildOptions& o) {
+  Builder builder(index, o);
+  auto windows = builder.Windows();
+  if (!windows.ok()) return Fail("build", windows.status());
+  uint64_t origin = index.extent().start_ns;
+  for (const Window& w : *windows) {
+    std::printf("%4u  +%.6f s  %.6f s  %s\n", w.index, (w.start_ns - origin) / 1e9,
+                (w.end_ns - w.start_ns) / 1e9, w.label.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunBuild(const std::vector<std::string>& args) {
@@ -117,17 +130,7 @@ int RunBuild(const std::vector<std::string>& args) {
   std::string path = vm["capture"].as<std::string>();
   auto index = OpenCapture(path);
   if (!index.ok()) return Fail("build", index.status());
-  if (vm["list-windows"].as<bool>()) {
-    Builder builder(**index, o);
-    auto windows = builder.Windows();
-    if (!windows.ok()) return Fail("build", windows.status());
-    uint64_t origin = (*index)->extent().start_ns;
-    for (const Window& w : *windows) {
-      std::printf("%4u  +%.6f s  %.6f s  %s\n", w.index, (w.start_ns - origin) / 1e9,
-                  (w.end_ns - w.start_ns) / 1e9, w.label.c_str());
-    }
-    return 0;
-  }
+  if (vm["list-windows"].as<bool>()) return ListWindows(**index, o);
   if (!vm.count("output")) {
     return Fail("build", "no output given (-o OUT)", kExitUsage);
   }

@@ -1,0 +1,178 @@
+// The recorder's control thread (the periodic tick, the start delay, the
+// signal toggle and stop requests) and the stop itself: flushing CUPTI,
+// writing the trailer and closing the capture.
+#include <cupti.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "recorder.h"
+
+namespace gpucap::recorder {
+
+void Recorder::RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
+void Recorder::RequestStop(int signal) { stop_signal_.store(signal, std::memory_order_relaxed); }
+
+void Recorder::ControlLoop() {
+  using Clock = std::chrono::steady_clock;
+  auto started = Clock::now();
+  auto last_tick = started;
+  auto last_pm_poll = started;
+  Clock::time_point recording_since = started;
+  bool delay_done = config_.start_delay_s <= 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(control_mu_);
+      control_cv_.wait_for(lock, std::chrono::milliseconds(50),
+                           [&] { return control_quit_ || flush_wanted_.load(); });
+      if (control_quit_) return;
+    }
+    if (flush_wanted_.exchange(false) && activity_enabled_.load()) {
+      cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
+    }
+    auto now = Clock::now();
+    if (int sig = stop_signal_.exchange(0)) {
+      Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
+      // Die as the signal would have killed us before we flushed.
+      signal(sig, SIG_DFL);
+      raise(sig);
+      return;
+    }
+    if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
+      delay_done = true;
+      if (!config_.start_paused) {
+        state_.store(kRecording);
+        RecordCupti();
+        recording_since = now;
+      }
+    }
+    if (toggle_requested_.exchange(false) && delay_done) {
+      if (state_.load() == kRecording) {
+        state_.store(kPaused);
+        PauseCupti();
+        NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2");
+        if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
+      } else if (writer_->stopped()) {
+        // Past the size cap or a disk error there is nothing to resume into.
+        LogOnce("gpucap: SIGUSR2 ignored: the capture is closed to new data");
+      } else if (state_.load() == kPaused || state_.load() == kStarting) {
+        state_.store(kRecording);
+        RecordCupti();
+        recording_since = now;
+        NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2");
+        if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
+      }
+    }
+    if (state_.load() == kPaused) HoldWhilePaused();
+    if (gate_ && PollGate()) {
+      Stop("capture range end");
+      return;
+    }
+    if (config_.duration_s > 0 && state_.load() == kRecording &&
+        std::chrono::duration<double>(now - recording_since).count() >= config_.duration_s) {
+      Stop("duration reached");
+      return;
+    }
+    if (writer_->stopped() && !logged_writer_stop_) {
+      // Disk full, I/O error or the size cap: stop paying for tracing.
+      logged_writer_stop_ = true;
+      PauseCupti();
+      Status err = writer_->error();
+      fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
+              output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
+    }
+    if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
+      last_pm_poll = now;
+      for (PmSampler* pm : PmSamplers()) pm->Poll();
+    }
+    if (devices_pending_.exchange(false, std::memory_order_acq_rel)) ReportDevices();
+    if (now - last_tick >= std::chrono::seconds(1)) {
+      last_tick = now;
+      Tick(false);
+    }
+  }
+}
+
+void Recorder::WaitForCompletions(std::chrono::milliseconds limit) {
+  // Completion callbacks may still be running on CUPTI's thread: wait until
+  // they are done, briefly.
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  uint64_t seen = completions_.load();
+  int quiet_polls = 0;
+  while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t c = completions_.load();
+    if (in_completion_.load() == 0 && c == seen) {
+      ++quiet_polls;
+    } else {
+      quiet_polls = 0;
+    }
+    seen = c;
+  }
+}
+
+void Recorder::Stop(const char* reason) {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  int state = state_.load();
+  if (state == kStopped) return;
+  auto stop_began = std::chrono::steady_clock::now();
+  state_.store(kPaused);  // no new events from the application
+  {
+    std::lock_guard<std::mutex> l(control_mu_);
+    control_quit_ = true;
+  }
+  control_cv_.notify_all();
+  if (control_.joinable()) {
+    if (control_.get_id() == std::this_thread::get_id()) {
+      control_.detach();
+    } else {
+      control_.join();
+    }
+  }
+  if (cupti_started_.load()) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    WaitForCompletions(std::chrono::milliseconds(300));
+    // Already stopped when this runs at exit (StopPmSamplersAtExit).
+    StopPmSamplers();
+    SetActivityEnabled(false);
+  }
+  if (nvml_) nvml_->Stop();
+  Tick(true);
+  format::Trailer trailer;
+  trailer.clean_shutdown = true;
+  trailer.end_cupti_ns = Now();
+  trailer.stats = Stats();
+  trailer.stop_reason = reason;
+  state_.store(kStopped);
+  Status s = writer_->Close(std::move(trailer), std::chrono::seconds(5));
+  format::WriterCounters c = writer_->counters();
+  if (!s.ok()) {
+    fprintf(stderr, "gpucap: %s\n", s.message().c_str());
+  } else if (!config_.quiet) {
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stop_began).count();
+    fprintf(stderr, "gpucap: wrote %s (%.1f MB, %llu chunks, %s; stop took %.1f ms)\n",
+            output_path_.c_str(), c.bytes_written / 1e6,
+            static_cast<unsigned long long>(c.chunks_written), reason, ms);
+  }
+  uint64_t drops = cupti_dropped_.load() + pool_empty_.load() + c.buffers_dropped_queue_full;
+  if (drops && !config_.quiet) {
+    fprintf(stderr,
+            "gpucap: dropped %llu CUPTI records, %llu buffer requests (pool empty), %llu buffers "
+            "(writer behind); see GPUCAP_POOL_MB\n",
+            static_cast<unsigned long long>(cupti_dropped_.load()),
+            static_cast<unsigned long long>(pool_empty_.load()),
+            static_cast<unsigned long long>(c.buffers_dropped_queue_full));
+  }
+}
+
+void Recorder::AbandonAfterFork() {
+  // The writer thread and the control thread do not exist in the child, and
+  // the file is the parent's: keep every path away from both for good.
+  state_.store(kStopped);
+  (void)writer_.release();
+}
+
+}  // namespace gpucap::recorder
