@@ -68,7 +68,9 @@ void ExpectSums(const std::map<std::string, Sums>& want, const std::vector<Json>
     double median = v.size() % 2 ? static_cast<double>(v[mid]) : (static_cast<double>(v[mid - 1]) + static_cast<double>(v[mid])) / 2;
     EXPECT_DOUBLE_EQ(g.median, median) << name;
   }
-  if (!rows.empty()) EXPECT_NEAR(percent, 100.0, 0.01);
+  if (!rows.empty()) {
+    EXPECT_NEAR(percent, 100.0, 0.01);
+  }
   for (size_t i = 1; i < rows.size(); ++i) EXPECT_GE(rows[i - 1]["Total Time (ns)"].i(), rows[i]["Total Time (ns)"].i());
 }
 
