@@ -75,6 +75,19 @@ std::vector<std::string> Build(const builder::CaptureIndex& index, const std::st
   return out;
 }
 
+// Each window's trace from the whole capture against the trimmed one's,
+// showing the first line that differs.
+void ExpectSameWindows(const std::vector<std::string>& full, const std::vector<std::string>& cut) {
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (full[i] == cut[i]) continue;
+    size_t at = 0;
+    while (at < full[i].size() && at < cut[i].size() && full[i][at] == cut[i][at]) ++at;
+    size_t line = full[i].rfind('\n', at) + 1;
+    ADD_FAILURE() << "window " << i << " of " << full.size() << " differs:\n  whole:   " << full[i].substr(line, 300)
+                  << "\n  trimmed: " << cut[i].substr(line, 300);
+  }
+}
+
 class TrimEquality : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TrimEquality, TheTrimmedCaptureBuildsTheSameWindows) {
@@ -99,14 +112,7 @@ TEST_P(TrimEquality, TheTrimmedCaptureBuildsTheSameWindows) {
   std::vector<std::string> cut = Build(**index, trimmed->window, trimmed->select);
   ASSERT_EQ(full.size(), cut.size());
   ASSERT_FALSE(full.empty());
-  for (size_t i = 0; i < full.size(); ++i) {
-    if (full[i] == cut[i]) continue;
-    size_t at = 0;
-    while (at < full[i].size() && full[i][at] == cut[i][at]) ++at;
-    size_t line = full[i].rfind('\n', at) + 1;
-    ADD_FAILURE() << "window " << i << " differs:\n  whole:   " << full[i].substr(line, 300) << "\n  trimmed: "
-                  << cut[i].substr(line, 300);
-  }
+  ExpectSameWindows(full, cut);
   // Smaller, when some windows were left out.
   if (*c.select != '\0') {
     EXPECT_LT(trimmed->result.records, trimmed->records_seen);
@@ -178,14 +184,7 @@ TEST_P(TrimEverySpec, TheTrimmedCaptureBuildsWhatTheWholeOneBuilds) {
   std::vector<std::string> cut = Build(**index, trimmed->window, trimmed->select);
   ASSERT_FALSE(full.empty());
   ASSERT_EQ(full.size(), cut.size());
-  for (size_t i = 0; i < full.size(); ++i) {
-    if (full[i] == cut[i]) continue;
-    size_t at = 0;
-    while (at < full[i].size() && at < cut[i].size() && full[i][at] == cut[i][at]) ++at;
-    size_t line = full[i].rfind('\n', at) + 1;
-    ADD_FAILURE() << "window " << i << " of " << full.size() << " differs:\n  whole:   " << full[i].substr(line, 300)
-                  << "\n  trimmed: " << cut[i].substr(line, 300);
-  }
+  ExpectSameWindows(full, cut);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrimEverySpec, ::testing::ValuesIn(kFixtureSpecs));
