@@ -31,7 +31,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 tools="${TOOLS:-$out/tools}"
 mkdir -p "$tools"
-if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" -o "$tools/launch_loop" || exit 1; fi
+if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" "$here/thread_counters.c" -o "$tools/launch_loop" || exit 1; fi
 if [[ ! -f $tools/libnull_cupti.so ]]; then
   g++ -O2 -shared -fPIC "$here/../../../shared/yardstick/null_cupti.cpp" -I/usr/local/cuda/include \
       -L/usr/local/cuda/targets/x86_64-linux/lib -lcupti -o "$tools/libnull_cupti.so" || exit 1
@@ -85,7 +85,7 @@ variant_prefix() {
   esac
 }
 
-pinning=(PIN_CPU="${PIN:-3}" CALIB=1)
+pinning=(PIN_CPU="${PIN:-3}" CALIB="${CALIB:-1}")
 case "$workload" in
   step) program=(python3 "$here/price_step.py"); pinning=() ;;
   launch) program=("$tools/launch_loop") ;;
