@@ -20,6 +20,8 @@
 //                Adds on_*/off_* medians and their ratio per metric.
 //   TOGGLE_EVERY=k the state flips every k blocks (default 1), so many short
 //                blocks can share one switch (the recorder needs ~150 ms).
+//   TOGGLE_ORDER=abba  segments of k blocks go on, off, off, on, ... so a
+//                drift inside the process cancels (default: on, off, on, ...).
 //
 // Short blocks and low quantiles: the vCPU's speed only ever drops below its
 // best (another tenant on the core, a lower clock), so the fast blocks of a
@@ -141,6 +143,7 @@ int main() {
   int calib_units = getenv("CALIB_UNITS") ? atoi(getenv("CALIB_UNITS")) : 2000;
   std::string toggle = getenv("TOGGLE") ? getenv("TOGGLE") : "";
   int toggle_every = getenv("TOGGLE_EVERY") ? std::max(1, atoi(getenv("TOGGLE_EVERY"))) : 1;
+  bool abba = getenv("TOGGLE_ORDER") && std::string(getenv("TOGGLE_ORDER")) == "abba";
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   float* d;
@@ -157,17 +160,20 @@ int main() {
   std::vector<double> calibs;
   for (int mix = 0; mix < 2; ++mix) {
     for (int b = 0; b < blocks; ++b) {
-      if (!toggle.empty() && (b > 0 || mix > 0) && b % toggle_every == 0) {
+      int seg = (mix * blocks + b) / toggle_every;
+      bool want = abba ? (seg % 4 == 0 || seg % 4 == 3) : seg % 2 == 0;
+      if (!toggle.empty() && want != on) {
         if (toggle == "signal") raise(SIGUSR2);
-        on = !on;
+        on = want;
         usleep(150000);  // the recorder's control loop acts within ~50 ms
       }
       double c = calib ? Calibrate(calib_units) : 0;
       if (calib) calibs.push_back(c);
       CK(cudaStreamSynchronize(s));
-      double p0 = Now(CLOCK_PROCESS_CPUTIME_ID);
       tc_read(k0);
-      double w0 = Now(CLOCK_MONOTONIC), c0 = Now(CLOCK_THREAD_CPUTIME_ID);
+      // The same window for all three clocks: process CPU minus thread CPU
+      // is the other threads' (the recorder's) CPU time.
+      double p0 = Now(CLOCK_PROCESS_CPUTIME_ID), w0 = Now(CLOCK_MONOTONIC), c0 = Now(CLOCK_THREAD_CPUTIME_ID);
       for (int i = 0; i < per; i++) {
         if (mix) {
           int dev;
@@ -181,7 +187,7 @@ int main() {
       tc_read(k1);  // before the wait: its spinning depends on how far the GPU lags
       CK(cudaStreamSynchronize(s));
       double w = (Now(CLOCK_MONOTONIC) - w0) / per, cp = (Now(CLOCK_THREAD_CPUTIME_ID) - c0) / per;
-      double pc = (Now(CLOCK_PROCESS_CPUTIME_ID) - p0) / per;
+      double pc = (Now(CLOCK_PROCESS_CPUTIME_ID) - p0) / per;  // includes tc_read(k1): ~1 us a block
       for (Series* x : {&all[mix], &state[mix][on]}) {
         x->wall.push_back(w);
         x->cpu.push_back(cp);

@@ -46,8 +46,15 @@ null="$tools/libnull_cupti.so"
 #   p_* r_*               NEW's recorder injected directly (no exec shim),
 #                         paused from the start (p_) or recording (r_), with
 #                         one thing changed: see the case below
+#   NAME_nr               NAME with address-space randomisation off (setarch -R):
+#                         whether a process's layout sets its speed
 variant_prefix() {
   vextra=()
+  local norand=0
+  if [[ $1 == *_nr ]]; then
+    norand=1
+    set -- "${1%_nr}"
+  fi
   local lib="$NEW/lib/libgpucap_recorder.so"
   local common=(CUDA_INJECTION64_PATH="$lib" GPUCAP_OUTPUT="$out/cap-%p.gpucap" GPUCAP_QUIET=1 GPUCAP_API=lean)
   local inj=(env NVTX_INJECTION64_PATH="$lib" "${common[@]}")
@@ -83,6 +90,7 @@ variant_prefix() {
     r_bare) pre=("${nonvtx[@]}" GPUCAP_SUBSCRIBE=0 GPUCAP_SYSTEM_TIDS=0 GPUCAP_FLUSH_MS=0 GPUCAP_KINDS=$lean_kinds) ;;
     *) echo "price.sh: unknown variant $1" >&2; return 1 ;;
   esac
+  if ((norand)); then pre=(setarch "$(uname -m)" -R "${pre[@]}"); fi
 }
 
 pinning=(PIN_CPU="${PIN:-3}" CALIB="${CALIB:-1}")

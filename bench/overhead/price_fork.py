@@ -13,6 +13,7 @@ price.sh. WORKLOAD: step (the yardstick's eager MLP step) or graph (its
 forward captured into a CUDA graph and replayed). Environment: BLOCKS, PER,
 WARMUP, PIN_CPU (the launching thread's CPU; -1 none), CALIB_N, TOGGLE
 (signal|label: blocks alternate recording/paused, see launch_loop.cu),
+TOGGLE_EVERY, TOGGLE_ORDER (abba: on, off, off, on, ... as in launch_loop.cu),
 RUN_TIMEOUT, DEADLINE. Prints RUN lines in price.sh's format.
 
 Each block also reads the launching thread's counters (thread_counters.py:
@@ -118,17 +119,19 @@ def child(workload):
     iters = {True: [], False: []}
     iters_cpu = {True: [], False: []}
     toggle_every = max(1, int(os.environ.get("TOGGLE_EVERY", "1")))
+    abba = os.environ.get("TOGGLE_ORDER") == "abba"
     for b in range(blocks):
-        if toggle and b > 0 and b % toggle_every == 0:
+        seg = b // toggle_every
+        want = seg % 4 in (0, 3) if abba else seg % 2 == 0
+        if toggle and want != on:
             if toggle == "signal":
                 os.kill(os.getpid(), signal.SIGUSR2)
-            on = not on
+            on = want
             time.sleep(0.15)
         c = calibrate(cal_n)
         torch.cuda.synchronize()
-        p0 = time.process_time()
         k0 = tc.read()
-        t0, c0 = time.perf_counter(), time.thread_time()
+        p0, t0, c0 = time.process_time(), time.perf_counter(), time.thread_time()
         its, itc = iters[on], iters_cpu[on]
         t_prev, c_prev = t0, c0
         for _ in range(per):
@@ -139,9 +142,8 @@ def child(workload):
             t_prev, c_prev = t_now, c_now
         k = tc.delta(k0)
         torch.cuda.synchronize()
-        w = (time.perf_counter() - t0) * 1e6 / per
-        cp = (time.thread_time() - c0) * 1e6 / per
-        pc = (time.process_time() - p0) * 1e6 / per
+        w, cp, pc = ((x() - x0) * 1e6 / per for x, x0 in
+                     ((time.perf_counter, t0), (time.thread_time, c0), (time.process_time, p0)))
         per_it = lambda n: k[n] / per if k[n] is not None else float("nan")
         rows[on].append((w, cp, w / c, cp / c, per_it("instructions"), per_it("cycles"),
                          float(k["context_switches"] if k["context_switches"] is not None else "nan"), pc))
