@@ -31,7 +31,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 tools="${TOOLS:-$out/tools}"
 mkdir -p "$tools"
-if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" -o "$tools/launch_loop" || exit 1; fi
+if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" "$here/thread_counters.c" -o "$tools/launch_loop" || exit 1; fi
 if [[ ! -f $tools/libnull_cupti.so ]]; then
   g++ -O2 -shared -fPIC "$here/../../../shared/yardstick/null_cupti.cpp" -I/usr/local/cuda/include \
       -L/usr/local/cuda/targets/x86_64-linux/lib -lcupti -o "$tools/libnull_cupti.so" || exit 1
@@ -46,8 +46,15 @@ null="$tools/libnull_cupti.so"
 #   p_* r_*               NEW's recorder injected directly (no exec shim),
 #                         paused from the start (p_) or recording (r_), with
 #                         one thing changed: see the case below
+#   NAME_nr               NAME with address-space randomisation off (setarch -R):
+#                         whether a process's layout sets its speed
 variant_prefix() {
   vextra=()
+  local norand=0
+  if [[ $1 == *_nr ]]; then
+    norand=1
+    set -- "${1%_nr}"
+  fi
   local lib="$NEW/lib/libgpucap_recorder.so"
   local common=(CUDA_INJECTION64_PATH="$lib" GPUCAP_OUTPUT="$out/cap-%p.gpucap" GPUCAP_QUIET=1 GPUCAP_API=lean)
   local inj=(env NVTX_INJECTION64_PATH="$lib" "${common[@]}")
@@ -83,9 +90,10 @@ variant_prefix() {
     r_bare) pre=("${nonvtx[@]}" GPUCAP_SUBSCRIBE=0 GPUCAP_SYSTEM_TIDS=0 GPUCAP_FLUSH_MS=0 GPUCAP_KINDS=$lean_kinds) ;;
     *) echo "price.sh: unknown variant $1" >&2; return 1 ;;
   esac
+  if ((norand)); then pre=(setarch "$(uname -m)" -R "${pre[@]}"); fi
 }
 
-pinning=(PIN_CPU="${PIN:-3}" CALIB=1)
+pinning=(PIN_CPU="${PIN:-3}" CALIB="${CALIB:-1}")
 case "$workload" in
   step) program=(python3 "$here/price_step.py"); pinning=() ;;
   launch) program=("$tools/launch_loop") ;;

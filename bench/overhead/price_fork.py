@@ -13,7 +13,22 @@ price.sh. WORKLOAD: step (the yardstick's eager MLP step) or graph (its
 forward captured into a CUDA graph and replayed). Environment: BLOCKS, PER,
 WARMUP, PIN_CPU (the launching thread's CPU; -1 none), CALIB_N, TOGGLE
 (signal|label: blocks alternate recording/paused, see launch_loop.cu),
+TOGGLE_EVERY, TOGGLE_ORDER (abba: on, off, off, on, ... as in launch_loop.cu),
 RUN_TIMEOUT, DEADLINE. Prints RUN lines in price.sh's format.
+
+Each block also reads the launching thread's counters (thread_counters.py:
+instructions retired and cycles where the machine has a PMU, context
+switches) up to the end of the block's launches (before the closing
+synchronize, whose spinning depends on how far the GPU lags) and the
+process's CPU time (every thread: the recorder's too): inst_per_iter,
+cyc_per_iter, csw (per block), pcpu_us_per_iter.
+
+And every iteration is timed on its own (the launching thread's wall time
+from one iteration's start to the next; the step never waits for the GPU):
+it_p10_us, it_p25_us, it_min_us, it_med_us are quantiles over all of a
+run's iterations (onoff_p10, onoff_p25 per state in-process): the vCPU's
+speed only drops below its best, so the fast iterations say more about the
+code than a block's mean. CALIB_N=0 skips the calibration blocks.
 """
 import os
 import select
@@ -23,6 +38,9 @@ import sys
 import time
 
 import torch  # imported once, before any fork; CUDA is not initialised here
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import thread_counters  # noqa: E402
 
 
 def pin(cpu):
@@ -42,6 +60,8 @@ def pin(cpu):
 
 def calibrate(n):
     # Interpreter work of the kind the eager step does on its thread.
+    if n <= 0:
+        return 1.0
     t0 = time.thread_time()
     acc, d = 0, {}
     for i in range(n):
@@ -50,10 +70,18 @@ def calibrate(n):
     return (time.thread_time() - t0) * 1e6 / n
 
 
+def quantile(v, q):
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    i = int(pos)
+    return v[i] + (pos - i) * (v[i + 1] - v[i]) if i + 1 < len(v) else v[i]
+
+
 def child(workload):
     blocks, per, warmup = (int(os.environ.get(k, d)) for k, d in (("BLOCKS", "10"), ("PER", "30"), ("WARMUP", "30")))
     cal_n = int(os.environ.get("CALIB_N", "200000"))
     toggle = os.environ.get("TOGGLE", "")
+    t_start = time.perf_counter()
     torch.manual_seed(0)
     m = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.GELU(), torch.nn.LayerNorm(256))
                               for _ in range(8)]).cuda()
@@ -77,36 +105,74 @@ def child(workload):
             m(x)
         it = g.replay
         per *= 20
+    t_model = time.perf_counter()
     for _ in range(warmup):
         it()
     torch.cuda.synchronize()
+    t_warm = time.perf_counter()
     pin(int(os.environ.get("PIN_CPU", "-1")))
     calibrate(cal_n // 4)
+    tc = thread_counters.Counters()
+    print("counters " + " ".join(f"{k}={v!r}" for k, v in tc.status().items()), flush=True)
     on = True
     rows = {True: [], False: []}
+    iters = {True: [], False: []}
+    iters_cpu = {True: [], False: []}
+    toggle_every = max(1, int(os.environ.get("TOGGLE_EVERY", "1")))
+    abba = os.environ.get("TOGGLE_ORDER") == "abba"
     for b in range(blocks):
-        if toggle and b > 0:
+        seg = b // toggle_every
+        want = seg % 4 in (0, 3) if abba else seg % 2 == 0
+        if toggle and want != on:
             if toggle == "signal":
                 os.kill(os.getpid(), signal.SIGUSR2)
-            on = not on
+            on = want
             time.sleep(0.15)
         c = calibrate(cal_n)
         torch.cuda.synchronize()
-        t0, c0 = time.perf_counter(), time.thread_time()
+        k0 = tc.read()
+        p0, t0, c0 = time.process_time(), time.perf_counter(), time.thread_time()
+        its, itc = iters[on], iters_cpu[on]
+        t_prev, c_prev = t0, c0
         for _ in range(per):
             it()
+            t_now, c_now = time.perf_counter(), time.thread_time()
+            its.append((t_now - t_prev) * 1e6)
+            itc.append((c_now - c_prev) * 1e6)
+            t_prev, c_prev = t_now, c_now
+        k = tc.delta(k0)
         torch.cuda.synchronize()
-        w = (time.perf_counter() - t0) * 1e6 / per
-        cp = (time.thread_time() - c0) * 1e6 / per
-        rows[on].append((w, cp, w / c, cp / c))
+        w, cp, pc = ((x() - x0) * 1e6 / per for x, x0 in
+                     ((time.perf_counter, t0), (time.thread_time, c0), (time.process_time, p0)))
+        per_it = lambda n: k[n] / per if k[n] is not None else float("nan")
+        rows[on].append((w, cp, w / c, cp / c, per_it("instructions"), per_it("cycles"),
+                         float(k["context_switches"] if k["context_switches"] is not None else "nan"), pc))
     allr = rows[True] + rows[False]
     med = lambda rs, i: st.median(r[i] for r in rs)
     out = (f"us_per_iter={med(allr, 0):.3f} cpu_us_per_iter={med(allr, 1):.3f} "
-           f"cal={med(allr, 2):.4f} cpu_cal={med(allr, 3):.4f}")
+           f"cal={med(allr, 2):.4f} cpu_cal={med(allr, 3):.4f} pcpu_us_per_iter={med(allr, 7):.3f}")
+    alli = iters[True] + iters[False]
+    allc = iters_cpu[True] + iters_cpu[False]
+    qs = (("p10", .1), ("p25", .25), ("min", 0), ("med", .5))
+    out += "".join(f" it_{k}_us={quantile(alli, q):.3f}" for k, q in qs)
+    out += "".join(f" it_cpu_{k}_us={quantile(allc, q):.3f}" for k, q in qs)
+    for name, i in (("inst_per_iter", 4), ("cyc_per_iter", 5), ("csw", 6)):
+        if all(r[i] == r[i] for r in allr):  # not NaN: the counter opened
+            out += f" {name}={med(allr, i):.1f}"
     if toggle and rows[False]:
         on_, off = rows[True], rows[False]
+        out += "".join(f" onoff_{k}={quantile(iters[True], q) / quantile(iters[False], q):.4f}"
+                       for k, q in (("p10", .1), ("p25", .25)))
+        out += "".join(f" onoff_cpu_{k}={quantile(iters_cpu[True], q) / quantile(iters_cpu[False], q):.4f}"
+                       for k, q in (("p10", .1), ("p25", .25)))
         out += "".join(f" {k}={med(on_, i) / med(off, i):.4f}" for k, i in
-                       (("onoff", 0), ("onoff_cpu", 1), ("onoff_cal", 2), ("onoff_cpu_cal", 3)))
+                       (("onoff", 0), ("onoff_cpu", 1), ("onoff_cal", 2), ("onoff_cpu_cal", 3))
+                       + ((("onoff_inst", 4),) if all(r[4] == r[4] for r in allr) else ()))
+    print(f"SETUP model_s={t_model - t_start:.2f} warmup_s={t_warm - t_model:.2f} "
+          f"blocks_s={time.perf_counter() - t_warm:.2f}")
+    for st_ in (True, False):
+        if iters[st_]:
+            print(f"ITERS {'on' if st_ else 'off'} " + " ".join(f"{v:.1f}" for v in iters[st_]))
     print("RESULT " + out, flush=True)
 
 

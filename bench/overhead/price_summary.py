@@ -18,13 +18,21 @@ import statistics as st
 import sys
 from collections import defaultdict
 
+FORK = ["us_per_iter", "it_p10_us", "it_p25_us", "it_min_us", "it_med_us", "cpu_us_per_iter", "it_cpu_p10_us",
+        "it_cpu_p25_us", "it_cpu_min_us", "it_cpu_med_us", "cal", "cpu_cal", "inst_per_iter", "cyc_per_iter",
+        "pcpu_us_per_iter", "csw", "onoff", "onoff_p10", "onoff_p25", "onoff_cpu", "onoff_cpu_p10", "onoff_cpu_p25",
+        "onoff_cal", "onoff_cpu_cal", "onoff_inst"]
 METRICS = {
     "step": ["ms_per_iter", "cpu_ms_per_iter"],
-    "launch": ["launch_us", "launch_cpu_us", "launch_cal", "mix_us", "mix_cpu_us", "mix_cal", "calib_us",
-               "launch_onoff", "launch_onoff_cpu", "launch_onoff_cal", "mix_onoff", "mix_onoff_cpu", "mix_onoff_cal"],
-    "fork-step": ["us_per_iter", "cpu_us_per_iter", "cal", "cpu_cal", "onoff", "onoff_cpu", "onoff_cal", "onoff_cpu_cal"],
-    "fork-graph": ["us_per_iter", "cpu_us_per_iter", "cal", "cpu_cal", "onoff", "onoff_cpu", "onoff_cal",
-                   "onoff_cpu_cal"],
+    "launch": ["launch_us", "launch_p10_us", "launch_p25_us", "launch_min_us", "launch_cpu_us", "launch_cal",
+               "launch_inst", "launch_cyc", "launch_pcpu_us", "launch_csw",
+               "mix_us", "mix_p10_us", "mix_p25_us", "mix_min_us", "mix_cpu_us", "mix_cal", "mix_inst", "mix_cyc",
+               "mix_pcpu_us", "mix_csw", "calib_us",
+               "launch_onoff", "launch_onoff_p10", "launch_onoff_p25", "launch_onoff_cpu", "launch_onoff_cal",
+               "launch_onoff_inst", "mix_onoff", "mix_onoff_p10", "mix_onoff_p25", "mix_onoff_cpu", "mix_onoff_cal",
+               "mix_onoff_inst"],
+    "fork-step": FORK,
+    "fork-graph": FORK,
 }
 
 
@@ -77,7 +85,8 @@ def main():
                 if inproc:
                     rtxt, rng, sp = f"{pct(st.median(vals))}%", f"{pct(min(vals))} to {pct(max(vals))}", spread(vals)
                 else:
-                    ratios = [rs[r][m] / b[r][m] for r in rs if r in b and m in rs[r] and m in b[r]]
+                    ratios = [rs[r][m] / b[r][m] for r in rs if r in b and m in rs[r] and m in b[r] and b[r][m] > 0
+                              and rs[r][m] > 0]
                     if ratios and v != base:
                         rtxt = f"{pct(st.median(ratios))}%"
                         rng = f"{pct(min(ratios))} to {pct(max(ratios))}"
