@@ -17,6 +17,7 @@
 #include "../builder/trace_util.h"
 #include "../support/temp_dir.h"
 #include "gpucap/builder/renderer.h"
+#include "gpucap/builder/trace_keys.h"
 #include "pftrace_reader.h"
 
 namespace gpucap::testing {
@@ -154,7 +155,8 @@ Side FromPftrace(const PfTrace& t) {
     side.ops.push_back(std::move(op));
   }
   for (const auto& [id, ends] : flows) {
-    side.flows.insert(std::string(id & 1 ? "dependency" : "launch") + ": " + ends.first + " -> " + ends.second);
+    bool dependency = builder::trace_keys::FlowIdBase(id) == builder::trace_keys::kDependencyFlowBase;
+    side.flows.insert(std::string(dependency ? "dependency" : "launch") + ": " + ends.first + " -> " + ends.second);
   }
   for (const PfCounter& c : t.counters) {
     const PfTrack& track = *t.Track(c.track);
