@@ -610,6 +610,13 @@ TEST(PftraceChecker, CatchesWhatTheImporterDropsOrMisreads) {
   Bytes packed = Begin(1);
   packed.String(47, std::string(8, '\1'));
   EXPECT_TRUE(HasError(ReadPftrace(track + Event(1, 10, 3, packed).s + Event(1, 20, 2, End(1)).s), "packed"));
+  Bytes packed_varints = Begin(1);
+  packed_varints.String(36, std::string(2, '\1'));
+  EXPECT_TRUE(HasError(ReadPftrace(track + Event(1, 10, 3, packed_varints).s + Event(1, 20, 2, End(1)).s), "packed"));
+  // Fixed64 and varint flow ids on one event: the importer drops the varints.
+  Bytes mixed = Begin(1);
+  mixed.Fixed64(47, 42).Varint(36, 43);
+  EXPECT_TRUE(HasError(ReadPftrace(track + Event(1, 10, 3, mixed).s + Event(1, 20, 2, End(1)).s), "drops the old"));
   // A flow that never terminates, and one that ends before it starts.
   Bytes flow = Begin(1);
   flow.Fixed64(47, 42);
