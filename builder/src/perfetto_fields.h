@@ -88,9 +88,13 @@ inline constexpr uint32_t kDebugAnnotations = 4;
 inline constexpr uint32_t kType = 9;
 inline constexpr uint32_t kNameIid = 10;
 inline constexpr uint32_t kTrackUuid = 11;
+inline constexpr uint32_t kCounterValue = 30;
 inline constexpr uint32_t kDoubleCounterValue = 44;
-inline constexpr uint32_t kFlowIds = 47;
-inline constexpr uint32_t kTerminatingFlowIds = 48;
+// Flow ids as varints: the importer reads these (flow_ids_old,
+// terminating_flow_ids_old) where an event has no fixed64 flow_ids (47,
+// 48), and a flow id of a few bytes then costs that, not 8.
+inline constexpr uint32_t kFlowIdsVarint = 36;
+inline constexpr uint32_t kTerminatingFlowIdsVarint = 42;
 
 inline constexpr uint32_t kSliceBegin = 1;
 inline constexpr uint32_t kSliceEnd = 2;

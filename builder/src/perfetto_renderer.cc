@@ -16,12 +16,19 @@
 //     negative.
 //   - names, categories, argument names and short string values interned:
 //     defined on a sequence the first time one of its packets uses them.
+//   - nothing the importer does without: no sequence_flags after a
+//     sequence's first packet, flow ids and whole counter values as
+//     varints.
+// A sequence's state (clock, defaults, iids) is its own, so pieces of a
+// trace rendered apart stay correct side by side if each piece's
+// sequences get ids of their own.
 //
 // Complete slices become BEGIN/END pairs: the END is held on the track's
 // stack of open slices and written once a later slice starts at or after
 // it, so at equal times an END always comes before the next BEGIN. The join
 // has already moved slices that would partially overlap to lanes, so every
 // track's slices nest.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -78,9 +85,9 @@ class PerfettoRenderer : public TraceSink {
     w_.Varint(pf::event::kNameIid, name_iid_);
     w_.Varint(pf::event::kCategoryIids, CategoryIid(s.category));
     WriteArgs(q.layout, s.args);
-    // Flow ids are fixed64 and unpacked: the importer ignores packed ones.
-    for (const FlowEnd& f : s.flows_out) w_.Fixed64(pf::event::kFlowIds, FlowId(f));
-    for (const FlowEnd& f : s.flows_in) w_.Fixed64(pf::event::kTerminatingFlowIds, FlowId(f));
+    // Flow ids unpacked (the importer ignores packed ones), as varints.
+    for (const FlowEnd& f : s.flows_out) w_.Varint(pf::event::kFlowIdsVarint, FlowId(f));
+    for (const FlowEnd& f : s.flows_in) w_.Varint(pf::event::kTerminatingFlowIdsVarint, FlowId(f));
     w_.End(event);
     FinishPacket(q, s.ts_ns, packet);
     if (!s.instant()) q.open.push_back(s.ts_ns + s.dur_ns);
@@ -93,7 +100,13 @@ class PerfettoRenderer : public TraceSink {
     auto packet = StartPacket(q, c.ts_ns);
     auto event = w_.Begin(pf::packet::kTrackEvent);
     w_.Varint(pf::event::kType, pf::event::kCounter);
-    w_.Double(pf::event::kDoubleCounterValue, c.value);
+    // Whole values (bytes, counts, MHz) as varints; the importer takes
+    // either field as the same double.
+    if (!std::signbit(c.value) && c.value < 0x1p53 && c.value == static_cast<double>(static_cast<int64_t>(c.value))) {
+      w_.Varint(pf::event::kCounterValue, static_cast<uint64_t>(c.value));
+    } else {
+      w_.Double(pf::event::kDoubleCounterValue, c.value);
+    }
     w_.End(event);
     FinishPacket(q, c.ts_ns, packet);
     return MaybeFlush();
@@ -141,8 +154,11 @@ class PerfettoRenderer : public TraceSink {
   };
 
   static uint64_t CategoryIid(Category c) { return static_cast<uint64_t>(c) + 1; }
-  // Launch and dependency flow ids are unique per kind: keep the kinds apart.
-  static uint64_t FlowId(const FlowEnd& f) { return f.id << 1 | static_cast<uint64_t>(f.kind); }
+  // The join's flow ids carry their kind in their high bits
+  // (trace_keys.h), so they are unique in the trace as they are, and the
+  // same as the Chrome JSON's. A launch's is its correlation id: the same
+  // varint bytes as the correlation argument beside it.
+  static uint64_t FlowId(const FlowEnd& f) { return f.id; }
 
   void WriteDescriptor(const TrackDescriptorSpec& d, const TraceHeader& h) {
     auto packet = w_.Begin(pf::trace::kPacket);
@@ -221,9 +237,10 @@ class PerfettoRenderer : public TraceSink {
       w_.Varint(pf::defaults::kTrackUuid, q.track_uuid);
       w_.End(te);
       w_.End(defaults);
-    } else {
-      w_.Varint(pf::packet::kSequenceFlags, pf::packet::kSeqNeedsIncrementalState);
     }
+    // Later packets carry no sequence_flags: the importer reads
+    // SEQ_NEEDS_INCREMENTAL_STATE only to skip packets of a sequence whose
+    // state was lost, and a file written whole loses none.
     if (pending_.size() != 0) {
       w_.Raw(pending_.view());
       pending_.Clear();

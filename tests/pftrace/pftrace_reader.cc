@@ -87,7 +87,7 @@ constexpr uint32_t kClockSnapshot = 6, kTimestamp = 8, kSeqId = 10, kTrackEvent 
 // TrackEvent
 constexpr uint32_t kCategoryIids = 3, kAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11,
                    kCategories = 22, kName = 23, kCounterValue = 30, kDoubleCounterValue = 44, kFlowIds = 47,
-                   kTerminatingFlowIds = 48;
+                   kTerminatingFlowIds = 48, kFlowIdsOld = 36, kTerminatingFlowIdsOld = 42;
 }  // namespace f
 
 std::string DoubleText(double v) {
@@ -127,6 +127,7 @@ class Reader {
     uint32_t default_clock = 0;
     uint64_t default_track = 0;
     std::unordered_map<uint64_t, std::string> names, categories, arg_names, strings;
+    std::set<std::pair<uint32_t, std::string>> defined;  // (InternedData field, text)
   };
   struct Open {
     PfSlice slice;
@@ -170,6 +171,7 @@ class Reader {
       }
     }
     if (!fields.ok()) Error("packet does not parse");
+    if (has_flags) out_.encoding.packets_with_flags++;
     if (others) Error("packet has fields this reader does not know");
     if (snapshot.data() != nullptr) {
       if (event.data() || interned.data() || defaults.data() || descriptor.data() || timestamp || has_flags) {
@@ -189,6 +191,8 @@ class Reader {
       }
       if (flags & 1) {
         seq->cleared = true;
+        out_.encoding.sequences++;
+        seq->defined.clear();
         seq->names.clear();
         seq->categories.clear();
         seq->arg_names.clear();
@@ -198,7 +202,11 @@ class Reader {
       } else if (!seq->cleared) {
         Error("sequence " + std::to_string(seq_id) + " uses incremental state before clearing it (flags 3)");
       }
-      if (!(flags & 2)) Error("sequence " + std::to_string(seq_id) + ": packet does not say it needs incremental state");
+      // Later packets may leave the flags out: the importer reads NEEDS
+      // (2) only to skip packets of a sequence whose state was lost.
+      if (has_flags && !(flags & 1) && !(flags & 2)) {
+        Error("sequence " + std::to_string(seq_id) + ": sequence_flags without CLEARED or NEEDS");
+      }
     }
     if (defaults.data() != nullptr) Defaults(defaults, seq);
     if (interned.data() != nullptr) Interned(interned, seq);
@@ -288,6 +296,7 @@ class Reader {
         if (e.number == 2) text = std::string(e.bytes);
       }
       if (iid == 0) Error("interned entry with iid 0");
+      if (!seq->defined.emplace(x.number, text).second) out_.encoding.redefinitions++;
       (*table)[iid] = text;
     }
   }
@@ -309,8 +318,14 @@ class Reader {
     bool array = false;
     while (fields.Next(&x)) {
       switch (x.number) {
-        case 1: *name = Lookup(seq.arg_names, x.value, "annotation name"); break;
-        case 10: *name = std::string(x.bytes); break;
+        case 1:
+          *name = Lookup(seq.arg_names, x.value, "annotation name");
+          out_.encoding.arg_names_by_iid++;
+          break;
+        case 10:
+          *name = std::string(x.bytes);
+          out_.encoding.arg_names_inline++;
+          break;
         case 2: value = x.value ? "true" : "false"; break;
         case 3: value = std::to_string(x.value); break;
         case 4: value = std::to_string(static_cast<int64_t>(x.value)); break;
@@ -320,8 +335,14 @@ class Reader {
           value = DoubleText(d);
           break;
         }
-        case 6: value = std::string(x.bytes); break;
-        case 17: value = Lookup(seq.strings, x.value, "annotation string"); break;
+        case 6:
+          value = std::string(x.bytes);
+          out_.encoding.strings_inline++;
+          break;
+        case 17:
+          value = Lookup(seq.strings, x.value, "annotation string");
+          out_.encoding.strings_by_iid++;
+          break;
         case 12: {
           array = true;
           std::string ignored;
@@ -346,17 +367,28 @@ class Reader {
     uint64_t track = seq.default_track;
     PfSlice s;
     std::optional<double> counter;
+    std::vector<uint64_t> old_out, old_in;
     while (fields.Next(&x)) {
       switch (x.number) {
         case f::kType: type = static_cast<uint32_t>(x.value); break;
         case f::kTrackUuid: track = x.value; break;
-        case f::kNameIid: s.name = Lookup(seq.names, x.value, "event name"); break;
-        case f::kName: s.name = std::string(x.bytes); break;
+        case f::kNameIid:
+          s.name = Lookup(seq.names, x.value, "event name");
+          out_.encoding.names_by_iid++;
+          break;
+        case f::kName:
+          s.name = std::string(x.bytes);
+          out_.encoding.names_inline++;
+          break;
         case f::kCategoryIids:
           if (x.wire_type != 0) Error("category_iids packed");
           s.category = Lookup(seq.categories, x.value, "category");
+          out_.encoding.categories_by_iid++;
           break;
-        case f::kCategories: s.category = std::string(x.bytes); break;
+        case f::kCategories:
+          s.category = std::string(x.bytes);
+          out_.encoding.categories_inline++;
+          break;
         case f::kAnnotations: {
           std::string name;
           std::string value = AnnotationValue(x.bytes, seq, &name);
@@ -371,6 +403,16 @@ class Reader {
           if (x.wire_type != 1) Error("terminating_flow_ids packed or not fixed64");
           s.flows_in.push_back(x.value);
           break;
+        // The varint forms, read by the importer where an event has none of
+        // the fixed64 ones (so mixing the two loses the varints).
+        case f::kFlowIdsOld:
+          if (x.wire_type != 0) Error("flow_ids_old packed or not a varint");
+          old_out.push_back(x.value);
+          break;
+        case f::kTerminatingFlowIdsOld:
+          if (x.wire_type != 0) Error("terminating_flow_ids_old packed or not a varint");
+          old_in.push_back(x.value);
+          break;
         case f::kDoubleCounterValue: {
           double d;
           std::memcpy(&d, &x.value, 8);
@@ -381,6 +423,12 @@ class Reader {
         default: Error("track event field " + std::to_string(x.number)); break;
       }
     }
+    out_.encoding.fixed64_flow_ids += s.flows_out.size() + s.flows_in.size();
+    out_.encoding.varint_flow_ids += old_out.size() + old_in.size();
+    if (s.flows_out.empty()) s.flows_out = std::move(old_out);
+    else if (!old_out.empty()) Error("flow_ids and flow_ids_old on one event: the importer drops the old ones");
+    if (s.flows_in.empty()) s.flows_in = std::move(old_in);
+    else if (!old_in.empty()) Error("terminating_flow_ids and terminating_flow_ids_old on one event: the importer drops the old ones");
     const PfTrack* t = out_.Track(track);
     if (t == nullptr) {
       Error("event on undescribed track " + std::to_string(track));

@@ -7,8 +7,8 @@
 //   - the file is repeated Trace.packet and nothing else, every message
 //     parses to its end;
 //   - every track_event packet has a nonzero trusted_packet_sequence_id, a
-//     sequence's first packet clears its incremental state (flags 3) and
-//     later ones need it (flags 2);
+//     sequence's first packet clears its incremental state (flags 3);
+//     later ones may leave the flags out;
 //   - every iid (names, categories, annotation names, string values) is
 //     defined on its sequence before or in the packet that uses it;
 //   - incremental timestamps have a clock snapshot on their sequence, and
@@ -17,7 +17,9 @@
 //     open, so no two slices on a track partially overlap;
 //   - flows start once, terminate once, and not before they start;
 //   - counter events sit on counter tracks, slices never do;
-//   - repeated scalars (flow ids, category iids) are unpacked;
+//   - repeated scalars (flow ids, category iids) are unpacked; flow ids
+//     come as fixed64 (flow_ids) or varints (flow_ids_old), not both on one
+//     event;
 //   - tracks are described once, parents before children, events only go
 //     to described tracks.
 #ifndef GPUCAP_TESTS_PFTRACE_PFTRACE_READER_H_
@@ -64,12 +66,27 @@ struct PfCounter {
   double value = 0;
 };
 
+// How a trace says what it says: by reference to interned data, or inline.
+struct PfEncoding {
+  uint64_t names_by_iid = 0, names_inline = 0;                  // event names
+  uint64_t arg_names_by_iid = 0, arg_names_inline = 0;          // debug annotation names
+  uint64_t strings_by_iid = 0, strings_inline = 0;              // debug annotation string values
+  uint64_t categories_by_iid = 0, categories_inline = 0;
+  // The same text defined again on a sequence that already has it (under
+  // any iid of the same kind): interning that does not save.
+  uint64_t redefinitions = 0;
+  uint64_t sequences = 0;                // sequences that cleared their state
+  uint64_t packets_with_flags = 0;       // packets carrying sequence_flags
+  uint64_t fixed64_flow_ids = 0, varint_flow_ids = 0;  // flow ends of either kind
+};
+
 struct PfTrace {
   std::map<uint64_t, PfTrack> tracks;
   std::vector<uint64_t> track_order;  // uuids in file order
   std::vector<PfSlice> slices;        // in the order they end (instants: as met)
   std::vector<PfCounter> counters;
   uint64_t packets = 0;
+  PfEncoding encoding;
   std::vector<std::string> errors;  // the rules broken, one line each
 
   const PfTrack* Track(uint64_t uuid) const {

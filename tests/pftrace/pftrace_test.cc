@@ -17,6 +17,7 @@
 #include "../builder/trace_util.h"
 #include "../support/temp_dir.h"
 #include "gpucap/builder/renderer.h"
+#include "gpucap/builder/trace_keys.h"
 #include "pftrace_reader.h"
 
 namespace gpucap::testing {
@@ -154,7 +155,8 @@ Side FromPftrace(const PfTrace& t) {
     side.ops.push_back(std::move(op));
   }
   for (const auto& [id, ends] : flows) {
-    side.flows.insert(std::string(id & 1 ? "dependency" : "launch") + ": " + ends.first + " -> " + ends.second);
+    bool dependency = builder::trace_keys::FlowIdBase(id) == builder::trace_keys::kDependencyFlowBase;
+    side.flows.insert(std::string(dependency ? "dependency" : "launch") + ": " + ends.first + " -> " + ends.second);
   }
   for (const PfCounter& c : t.counters) {
     const PfTrack& track = *t.Track(c.track);
@@ -608,6 +610,13 @@ TEST(PftraceChecker, CatchesWhatTheImporterDropsOrMisreads) {
   Bytes packed = Begin(1);
   packed.String(47, std::string(8, '\1'));
   EXPECT_TRUE(HasError(ReadPftrace(track + Event(1, 10, 3, packed).s + Event(1, 20, 2, End(1)).s), "packed"));
+  Bytes packed_varints = Begin(1);
+  packed_varints.String(36, std::string(2, '\1'));
+  EXPECT_TRUE(HasError(ReadPftrace(track + Event(1, 10, 3, packed_varints).s + Event(1, 20, 2, End(1)).s), "packed"));
+  // Fixed64 and varint flow ids on one event: the importer drops the varints.
+  Bytes mixed = Begin(1);
+  mixed.Fixed64(47, 42).Varint(36, 43);
+  EXPECT_TRUE(HasError(ReadPftrace(track + Event(1, 10, 3, mixed).s + Event(1, 20, 2, End(1)).s), "drops the old"));
   // A flow that never terminates, and one that ends before it starts.
   Bytes flow = Begin(1);
   flow.Fixed64(47, 42);
