@@ -43,7 +43,9 @@ void Recorder::ControlLoop() {
     }
     if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
       delay_done = true;
-      if (!config_.start_paused) {
+      if (gate_) {
+        ApplyGate(gate_->Release(), CurrentOsTid());
+      } else if (!config_.start_paused) {
         state_.store(kRecording);
         RecordCupti();
         recording_since = now;

@@ -50,7 +50,14 @@ void Recorder::OpenGate() {
   }
   if (!spec.trigger_file.empty()) trigger_ = std::make_unique<TriggerFile>(spec.trigger_file);
   gate_ = std::make_unique<CaptureGate>(spec);
-  ApplyGate(gate_->Initial(), CurrentOsTid());
+  if (config_.start_delay_s > 0) {
+    // The delay comes first: ranges count from its end (ControlLoop).
+    char why[96];
+    snprintf(why, sizeof why, "--delay %gs before the capture range", config_.start_delay_s);
+    ApplyGate(gate_->Hold(why), CurrentOsTid());
+  } else {
+    ApplyGate(gate_->Initial(), CurrentOsTid());
+  }
 }
 
 void Recorder::GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key) {
