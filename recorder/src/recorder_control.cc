@@ -68,6 +68,7 @@ void Recorder::ControlLoop() {
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
+    if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) ReleaseCupti(true);
     if (state_.load() == kPaused) HoldWhilePaused();
     if (gate_ && PollGate()) {
       Stop("capture range end");
