@@ -11,9 +11,17 @@
 #
 # VARIANT: base base2 (no gpucap), sample (--sample 100, switching at the
 # range), sample_early (the same, armed at the previous step's end: GPUCAP_CAPTURE_ARM=early),
-# paused (--start-paused: the paused price, ranges not gated).
+# sample_detach (the same with GPUCAP_PAUSE_DETACH=1: CUPTI finalized after
+# each sampled step and attached again, without activity, until the next),
+# gate_never (a capture range no step matches: the gate's checks on every
+# push/pop, CUPTI attached and never enabled), paused (--start-paused: the
+# paused price, ranges not gated).
 # Environment: CPUS (taskset list, default 2-9), RUN_TIMEOUT (s, default 60),
-# DEADLINE (epoch s after which no run starts), SAMPLE (default 100).
+# DEADLINE (epoch s after which no run starts), SAMPLE (default 100), ROUND0
+# (the first round's number, default 0: streams run side by side on other
+# CPUS number their rounds apart), ASLR=1 (keep address-space randomisation;
+# by default every run has it off, setarch -R, and PYTHONHASHSEED=0, so that
+# two runs of one program lay out their memory and dicts alike).
 # Prints one RUN line per run; price_summary.py reads them.
 set -uo pipefail
 dist="$(cd "$1" && pwd)"; out="$2"; rounds="$3"; shift 3
@@ -29,12 +37,19 @@ prefix() {
     sample) pre=("$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample" -o "$out/sample-r$2.gpucap" --) ;;
     sample_early) pre=(env GPUCAP_CAPTURE_ARM=early "$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample"
                        -o "$out/early-r$2.gpucap" --) ;;
+    sample_detach) pre=(env GPUCAP_PAUSE_DETACH=1 "$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample"
+                        -o "$out/detach-r$2.gpucap" --) ;;
+    gate_never) pre=("$g" record -q --capture-range 'nvtx:never#\d+' --capture-range-end repeat
+                     -o "$out/never-r$2.gpucap" --) ;;
     paused) pre=("$g" record -q --start-paused -o "$out/paused-r$2.gpucap" --) ;;
     *) echo "sample.sh: unknown variant $1" >&2; return 1 ;;
   esac
 }
+same=(env PYTHONHASHSEED=0)
+[[ ${ASLR:-0} == 1 ]] || same+=(setarch "$(uname -m)" -R)
+r0=${ROUND0:-0}
 n=${#variants[@]}
-for ((r = 0; r < rounds; r++)); do
+for ((r = r0; r < r0 + rounds; r++)); do
   order=()
   for ((i = 0; i < n; i++)); do order+=("${variants[$(((i + r) % n))]}"); done
   if ((r % 2 == 1)); then
@@ -44,7 +59,7 @@ for ((r = 0; r < rounds; r++)); do
     if [[ -n ${DEADLINE:-} ]] && (( $(date +%s) > DEADLINE )); then echo "DEADLINE before round $r $v"; exit 0; fi
     prefix "$v" "$r" || exit 2
     t0=$(date +%s%N)
-    line=$(timeout "${RUN_TIMEOUT:-60}" taskset -c "$cpus" "${pre[@]}" python3 "$here/sample_steps.py" 2>"$out/$v-r$r.err" | grep RESULT)
+    line=$(timeout "${RUN_TIMEOUT:-60}" taskset -c "$cpus" "${same[@]}" "${pre[@]}" python3 "$here/sample_steps.py" 2>"$out/$v-r$r.err" | grep RESULT)
     rc=$?
     echo "RUN workload=step round=$r variant=$v rc=$rc ms=$(( ($(date +%s%N) - t0) / 1000000 )) $line"
   done

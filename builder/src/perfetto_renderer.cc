@@ -28,6 +28,7 @@
 // it, so at equal times an END always comes before the next BEGIN. The join
 // has already moved slices that would partially overlap to lanes, so every
 // track's slices nest.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -39,6 +40,7 @@
 #include "gpucap/builder/trace_keys.h"
 #include "perfetto_fields.h"
 #include "perfetto_interning.h"
+#include "perfetto_recording.h"
 #include "perfetto_tracks.h"
 #include "proto_writer.h"
 
@@ -59,7 +61,12 @@ class PerfettoRenderer : public TraceSink {
 
   Status Begin(const TraceHeader& h) override {
     TrackLayout layout = LayOutTracks(h);
-    for (const TrackDescriptorSpec& d : layout.descriptors) WriteDescriptor(d, h);
+    uint64_t free_uuid = 1;
+    for (const TrackDescriptorSpec& d : layout.descriptors) {
+      WriteDescriptor(d, h);
+      free_uuid = std::max(free_uuid, d.uuid + 1);
+    }
+    WriteRecordingTrack(h, free_uuid, static_cast<uint32_t>(h.tracks.size() + 1), &w_);
     sequences_.resize(h.tracks.size());
     for (size_t i = 0; i < h.tracks.size(); ++i) {
       sequences_[i].id = static_cast<uint32_t>(i + 1);

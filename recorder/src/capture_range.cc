@@ -67,6 +67,26 @@ CaptureGate::Decision CaptureGate::ArmFor(uint64_t index, const char* after) {
 
 CaptureGate::Decision CaptureGate::Initial() {
   std::lock_guard<std::mutex> lock(mu_);
+  return InitialLocked();
+}
+
+CaptureGate::Decision CaptureGate::Hold(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  held_ = true;
+  Decision d;
+  d.action = Action::kPause;
+  d.why = why;
+  return d;
+}
+
+CaptureGate::Decision CaptureGate::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!held_) return {};
+  held_ = false;
+  return InitialLocked();
+}
+
+CaptureGate::Decision CaptureGate::InitialLocked() {
   if (spec_.arm_early && WillRecord(0)) return ArmFor(0, "at the start");
   Decision d;
   d.action = Action::kPause;
@@ -79,7 +99,7 @@ CaptureGate::Decision CaptureGate::Initial() {
 
 CaptureGate::Decision CaptureGate::Open(const RangeKey& key, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (active_.load(std::memory_order_relaxed) || finished_) return {};
+  if (held_ || active_.load(std::memory_order_relaxed) || finished_) return {};
   uint64_t index = seen_++;
   if (!WillRecord(index)) {
     // Arming early: the range before a recorded one is watched for its end.
@@ -146,7 +166,7 @@ CaptureGate::Decision CaptureGate::Arm(uint32_t ranges, const std::string& why) 
   std::lock_guard<std::mutex> lock(mu_);
   if (finished_ || ranges == 0) return {};
   armed_ += ranges;
-  if (spec_.arm_early && !active_.load(std::memory_order_relaxed) && !early_) {
+  if (spec_.arm_early && !held_ && !active_.load(std::memory_order_relaxed) && !early_) {
     Decision d = ArmFor(seen_, "by the trigger");
     d.why = why + ": " + d.why;
     return d;

@@ -68,6 +68,11 @@ class CaptureGate {
 
   // What the recorder does before anything opens.
   Decision Initial();
+  // --delay: until Release(), ranges that open are neither counted nor
+  // recorded (sampling counts from the delay's end), and a trigger waits.
+  // Hold returns the pause it asks for; Release what Initial() would.
+  Decision Hold(const std::string& why);
+  Decision Release();
   // A range whose name matched opened / some range closed. Close is called
   // for every pop while the gate is active on some range and must be cheap
   // otherwise: MayClose() says whether it can matter.
@@ -87,6 +92,7 @@ class CaptureGate {
  private:
   bool WillRecord(uint64_t index) const;  // under mu_
   Decision ArmFor(uint64_t index, const char* after);  // under mu_
+  Decision InitialLocked();                            // under mu_
 
   const CaptureRangeSpec spec_;
   mutable std::mutex mu_;
@@ -101,6 +107,7 @@ class CaptureGate {
   bool early_ = false;      // recording already, armed early for range seen_
   bool active_trigger_ = false;  // the open range was the trigger's
   bool finished_ = false;   // end_after reached: nothing more is recorded
+  bool held_ = false;       // inside --delay: ranges are not looked at
 };
 
 }  // namespace gpucap::recorder

@@ -119,6 +119,9 @@ class Recorder {
   void AttachCupti(bool subscribe);
   void RecordCupti();
   void PauseCupti();
+  // A pause's second half, on the control thread; only_if_paused: not
+  // when a capture range has started recording again meanwhile.
+  void ReleaseCupti(bool only_if_paused = false);
   void HoldWhilePaused();
   void SetActivityEnabled(bool enabled, bool at_start = false);
   void WaitForCompletions(std::chrono::milliseconds limit);
@@ -153,6 +156,9 @@ class Recorder {
   bool trigger_taken_ = false;  // control thread only
   bool trigger_stuck_ = false;
   std::atomic<bool> gate_stop_wanted_{false};
+  // A recorded range ended with GPUCAP_PAUSE_DETACH=1: the control thread
+  // lets go of CUPTI (ReleaseCupti), which the app thread must not wait for.
+  std::atomic<bool> gate_release_wanted_{false};
   std::atomic<uint64_t> profiler_ranges_{0};
   uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
   std::mutex switch_mu_;          // one switch at a time (app threads, control thread)
@@ -189,6 +195,7 @@ class Recorder {
   bool detached_ = false;        // finalized since the last attach
   std::atomic<bool> detach_wanted_{false};
   std::atomic<uint64_t> detaches_{0};
+  std::atomic<uint64_t> detach_ns_total_{0}, detach_ns_max_{0};  // cuptiFinalize on the app thread
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};

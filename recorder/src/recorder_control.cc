@@ -43,7 +43,9 @@ void Recorder::ControlLoop() {
     }
     if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
       delay_done = true;
-      if (!config_.start_paused) {
+      if (gate_) {
+        ApplyGate(gate_->Release(), CurrentOsTid());
+      } else if (!config_.start_paused) {
         state_.store(kRecording);
         RecordCupti();
         recording_since = now;
@@ -66,6 +68,7 @@ void Recorder::ControlLoop() {
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
+    if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) ReleaseCupti(true);
     if (state_.load() == kPaused) HoldWhilePaused();
     if (gate_ && PollGate()) {
       Stop("capture range end");

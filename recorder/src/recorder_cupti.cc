@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <chrono>
 #include <string>
 
 #include "api_selection.h"
@@ -162,6 +163,13 @@ void Recorder::RecordCupti() {
 
 void Recorder::PauseCupti() {
   SetActivityEnabled(false);
+  ReleaseCupti();
+}
+
+// CUPTI with its activity kinds switched off still costs the launching
+// thread (PyTorch saw 10-20% after its profiler ended until cuptiFinalize:
+// pytorch/pytorch#144455): with GPUCAP_PAUSE_DETACH=1 a pause finalizes it.
+void Recorder::ReleaseCupti(bool only_if_paused) {
   // PM sampling sessions live in CUPTI too: finalizing would end them.
   if (!config_.pause_detach || config_.pm_counters) {
     cuptiActivityFlushAll(0);
@@ -172,6 +180,9 @@ void Recorder::PauseCupti() {
   WaitForCompletions(std::chrono::milliseconds(300));
   std::lock_guard<std::mutex> lock(cupti_mu_);
   if (!callbacks_registered_ || detach_pending_) return;
+  // A capture range switches on application threads: one may have started
+  // recording again since (it sets the state before it takes cupti_mu_).
+  if (only_if_paused && state_.load() != kPaused) return;
   // cuptiFinalize is safe at the exit of a runtime or driver call
   // (cupti_activity.h): the next call of any thread runs it. Until then
   // every call pays for a callback, once.
@@ -199,7 +210,13 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
   }
   if (!detach_pending_) return;  // a resume called it off
   detach_pending_ = false;
-  if (cuptiFinalize() == CUPTI_SUCCESS) {
+  auto t0 = std::chrono::steady_clock::now();
+  CUptiResult finalized = cuptiFinalize();
+  auto ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  detach_ns_total_.fetch_add(ns, std::memory_order_relaxed);
+  if (ns > detach_ns_max_.load(std::memory_order_relaxed)) detach_ns_max_.store(ns, std::memory_order_relaxed);
+  if (finalized == CUPTI_SUCCESS) {
     subscriber_ = nullptr;
     callbacks_registered_ = false;
     detached_ = true;

@@ -50,7 +50,14 @@ void Recorder::OpenGate() {
   }
   if (!spec.trigger_file.empty()) trigger_ = std::make_unique<TriggerFile>(spec.trigger_file);
   gate_ = std::make_unique<CaptureGate>(spec);
-  ApplyGate(gate_->Initial(), CurrentOsTid());
+  if (config_.start_delay_s > 0) {
+    // The delay comes first: ranges count from its end (ControlLoop).
+    char why[96];
+    snprintf(why, sizeof why, "--delay %gs before the capture range", config_.start_delay_s);
+    ApplyGate(gate_->Hold(why), CurrentOsTid());
+  } else {
+    ApplyGate(gate_->Initial(), CurrentOsTid());
+  }
 }
 
 void Recorder::GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key) {
@@ -110,8 +117,10 @@ void Recorder::ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid) {
       profiler_window_ = 0;
       AddEvent(std::move(m));
     }
+    bool was_recording = activity_enabled_.load();
     state_.store(kPaused);
     SetActivityEnabled(false);
+    if (config_.pause_detach && was_recording && d.action == Action::kPause) gate_release_wanted_.store(true);
     NoteRecordingState(d.state, d.why);
     if (d.action == Action::kPauseAndStop) {
       gate_stop_wanted_.store(true);
@@ -164,6 +173,8 @@ void Recorder::GateStats(std::vector<std::pair<std::string, uint64_t>>* extra) {
   extra->emplace_back("capture_switch_ns_total", switch_ns_total_.load());
   extra->emplace_back("capture_switch_ns_max", switch_ns_max_.load());
   extra->emplace_back("capture_switches_skipped", switches_skipped_.load());
+  extra->emplace_back("cupti_detach_ns_total", detach_ns_total_.load());
+  extra->emplace_back("cupti_detach_ns_max", detach_ns_max_.load());
 }
 
 void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {

@@ -182,6 +182,47 @@ TEST(CaptureGate, EarlyArmWithEveryRangeRecordsFromTheStart) {
   EXPECT_EQ(gate.Initial().action, Action::kRecord);
 }
 
+// --delay with a capture range: the delay comes first, ranges inside it are
+// neither recorded nor counted, so sampling counts from the delay's end.
+TEST(CaptureGate, HeldRangesAreNotCountedAndSamplingStartsAtTheRelease) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.sample_every = 3;
+  CaptureGate gate(s);
+  auto hold = gate.Hold("--delay 2s");
+  EXPECT_EQ(hold.action, Action::kPause);
+  EXPECT_EQ(hold.why, "--delay 2s");
+  EXPECT_TRUE(RecordedSteps(gate, 7).empty());
+  EXPECT_EQ(gate.ranges_seen(), 0u);
+  EXPECT_EQ(gate.Release().action, Action::kPause);  // what Initial() says
+  EXPECT_EQ(gate.Release().action, Action::kNone);   // once
+  EXPECT_EQ(RecordedSteps(gate, 9), (std::vector<int>{2, 5, 8}));
+}
+
+TEST(CaptureGate, HeldGateStopsOnlyAfterARangeFromTheRelease) {
+  CaptureGate gate(Nvtx("step"));  // end: stop after one range
+  gate.Hold("--delay");
+  EXPECT_TRUE(RecordedSteps(gate, 3).empty());
+  EXPECT_FALSE(gate.finished());
+  gate.Release();
+  EXPECT_EQ(gate.Open(Push(), "step#3").action, Action::kRecord);
+  EXPECT_EQ(gate.Close(Push()).action, Action::kPauseAndStop);
+}
+
+TEST(CaptureGate, HeldTriggerAndEarlyArmWaitForTheRelease) {
+  CaptureRangeSpec s = Nvtx("step");
+  s.trigger_file = "/tmp/t";
+  s.arm_early = true;
+  CaptureGate gate(s);
+  gate.Hold("--delay");
+  EXPECT_EQ(gate.Arm(1, "trigger").action, Action::kNone);  // not armed early inside the delay
+  EXPECT_TRUE(RecordedSteps(gate, 2).empty());
+  auto d = gate.Release();  // the trigger's range is next: armed early now
+  EXPECT_EQ(d.action, Action::kRecord);
+  EXPECT_EQ(gate.Open(Push(), "step#2").action, Action::kRecord);
+  EXPECT_FALSE(gate.Close(Push()).action == Action::kNone);
+  EXPECT_FALSE(gate.trigger_busy());
+}
+
 TEST(CaptureGate, StartEndRangesCloseByIdFromAnyThread) {
   CaptureGate gate(Nvtx("phase"));
   CaptureGate::RangeKey started{0, 0, 0, 42};

@@ -70,7 +70,7 @@ po::options_description RecordOptions() {
        "runtime/driver calls recorded: lean (launches, copies, syncs, events, allocations), all, none")
       ("pool-mb", po::value<double>()->default_value(128), "activity buffer pool, MiB: the most memory tracing may hold")
       ("buffer-kb", po::value<double>()->default_value(4096), "one activity buffer, KiB")
-      ("delay", po::value<double>(), "start recording after this many seconds")
+      ("delay", po::value<double>(), "start recording after this many seconds (with --capture-range: look at ranges only after it)")
       ("duration", po::value<double>(), "stop recording after this many seconds of recording")
       ("max-mb", po::value<double>(), "stop cleanly when the capture reaches this size, MiB")
       ("counters", po::value<std::string>(),
