@@ -106,11 +106,15 @@ int Column(sqlite3_vtab_cursor* base, sqlite3_context* ctx, int column) {
   const auto* c = reinterpret_cast<const Cursor*>(base);
   const auto* v = reinterpret_cast<const Vtab*>(base->pVtab);
   const BatchTables::Feed& feed = *v->feed;
-  if (v->id && column-- == 0) {
-    sqlite3_result_null(ctx);
-    return SQLITE_OK;
+  size_t i = static_cast<size_t>(column);
+  if (v->id) {
+    if (i == 0) {
+      sqlite3_result_null(ctx);  // SQLite picks the rowid
+      return SQLITE_OK;
+    }
+    --i;
   }
-  const Cell& cell = c->cells[c->row * v->width + static_cast<size_t>(column)];
+  const Cell& cell = c->cells[c->row * v->width + i];
   switch (cell.kind) {
     case Cell::Kind::kNull: sqlite3_result_null(ctx); break;
     case Cell::Kind::kInt: sqlite3_result_int64(ctx, cell.i); break;
