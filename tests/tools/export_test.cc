@@ -303,6 +303,21 @@ TEST(Export, DamagedCaptureIsExportedWithItsDamageCounted) {
   EXPECT_GT(db.Int("SELECT COUNT(*) FROM meta WHERE key = 'warning'"), 0);
 }
 
+// The rows go in through virtual tables over the writer's batches
+// (batch_table.h); the connection outlives the writer (reports query it), so
+// nothing of them may be left to reach the freed batches.
+TEST(Export, LeavesNoBatchTablesOnTheConnection) {
+  ExportDb db({Fixture("basics")});
+  EXPECT_GT(db.Int("SELECT COUNT(*) FROM kernels"), 0);
+  EXPECT_EQ(db.Int("SELECT COUNT(*) FROM temp.sqlite_schema"), 0);
+  EXPECT_EQ(db.Int("SELECT COUNT(*) FROM sqlite_schema WHERE sql LIKE '%gpucap_batch%'"), 0);
+  char* error = nullptr;
+  EXPECT_NE(sqlite3_exec(db.db(), "CREATE VIRTUAL TABLE temp.again USING gpucap_batch(8)", nullptr, nullptr, &error),
+            SQLITE_OK);
+  EXPECT_NE(std::string(error ? error : "").find("no such module"), std::string::npos) << "the module is unregistered: " << (error ? error : "");
+  sqlite3_free(error);
+}
+
 TEST(Export, RanksOfAJobGoIntoOneDatabaseInParallel) {
   std::vector<std::string> ranks = {Fixture("allreduce-0"), Fixture("allreduce-1")};
   ExportDb both(ranks, "nvtx:ProfilerStep#\\d+", 2);

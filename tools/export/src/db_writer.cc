@@ -2,7 +2,6 @@
 
 #include <sqlite3.h>
 
-#include <algorithm>
 
 namespace gpucap::tools::sqlite {
 
@@ -37,8 +36,8 @@ std::string CreateTable(const TableDef& t) {
   return sql + ")";
 }
 
-// "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), ..." for `rows` rows.
-std::string InsertInto(const TableDef& t, size_t rows = 1) {
+// "INSERT INTO t (id, a, b) VALUES (?, ?, ?)".
+std::string InsertInto(const TableDef& t) {
   std::string sql = "INSERT INTO " + std::string(t.name) + " (";
   std::string values;
   bool first = true;
@@ -53,14 +52,8 @@ std::string InsertInto(const TableDef& t, size_t rows = 1) {
   };
   if (t.has_id) add("id");
   for (const ColumnDef& c : t.columns) add(c.name);
-  sql += ") VALUES ";
-  for (size_t r = 0; r < rows; ++r) sql += (r ? ", (" : "(") + values + ")";
-  return sql;
+  return sql + ") VALUES (" + values + ")";
 }
-
-// Rows per multi-row INSERT: enough to spread a statement's fixed cost,
-// within SQLite's parameter limit.
-constexpr size_t kRowsPerInsert = 32;
 
 }  // namespace
 
@@ -89,25 +82,19 @@ Result<std::unique_ptr<DbWriter>> DbWriter::Start(sqlite3* db, size_t captures,
 
 DbWriter::~DbWriter() {
   for (sqlite3_stmt* s : insert_) sqlite3_finalize(s);
-  for (sqlite3_stmt* s : insert_many_) sqlite3_finalize(s);
 }
 
 Status DbWriter::Prepare() {
-  const size_t max_params = static_cast<size_t>(sqlite3_limit(db_, SQLITE_LIMIT_VARIABLE_NUMBER, -1));
-  for (const TableDef& t : Tables()) {
-    size_t i = static_cast<size_t>(t.id);
-    std::string sql = InsertInto(t);
-    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_[i], nullptr) != SQLITE_OK) {
+  for (TableId id : {TableId::kMeta, TableId::kStrings, TableId::kAnnotationStacks}) {
+    std::string sql = InsertInto(Table(id));
+    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_[static_cast<size_t>(id)],
+                           nullptr) != SQLITE_OK) {
       return SqliteError(db_, "preparing " + sql);
     }
-    const size_t params = t.columns.size() + (t.has_id ? 1 : 0);
-    many_rows_[i] = std::min(kRowsPerInsert, max_params / params);
-    if (many_rows_[i] < 2) continue;
-    sql = InsertInto(t, many_rows_[i]);
-    if (sqlite3_prepare_v3(db_, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &insert_many_[i], nullptr) != SQLITE_OK) {
-      return SqliteError(db_, "preparing " + sql.substr(0, 200));
-    }
   }
+  auto batches = BatchTables::Create(db_);
+  if (!batches.ok()) return batches.status();
+  batches_ = std::move(batches).value();
   return Status::Ok();
 }
 
@@ -150,82 +137,6 @@ Status DbWriter::Intern(const RowBatch& batch) {
   return Status::Ok();
 }
 
-void DbWriter::BindRow(sqlite3_stmt* s, int first, const Cell* cell, size_t width, const RowBatch& batch,
-                       const std::array<int64_t, kTableCount>& base, Bound* last) {
-  const CaptureIds& c = captures_[batch.capture];
-  for (size_t i = 0; i < width; ++i, ++cell) {
-    int p = first + static_cast<int>(i);
-    Bound now;
-    switch (cell->kind) {
-      case Cell::Kind::kNull: now = {Bound::kNull, 0}; break;
-      case Cell::Kind::kInt: now = {Bound::kInt, cell->i}; break;
-      case Cell::Kind::kReal: now = {Bound::kReal, cell->i}; break;  // the double's bits
-      case Cell::Kind::kText: now = {Bound::kText, cell->i}; break;
-      case Cell::Kind::kLiteral: now = {Bound::kLiteral, reinterpret_cast<intptr_t>(cell->p)}; break;
-      case Cell::Kind::kString: now = {Bound::kInt, c.strings[static_cast<size_t>(cell->i)]}; break;
-      case Cell::Kind::kStack: now = {Bound::kInt, c.stacks[static_cast<size_t>(cell->i)]}; break;
-      case Cell::Kind::kRef: now = {Bound::kInt, base[static_cast<size_t>(cell->ref)] + cell->i}; break;
-      case Cell::Kind::kProcess: now = {Bound::kInt, c.process}; break;
-    }
-    if (now.kind != Bound::kText && now == last[i]) continue;
-    last[i] = now;
-    switch (now.kind) {
-      case Bound::kNull: sqlite3_bind_null(s, p); break;
-      case Bound::kInt: sqlite3_bind_int64(s, p, now.v); break;
-      case Bound::kReal: sqlite3_bind_double(s, p, cell->d); break;
-      case Bound::kText: {
-        const std::string& t = batch.texts[static_cast<size_t>(cell->i)];
-        sqlite3_bind_text(s, p, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
-        break;
-      }
-      case Bound::kLiteral:
-        sqlite3_bind_text(s, p, cell->p->data(), static_cast<int>(cell->p->size()), SQLITE_STATIC);
-        break;
-      default: break;
-    }
-  }
-}
-
-Status DbWriter::Insert(TableId table, const RowBatch& batch, const std::array<int64_t, kTableCount>& base) {
-  const size_t t = static_cast<size_t>(table);
-  const TableDef& def = Table(table);
-  const TableRows& rows = batch.tables[t];
-  const size_t width = def.columns.size();
-  const size_t params = width + (def.has_id ? 1 : 0);
-  const Cell* cell = rows.cells.data();
-  // Bindings outlive sqlite3_reset: a parameter bound to the same value as
-  // in the row before (the process, window, stream, launch shape, NULLs) is
-  // left alone, which saves most binds of a kernel row. Kept per parameter
-  // (`id` aside), so per row slot of the multi-row statement.
-  const size_t many = insert_many_[t] ? many_rows_[t] : 0;
-  bound_[t].resize(width);
-  bound_many_[t].resize(many * width);
-  size_t r = 0;
-  auto step = [&](sqlite3_stmt* s) {
-    if (sqlite3_step(s) != SQLITE_DONE) return SqliteError(db_, "inserting into " + std::string(def.name));
-    sqlite3_reset(s);
-    return Status::Ok();
-  };
-  for (; many > 0 && rows.rows - r >= many; r += many) {
-    sqlite3_stmt* s = insert_many_[t];
-    for (size_t k = 0; k < many; ++k, cell += width) {
-      int first = static_cast<int>(k * params) + 1;
-      if (def.has_id) sqlite3_bind_int64(s, first++, base[t] + static_cast<int64_t>(r + k));
-      BindRow(s, first, cell, width, batch, base, &bound_many_[t][k * width]);
-    }
-    GPUCAP_RETURN_IF_ERROR(step(s));
-  }
-  sqlite3_stmt* s = insert_[t];
-  for (; r < rows.rows; ++r, cell += width) {
-    int first = 1;
-    if (def.has_id) sqlite3_bind_int64(s, first++, base[t] + static_cast<int64_t>(r));
-    BindRow(s, first, cell, width, batch, base, bound_[t].data());
-    GPUCAP_RETURN_IF_ERROR(step(s));
-  }
-  rows_[t] += rows.rows;
-  return Status::Ok();
-}
-
 Status DbWriter::Write(const RowBatch& batch) {
   GPUCAP_RETURN_IF_ERROR(Intern(batch));
   std::array<int64_t, kTableCount> base = next_id_;
@@ -235,9 +146,11 @@ Status DbWriter::Write(const RowBatch& batch) {
   if (batch.tables[static_cast<size_t>(TableId::kProcesses)].rows > 0) {
     c.process = base[static_cast<size_t>(TableId::kProcesses)];
   }
+  const BatchIds ids{&c.strings, &c.stacks, &base, c.process};
   for (const TableDef& t : Tables()) {
     if (t.id == TableId::kStrings || t.id == TableId::kAnnotationStacks) continue;
-    GPUCAP_RETURN_IF_ERROR(Insert(t.id, batch, base));
+    GPUCAP_RETURN_IF_ERROR(batches_->Insert(t.id, batch, ids));
+    rows_[static_cast<size_t>(t.id)] += batch.tables[static_cast<size_t>(t.id)].rows;
   }
   return Status::Ok();
 }

@@ -1,7 +1,8 @@
 // The one connection that writes an export: creates the schema, inserts
-// batches through one prepared statement per table inside one transaction
-// (journal off, as a half-written export is thrown away anyway), gives rows
-// their global ids, and makes the indexes after the load.
+// each batch's rows of a table with one INSERT ... SELECT from a virtual
+// table over the batch (batch_table.h), inside one transaction (journal
+// off, as a half-written export is thrown away anyway), gives rows their
+// global ids, and makes the indexes after the load.
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
 
@@ -13,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "batch_table.h"
 #include "gpucap/status.h"
 #include "row_batch.h"
 
@@ -43,31 +45,16 @@ class DbWriter {
   explicit DbWriter(sqlite3* db) : db_(db) {}
   Status Prepare();
   Status Intern(const RowBatch& batch);
-  Status Insert(TableId table, const RowBatch& batch, const std::array<int64_t, kTableCount>& base);
-  struct Bound;
-  // Binds one row's cells to parameters first.. of `s`, skipping those
-  // that hold the same value already (`last`, one per cell).
-  void BindRow(sqlite3_stmt* s, int first, const Cell* cells, size_t width, const RowBatch& batch,
-               const std::array<int64_t, kTableCount>& base, Bound* last);
 
   struct CaptureIds {
     std::vector<int64_t> strings{0};  // local -> global; 0 stays "none"
     std::vector<int64_t> stacks{0};
     int64_t process = 0;
   };
-  struct Bound {  // what a statement's parameter holds now
-    enum Kind : uint8_t { kUnset, kNull, kInt, kReal, kText, kLiteral };
-    Kind kind = kUnset;
-    int64_t v = 0;
-    bool operator==(const Bound&) const = default;
-  };
   sqlite3* db_;
-  std::array<std::vector<Bound>, kTableCount> bound_, bound_many_;
+  // Single-row INSERTs with an explicit id: meta, strings and stacks.
   std::array<sqlite3_stmt*, kTableCount> insert_{};
-  // INSERTs of many_rows_[t] rows at once: a statement's start and end
-  // (step, reset, halt) cost as much as binding a narrow row.
-  std::array<sqlite3_stmt*, kTableCount> insert_many_{};
-  std::array<size_t, kTableCount> many_rows_{};
+  std::unique_ptr<BatchTables> batches_;
   std::array<int64_t, kTableCount> next_id_{};
   std::array<uint64_t, kTableCount> rows_{};
   std::vector<CaptureIds> captures_;
