@@ -218,6 +218,7 @@ enum GraphEventKind {
   execCreated @8;
   execDestroyed @9;
   execUpdated @10;
+  hostNodeRun @11;                # one run of a host node's function (recorder's trampoline)
 }
 
 struct GraphEvent {
@@ -236,6 +237,7 @@ struct GraphEvent {
   eventHandle @12 :UInt64;        # event record / wait nodes
   contextId @13 :UInt32;
   deviceId @14 :UInt32;
+  endNs @15 :UInt64;              # hostNodeRun: the function's return (timestampNs: its call)
 }
 
 # Frame type 7.

@@ -41,10 +41,16 @@ GraphIndex::GraphIndex(const format::Capture& capture) {
       case GraphEventKind::kDependencyRemoved:
         edges.emplace_back(e.node_id, e.peer_node_id, false);
         break;
+      case GraphEventKind::kHostNodeRun:
+        host_node_runs_.push_back(&e);
+        break;
       default:
         break;
     }
   }
+  // Per-thread batches reach the file in any order.
+  std::stable_sort(host_node_runs_.begin(), host_node_runs_.end(),
+                   [](const format::GraphEvent* a, const format::GraphEvent* b) { return a->timestamp_ns < b->timestamp_ns; });
   // Edges may be reported between clones; topology is kept between the
   // capture-time nodes, which is what replayed ops map back to.
   auto origin_id = [&](uint64_t n) {
@@ -60,6 +66,52 @@ GraphIndex::GraphIndex(const format::Capture& capture) {
       std::erase(it->second, f);
     }
   }
+  for (const auto& [to, preds] : predecessors_) {
+    for (uint64_t from : preds) successors_[from].push_back(to);
+  }
+  // Capture-time event records: created, not cloned (instantiation reports
+  // the exec's copies as created too, each with its clone event).
+  for (const format::GraphEvent& e : capture.graphs) {
+    if (e.kind != GraphEventKind::kNodeCreated || e.node_type != static_cast<uint32_t>(GraphNodeType::kEventRecord)) {
+      continue;
+    }
+    const GraphNode* o = Origin(e.node_id);
+    if (o == nullptr || o->id != e.node_id) continue;
+    auto& list = event_records_[e.graph_id];
+    if (std::find(list.begin(), list.end(), e.node_id) == list.end()) list.push_back(e.node_id);
+  }
+}
+
+namespace {
+
+std::vector<uint64_t> Closure(uint64_t start, const std::unordered_map<uint64_t, std::vector<uint64_t>>& next) {
+  std::vector<uint64_t> out, todo{start};
+  std::unordered_set<uint64_t> seen{start};
+  while (!todo.empty()) {
+    uint64_t n = todo.back();
+    todo.pop_back();
+    auto it = next.find(n);
+    if (it == next.end()) continue;
+    for (uint64_t m : it->second) {
+      if (seen.insert(m).second) {
+        out.push_back(m);
+        todo.push_back(m);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint64_t> GraphIndex::Ancestors(uint64_t origin) const { return Closure(origin, predecessors_); }
+std::vector<uint64_t> GraphIndex::Descendants(uint64_t origin) const { return Closure(origin, successors_); }
+
+const std::vector<uint64_t>& GraphIndex::EventRecordNodes(uint32_t graph_id) const {
+  static const std::vector<uint64_t> kNone;
+  auto it = event_records_.find(graph_id);
+  return it == event_records_.end() ? kNone : it->second;
 }
 
 const GraphNode* GraphIndex::Origin(uint64_t node) const {

@@ -3,7 +3,7 @@
 namespace gpucap::builder {
 
 std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
-  return {
+  std::vector<std::pair<std::string, uint64_t>> named = {
       {"gpu ops", gpu_ops},
       {"api calls", api_calls},
       {"ranges", ranges},
@@ -17,6 +17,9 @@ std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
       {"annotated gpu ops", annotated_ops},
       {"overflow lanes", overflow_lanes},
   };
+  // Only captures whose recorder timed host nodes have any: older traces keep their header.
+  if (host_node_runs != 0) named.emplace_back("host node runs", host_node_runs);
+  return named;
 }
 
 JoinWorkspace::JoinWorkspace() : tables_(std::make_unique<Tables>()) {}

@@ -254,6 +254,12 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
       case RefKind::kMarker:
         DescribeMarker(r, s);
         break;
+      case RefKind::kHostNode:
+        DescribeHostNode(r, s);
+        break;
+      case RefKind::kGraphEventRecord:
+        DescribeGraphEventRecord(r, s);
+        break;
       case RefKind::kOverhead: {
         auto [part, row] = row_refs_[r.index];
         const OverheadTable& o = parts_[part]->overheads;

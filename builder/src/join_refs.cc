@@ -69,6 +69,8 @@ void WindowJoin::CollectRefs() {
     if (use_ != nullptr) use_->range_events.push_back(e);
   }
   CollectDeviceRefs();
+  CollectHostNodes();
+  CollectGraphEventRecords();
   stats_.counters = counters_.size();
 }
 

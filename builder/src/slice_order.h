@@ -21,7 +21,9 @@ enum class RefKind : uint8_t {
   kOverhead,
   kCudaEvent,
   kMark,
-  kMarker,  // a CUPTI MARKER record (NVTX seen by CUPTI)
+  kMarker,    // a CUPTI MARKER record (NVTX seen by CUPTI)
+  kHostNode,  // a graph host node's run (join_host_nodes.cc)
+  kGraphEventRecord,  // an event-record node's run (join_event_records.cc)
 };
 
 // A slice before it is rendered: where and when, and what to render it from.

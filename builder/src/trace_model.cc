@@ -17,6 +17,7 @@ std::string_view CategoryName(Category c) {
     case Category::kOverhead: return trace_keys::kCatOverhead;
     case Category::kCpuInstant: return trace_keys::kCatCpuInstant;
     case Category::kCudaEvent: return trace_keys::kCatCudaEvent;
+    case Category::kHostNode: return trace_keys::kCatHostNode;
     case Category::kCudaGraph: return trace_keys::kCatCudaGraph;
   }
   return "unknown";

@@ -11,6 +11,8 @@
 //   join_header.cc       the trace header: process, devices, what was skipped
 //   join_use.cc          what the window referenced (join_use.h), when asked
 //   join_graph_launches.cc  graph-mode captures: a span per graph launch
+//   join_host_nodes.cc   graph host nodes' runs, as the recorder timed them
+//   join_event_records.cc  graph event-record nodes' runs, between their neighbours
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
 #define GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
@@ -146,6 +148,8 @@ class WindowJoin {
   void CollectRefs();
   void CollectDeviceRefs();  // part of CollectRefs
   void CollectMarkers();
+  void CollectHostNodes();  // part of CollectRefs
+  void CollectGraphEventRecords();  // part of CollectRefs, after CollectHostNodes
   TraceHeader MakeHeader(const DecodeStats& decode);
   // What the phases referenced, into use_ (join_use.cc); the lookups made
   // while slices are described add theirs as they happen.
@@ -161,6 +165,8 @@ class WindowJoin {
   void DescribeApi(const SliceRef& r, Slice& s);
   void DescribeRange(const SliceRef& r, Slice& s);
   void DescribeMarker(const SliceRef& r, Slice& s);
+  void DescribeHostNode(const SliceRef& r, Slice& s);
+  void DescribeGraphEventRecord(const SliceRef& r, Slice& s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
   // For an nvtx window: whether the launch is the window's range's work
@@ -224,6 +230,13 @@ class WindowJoin {
   FlatMap event_by_sync_id_;  // cudaEventSyncId -> index into events_
   std::vector<std::pair<uint16_t, uint32_t>> events_;      // (part, row)
   std::vector<std::pair<uint16_t, uint32_t>> row_refs_;    // overhead / CUDA event slices
+  char host_address_[24] = {};                               // DescribeHostNode's "0x..." arg
+  struct GraphRecord {
+    uint16_t part;
+    uint32_t row;
+    uint64_t node;  // the event-record node, 0: not known
+  };
+  std::vector<GraphRecord> graph_records_;  // untimed event records of replays
   // A context's device: the first kernel or copy seen on it.
   struct ContextOwner {
     uint32_t device;

@@ -260,6 +260,7 @@ void Encode(const GraphEvent& g, schema::GraphEvent::Builder b) {
   b.setEventHandle(g.event_handle);
   b.setContextId(g.context_id);
   b.setDeviceId(g.device_id);
+  b.setEndNs(g.end_ns);
 }
 
 GraphEvent Decode(schema::GraphEvent::Reader r) {
@@ -279,6 +280,7 @@ GraphEvent Decode(schema::GraphEvent::Reader r) {
   g.event_handle = r.getEventHandle();
   g.context_id = r.getContextId();
   g.device_id = r.getDeviceId();
+  g.end_ns = r.getEndNs();
   return g;
 }
 

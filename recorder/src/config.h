@@ -29,6 +29,7 @@ struct Config {
   bool start_paused = false;                  // GPUCAP_START_PAUSED: wait for SIGUSR2
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0
+  bool host_node_times = true;                // GPUCAP_HOST_NODE_TIMES=0: leave host nodes unwrapped
   bool nvtx = true;                           // GPUCAP_NVTX=0
   // Kernel `queued`/`submitted` timestamps (cuptiActivityEnableLatencyTimestamps);
   // off until their cost is measured: GPUCAP_LATENCY_TIMESTAMPS=1.

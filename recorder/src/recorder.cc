@@ -18,6 +18,7 @@
 #include "buffer_walk.h"
 #include "device_facts.h"
 #include "graph_events.h"
+#include "host_node_timer.h"
 #include "process_recorder.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/frame.h"
@@ -332,7 +333,11 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
   }
   if (!config_.graphs || state_.load(std::memory_order_acquire) == kStopped) return;
   // Topology is kept while paused: a graph built now may be replayed later.
-  if (auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid())) AddEvent(std::move(*e));
+  if (InHostNodeWrap()) return;  // our own parameter change, not the application's
+  auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid());
+  if (!e) return;
+  if (config_.host_node_times) WrapHostNode(data, *e);
+  AddEvent(std::move(*e));
 }
 
 void Recorder::AddEvent(format::SmallMessage event) {
@@ -430,6 +435,7 @@ format::RecorderStats Recorder::Stats() {
     s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
   }
   GateStats(&s.extra);
+  HostNodeStats(&s.extra);
   for (const PmSampler* pm : PmSamplers()) {
     PmSamplerStats ps = pm->stats();
     std::string d = "pm" + std::to_string(pm->device_index()) + "_";

@@ -98,7 +98,7 @@ TEST(ThreadCount, PlanSplitsThreadsOverWindows) {
 
 TEST(ThreadCount, FixturesGiveTheSameFilesAtEveryThreadCount) {
   const char* kFixtures[] = {"basics", "torch_train", "graphs_nvtx", "allreduce-0", "allreduce-1", "counters",
-                             "peer", "nvtx_domains", "sync_events", "nccl_graph"};
+                             "peer", "nvtx_domains", "sync_events", "nccl_graph", "graph_nodes"};
   for (const char* name : kFixtures) {
     std::string capture = std::string(GPUCAP_SOURCE_DIR) + "/fixtures/" + name + ".gpucap";
     auto index = builder::CaptureIndex::Open(capture);

@@ -27,6 +27,8 @@ record() {
 }
 record basics -- "$dist/gpu/basics" "$out/basics.expect.json"
 record graphs_nvtx -- "$dist/gpu/graphs_nvtx" "$out/graphs_nvtx.expect.json"
+# Host and event-record nodes, a two-stream global-mode capture (issue 17).
+record graph_nodes --kinds default,cuda_event -- "$dist/gpu/graph_nodes" "$out/graph_nodes.expect.json"
 record counters --counters nvml,pm -- "$dist/gpu/busy" "$out/counters.expect.json"
 # Not a fixture: PM sampling must stop cleanly when the program destroys its context.
 record ctx_reset --counters pm -- "$dist/gpu/ctx_reset" "$out/ctx_reset.expect.json"

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -33,6 +34,7 @@ std::string FixturePath(const std::string& name) {
 struct Ev {
   std::string name, cat;
   std::string lane;  // "pid/tid" (JSON) or the track uuid (pftrace)
+  std::string tid;   // the thread of a thread track (JSON's tid; pftrace's thread descriptor)
   int64_t ts = 0, dur = 0;
   std::map<std::string, std::string> args;
   std::vector<uint64_t> in, out;
@@ -63,6 +65,7 @@ std::vector<Ev> FromJson(const Trace& t) {
     v.name = (*e)["name"].text;
     v.cat = (*e)["cat"].text;
     v.lane = (*e)["pid"].text + "/" + (*e)["tid"].text;
+    v.tid = (*e)["tid"].text;
     v.ts = base + Nanos((*e)["ts"]);
     v.dur = Nanos((*e)["dur"]);
     for (const auto& [k, a] : (*e)["args"].members) v.args[k] = JsonText(a);
@@ -93,6 +96,7 @@ std::vector<Ev> FromPftrace(const PfTrace& t) {
     v.name = s.name;
     v.cat = s.category;
     v.lane = std::to_string(s.track);
+    if (const PfTrack* track = t.Track(s.track)) v.tid = std::to_string(track->tid);
     v.ts = s.ts;
     v.dur = s.dur;
     for (const auto& [k, a] : s.args) v.args[k] = a;
@@ -314,6 +318,145 @@ TEST(RenderCapture, DtypeAndCollectiveNamesFromNcclNames) {
   EXPECT_EQ(builder::CollectiveName("ncclAllReduce"), "all_reduce");
   EXPECT_EQ(builder::CollectiveName("ncclReduceScatter"), "reduce_scatter");
   EXPECT_EQ(builder::CollectiveName("ncclBroadcast"), "broadcast");
+}
+
+// --- 2. graph host nodes and event-record nodes -------------------------------
+
+// graph_nodes: each host function spins for spin_us and notes its thread; the
+// recorder's trampoline timed every run. Each run is a "HostNode: <function>"
+// span on that thread, as long as the spin at least, with the function's
+// name, address and thread in its args; the explicit graph's runs sit between
+// the kernel before them and the one after, replay by replay.
+TEST(RenderCapture, HostNodeRunsAreSpansOnTheThreadThatRanThem) {
+  Json m;
+  std::string error;
+  ASSERT_TRUE(ParseJson(ReadFile(FixturePath("graph_nodes.expect.json")), &m, &error)) << error;
+  const Json& host = m["host_nodes"];
+  const int64_t spin_ns = static_cast<int64_t>(host["spin_us"].u()) * 1000;
+  // The recorder wrapped both host nodes (the exec's copies already held the trampoline) and refused none.
+  auto c = format::LoadCapture(FixturePath("graph_nodes.gpucap"));
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c->trailer.has_value());
+  std::map<std::string, uint64_t> stats(c->trailer->stats.extra.begin(), c->trailer->stats.extra.end());
+  EXPECT_EQ(stats["host_nodes_wrapped"], 2u);
+  EXPECT_EQ(stats["host_nodes_not_wrapped_error"], 0u);
+  EXPECT_EQ(stats["host_nodes_not_wrapped_full"], 0u);
+  auto both = BothRenderings("graph_nodes.gpucap");
+  ASSERT_EQ(both.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    for (const char* fn : {"explicit_host_step", "captured_host_step"}) {
+      std::set<std::string> tids;
+      for (const Json& t : host[fn]["tids"].items) tids.insert(t.text);
+      std::vector<const Ev*> runs;
+      std::set<std::string> addresses;
+      for (const Ev& v : both[r]) {
+        if (v.name.rfind(std::string("HostNode: ") + fn, 0) != 0) continue;
+        runs.push_back(&v);
+        EXPECT_EQ(v.cat, "cuda_graph_host_node");
+        EXPECT_GE(v.dur, spin_ns) << kRendering[r] << " " << v.name;
+        EXPECT_EQ(v.at("function"), v.name.substr(10));
+        EXPECT_EQ(tids.count(v.at("host thread")), 1u) << kRendering[r] << " ran on " << v.at("host thread");
+        EXPECT_EQ(v.tid, v.at("host thread")) << kRendering[r] << ": on the thread that ran it";
+        EXPECT_EQ(v.at("function address").rfind("0x", 0), 0u);
+        EXPECT_NE(v.at("function address"), "0x0");
+        addresses.insert(v.at("function address"));
+      }
+      EXPECT_EQ(runs.size(), host[fn]["replays"].u()) << kRendering[r] << " " << fn;
+      EXPECT_EQ(runs.size(), m["counts"][std::string("host:") + fn].u()) << "each call the program saw";
+      EXPECT_EQ(addresses.size(), 1u) << fn;
+    }
+    // Explicit graph: k_first -> host -> event record -> k_last, per replay.
+    std::vector<const Ev*> first, hosts, last;
+    for (const Ev& v : both[r]) {
+      if (v.cat == "kernel" && KernelIs(v.name, "k_first")) first.push_back(&v);
+      if (v.cat == "kernel" && KernelIs(v.name, "k_last")) last.push_back(&v);
+      if (v.name.rfind("HostNode: explicit_host_step", 0) == 0) hosts.push_back(&v);
+    }
+    auto by_ts = [](const Ev* a, const Ev* b) { return a->ts < b->ts; };
+    std::sort(first.begin(), first.end(), by_ts);
+    std::sort(hosts.begin(), hosts.end(), by_ts);
+    std::sort(last.begin(), last.end(), by_ts);
+    ASSERT_EQ(first.size(), hosts.size());
+    ASSERT_EQ(last.size(), hosts.size());
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      EXPECT_LE(first[i]->ts + first[i]->dur, hosts[i]->ts) << kRendering[r] << " replay " << i;
+      EXPECT_LE(hosts[i]->ts + hosts[i]->dur, last[i]->ts) << kRendering[r] << " replay " << i;
+    }
+  }
+}
+
+// Event-record nodes: CUPTI's CUDA_EVENT record of each run, no device
+// timestamp (CUPTI 13.0 on the H200), drawn on the replay's stream between
+// the last thing the node waits on (a host-node run in both graphs) and the
+// first op that waits on it; the node id is a capture-time event-record node.
+TEST(RenderCapture, EventRecordNodesSitBetweenTheirGraphNeighbours) {
+  Json m;
+  std::string error;
+  ASSERT_TRUE(ParseJson(ReadFile(FixturePath("graph_nodes.expect.json")), &m, &error)) << error;
+  auto c = format::LoadCapture(FixturePath("graph_nodes.gpucap"));
+  ASSERT_TRUE(c.ok());
+  std::set<std::string> record_nodes;  // capture-time event-record nodes (not clones)
+  std::set<uint64_t> clones;
+  for (const format::GraphEvent& e : c->graphs) {
+    if (e.kind == format::GraphEventKind::kNodeCloned) clones.insert(e.node_id);
+  }
+  for (const format::GraphEvent& e : c->graphs) {
+    if (e.kind == format::GraphEventKind::kNodeCreated && e.node_type == 7 && !clones.count(e.node_id)) {
+      record_nodes.insert(std::to_string(e.node_id));
+    }
+  }
+  ASSERT_EQ(record_nodes.size(), 2u) << "one per graph";
+  const uint64_t explicit_runs = m["host_nodes"]["explicit_host_step"]["replays"].u();
+  const uint64_t captured_runs = m["host_nodes"]["captured_host_step"]["replays"].u();
+  auto both = BothRenderings("graph_nodes.gpucap");
+  ASSERT_EQ(both.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    // Per replay (correlation): the record, its host predecessor, its successor kernel.
+    struct Replay {
+      const Ev *record = nullptr, *successor = nullptr;
+      std::string lane;
+    };
+    std::map<std::string, Replay> replays;
+    std::vector<const Ev*> host_runs;
+    size_t records = 0;
+    std::set<std::string> events, nodes;
+    for (const Ev& v : both[r]) {
+      if (v.name == "EventRecord") {
+        ++records;
+        EXPECT_EQ(v.cat, "cuda_event");
+        EXPECT_EQ(v.at("timing"), "between its graph neighbours (no device timestamp)");
+        EXPECT_TRUE(v.has("cuda_event_id"));
+        EXPECT_EQ(record_nodes.count(v.at("graph node id")), 1u) << v.at("graph node id");
+        events.insert(v.at("cuda_event_id"));
+        nodes.insert(v.at("graph node id"));
+        EXPECT_EQ(replays[v.at("correlation")].record, nullptr) << "one record per replay";
+        replays[v.at("correlation")].record = &v;
+      }
+      if (v.cat == "kernel" && (KernelIs(v.name, "k_last") || KernelIs(v.name, "cap_joined"))) {
+        replays[v.at("correlation")].successor = &v;
+        replays[v.at("correlation")].lane = v.lane;
+      }
+      if (v.cat == "cuda_graph_host_node") host_runs.push_back(&v);
+    }
+    EXPECT_EQ(records, explicit_runs + captured_runs) << kRendering[r];
+    EXPECT_EQ(events.size(), 2u);
+    EXPECT_EQ(nodes.size(), 2u);
+    EXPECT_EQ(replays.size(), explicit_runs + captured_runs);
+    for (const auto& [corr, rep] : replays) {
+      ASSERT_NE(rep.record, nullptr) << kRendering[r] << " replay " << corr << " has no EventRecord";
+      ASSERT_NE(rep.successor, nullptr);
+      EXPECT_EQ(rep.record->lane, rep.lane) << "on the stream that runs the replay";
+      EXPECT_LE(rep.record->ts + rep.record->dur, rep.successor->ts) << kRendering[r] << " " << corr;
+      // The host run this record waits on: the last one that started before it.
+      const Ev* host = nullptr;
+      for (const Ev* h : host_runs) {
+        if (h->ts <= rep.record->ts && (host == nullptr || h->ts > host->ts)) host = h;
+      }
+      ASSERT_NE(host, nullptr);
+      EXPECT_LE(std::abs(rep.record->ts - (host->ts + host->dur)), 1) << kRendering[r] << " " << corr
+                                                                      << ": starts where its host node ends";
+    }
+  }
 }
 
 // --- 6. sync spans ----------------------------------------------------------

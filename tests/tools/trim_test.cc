@@ -159,6 +159,7 @@ const Spec kFixtureSpecs[] = {
     {"nvtx_domains", "all"},     {"nvtx_domains", "marks"},         {"nvtx_domains", "nvtx:Step#\\d+"},
     {"nvtx_domains", "nvtx:.*"}, {"nvtx_domains", "every:100us"},
     {"sync_events", "all"},      {"sync_events", "every:1ms"},
+    {"graph_nodes", "all"},      {"graph_nodes", "every:1ms"},
     {"nccl_graph", "all"},       {"nccl_graph", "marks"},           {"nccl_graph", "nvtx:ProfilerStep#\\d+"},
     {"nccl_graph", "every:100ms"},
 };

@@ -203,8 +203,9 @@ Status WindowRows::AddSlice(const Slice& s) {
       AddDeviceSpan(s);
       break;
     case Category::kCudaGraph:
-      // Graph-mode launches (--cuda-graph-trace graph) have no table yet:
-      // docs/sqlite.md says so.
+    case Category::kHostNode:
+      // Graph-mode launches (--cuda-graph-trace graph) and host-node runs
+      // have no table yet: docs/sqlite.md says so.
       break;
   }
   return Status::Ok();

@@ -162,6 +162,7 @@ void CountGraphs(const format::Capture& c, CaptureInfo& in) {
       case GraphEventKind::kDependencyAdded: in.graph_edges++; break;
       case GraphEventKind::kExecCreated: in.graph_execs++; break;
       case GraphEventKind::kExecUpdated: in.graph_updates++; break;
+      case GraphEventKind::kHostNodeRun: in.host_node_runs++; break;
       default: break;
     }
   }
@@ -328,6 +329,7 @@ void GraphWindowCounterLines(const CaptureInfo& in, std::ostringstream& o) {
   }
   o << ", " << in.node_clones << " clones, " << in.graph_edges << " edges, " << in.graph_execs << " execs";
   if (in.graph_updates) o << ", " << in.graph_updates << " updates";
+  if (in.host_node_runs) o << ", " << in.host_node_runs << " host node runs";
   o << "\n";
   o << "windows   " << in.marks_open + in.marks_close + in.marks_instant << " marks (" << in.marks_open << " open, "
     << in.marks_close << " close, " << in.marks_instant << " instant): " << in.mark_windows
@@ -499,6 +501,7 @@ void InfoJsonAnnotations(const CaptureInfo& in, JsonOut& j) {
       .Field("edges", in.graph_edges)
       .Field("execs", in.graph_execs)
       .Field("updates", in.graph_updates);
+  if (in.host_node_runs) j.Field("host_node_runs", in.host_node_runs);
   j.Key("nodes_by_type").BeginObject();
   for (const auto& [type, n] : in.nodes_by_type) j.Field(type, n);
   j.EndObject().EndObject();

@@ -63,12 +63,27 @@ class GraphIndex {
     return it == op_nodes_.end() ? 0 : it->second;
   }
 
+  // Every capture-time node that `origin` depends on (upward, through any
+  // node type) or that depends on it (downward): what bounds a node whose
+  // run CUPTI gave no time for (an event record's).
+  std::vector<uint64_t> Ancestors(uint64_t origin) const;
+  std::vector<uint64_t> Descendants(uint64_t origin) const;
+  // Capture-time event-record nodes of graph `graph_id`, in creation order.
+  const std::vector<uint64_t>& EventRecordNodes(uint32_t graph_id) const;
+
+  // The recorder's timed runs of host-node functions (kHostNodeRun), by
+  // start time: events of the capture, which outlives the index.
+  const std::vector<const format::GraphEvent*>& host_node_runs() const { return host_node_runs_; }
+
  private:
   std::unordered_map<uint64_t, GraphNode> nodes_;       // created nodes
   std::unordered_map<uint64_t, uint64_t> cloned_from_;  // clone -> original
   std::unordered_map<uint32_t, uint32_t> op_nodes_;     // graph -> op node count
   std::unordered_map<uint64_t, std::vector<uint64_t>> predecessors_;
   mutable std::unordered_map<uint64_t, Dependencies> collapsed_;  // memo, filled on demand
+  std::vector<const format::GraphEvent*> host_node_runs_;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> event_records_;  // graph -> capture-time nodes
+  std::unordered_map<uint64_t, std::vector<uint64_t>> successors_;
 };
 
 // True for node types whose execution appears as an activity record.

@@ -58,6 +58,7 @@ struct JoinStats {
   uint64_t graph_ops_without_node = 0;  // replayed op whose capture-time node is unknown
   uint64_t annotated_ops = 0;
   uint64_t overflow_lanes = 0;          // tracks added for partially overlapping slices
+  uint64_t host_node_runs = 0;          // graph host nodes' timed runs (listed when there are any)
 
   std::vector<std::pair<std::string, uint64_t>> Named() const;
 };

@@ -29,6 +29,22 @@ inline constexpr std::string_view kOutMsgSize = "Out msg size";
 inline constexpr std::string_view kDtype = "dtype";
 inline constexpr std::string_view kGroupSize = "Group size";
 
+// A CUDA graph host node's run, timed by the recorder around the function
+// (Kineto has no such slice): "HostNode: <function>" on the thread that ran it.
+inline constexpr std::string_view kHostNodePrefix = "HostNode: ";
+inline constexpr std::string_view kHostFunction = "function";
+inline constexpr std::string_view kHostFunctionAddress = "function address";
+inline constexpr std::string_view kHostThread = "host thread";
+inline constexpr std::string_view kGraphNodeId = "graph node id";
+inline constexpr std::string_view kGraphId = "graph id";
+// A graph event-record node's run: CUPTI's CUDA_EVENT record, drawn between
+// its graph neighbours where CUPTI gave no device timestamp ("timing" says so).
+inline constexpr std::string_view kEventRecordName = "EventRecord";
+inline constexpr std::string_view kCudaEventId = "cuda_event_id";
+inline constexpr std::string_view kEventRecordTiming = "timing";
+inline constexpr std::string_view kTimingBetweenNeighbours = "between its graph neighbours (no device timestamp)";
+inline constexpr std::string_view kTimingInReplay = "within its graph replay (no device timestamp)";
+
 // Categories ("cat") of the GPU side, as Kineto names them.
 inline constexpr std::string_view kCatKernel = "kernel";
 inline constexpr std::string_view kCatGpuMemcpy = "gpu_memcpy";
@@ -43,6 +59,8 @@ inline constexpr std::string_view kCatCudaEvent = "cuda_event";
 // gpucap's own: a whole graph launch as GRAPH_TRACE records it
 // (--cuda-graph-trace graph), which Kineto has no name for.
 inline constexpr std::string_view kCatCudaGraph = "cuda_graph";
+// gpucap's own: a graph host node's function run (the recorder's trampoline).
+inline constexpr std::string_view kCatHostNode = "cuda_graph_host_node";
 // Categories of the CPU side: ranges the join draws from NVTX, and the
 // profiler's own operators a splice ties launches to.
 inline constexpr std::string_view kCatUserAnnotation = "user_annotation";

@@ -37,6 +37,7 @@ enum class Category : uint8_t {
   kOverhead,
   kCpuInstant,
   kCudaEvent,
+  kHostNode,   // a graph host node's function run
   kCudaGraph,  // the last: renderers size tables by it
 };
 std::string_view CategoryName(Category c);

@@ -190,6 +190,10 @@ enum class GraphEventKind : uint8_t {
   kExecCreated = 8,
   kExecDestroyed = 9,
   kExecUpdated = 10,
+  // One run of a host node's function, timed by the recorder's trampoline:
+  // timestamp_ns..end_ns on thread os_tid; graph_id/node_id name the node
+  // as created (every exec cloned from it shares the trampoline).
+  kHostNodeRun = 11,
 };
 
 struct GraphEvent {
@@ -208,6 +212,7 @@ struct GraphEvent {
   uint64_t event_handle = 0;
   uint32_t context_id = 0;
   uint32_t device_id = 0;
+  uint64_t end_ns = 0;  // kHostNodeRun only
   bool operator==(const GraphEvent&) const = default;
 };
 

@@ -52,6 +52,7 @@ struct CaptureInfo {
   std::vector<std::pair<std::string, uint64_t>> top_ranges;  // most frequent names
 
   uint64_t graphs = 0, graph_nodes = 0, node_clones = 0, graph_edges = 0, graph_execs = 0, graph_updates = 0;
+  uint64_t host_node_runs = 0;  // timed by the recorder's host-node trampoline
   std::map<std::string, uint64_t> nodes_by_type;
 
   uint64_t marks_open = 0, marks_close = 0, marks_instant = 0;
