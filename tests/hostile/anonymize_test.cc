@@ -103,7 +103,9 @@ TEST(AnonymizeTest, NoPlantedStringSurvives) {
     std::string all;
     for (const std::string& s : Strings(*before)) all += s + "\n";
     for (const std::string& secret : kSecrets) {
-      if (secret != "secretsrc") EXPECT_NE(all.find(secret), std::string::npos) << secret << " was not planted";
+      if (secret != "secretsrc") {
+        EXPECT_NE(all.find(secret), std::string::npos) << secret << " was not planted";
+      }
     }
   }
   std::string anon = dir.File("anon.gpucap");

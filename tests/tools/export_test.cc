@@ -22,8 +22,6 @@ namespace {
 
 namespace bt = builder::testing;
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
-
 // An optional JSON arg as the database writes it: absent or -1 ("unknown")
 // is NULL; `zero_is_null` for CUPTI values where 0 means "not recorded".
 std::string Opt(const std::string& v, bool zero_is_null = false) {
@@ -371,11 +369,15 @@ TEST(Export, EveryTableAndColumnIsDocumented) {
       std::istringstream parts(cell);
       for (std::string p; std::getline(parts, p, ',');) named.insert(p.substr(p.find_first_not_of(' ')));
     }
-    if (t.has_id) EXPECT_TRUE(named.count("id")) << t.name << ".id";
+    if (t.has_id) {
+      EXPECT_TRUE(named.count("id")) << t.name << ".id";
+    }
     for (const tools::sqlite::ColumnDef& c : t.columns) {
       EXPECT_TRUE(named.count(std::string(c.name))) << t.name << "." << c.name << " is not documented";
     }
-    if (!t.generated.empty()) EXPECT_TRUE(named.count("dur_ns")) << t.name << ".dur_ns";
+    if (!t.generated.empty()) {
+      EXPECT_TRUE(named.count("dur_ns")) << t.name << ".dur_ns";
+    }
   }
 }
 

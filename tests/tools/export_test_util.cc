@@ -143,7 +143,10 @@ std::vector<JsonOp> JsonOps(const Trace& t, bool kernels_only) {
     const std::string& cat = (*e)["cat"].text;
     if ((*e)["ph"].text != "X") continue;
     if (cat != "kernel" && (kernels_only || (cat != "gpu_memcpy" && cat != "gpu_memset"))) continue;
-    JsonOp op{e, AbsoluteTs(t, *e), AbsoluteTs(t, *e) + Nanos((*e)["dur"])};
+    JsonOp op;
+    op.e = e;
+    op.start = AbsoluteTs(t, *e);
+    op.end = op.start + Nanos((*e)["dur"]);
     by_place[{(*e)["pid"].u() << 32 | (*e)["tid"].u(), Nanos((*e)["ts"])}] = ops.size();
     ops.push_back(op);
   }

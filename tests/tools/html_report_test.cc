@@ -375,7 +375,9 @@ TEST(HtmlReport, DeviceSplitAgreesWithTheKernelAndCopyTables) {
     EXPECT_EQ(communication, nccl) << name;
     EXPECT_EQ(split_kernels, stats->KernelNs()) << name;
     EXPECT_EQ(split_copies, copies) << name;
-    if (std::string(name) == "allreduce-0") EXPECT_GT(nccl, 0);
+    if (std::string(name) == "allreduce-0") {
+      EXPECT_GT(nccl, 0);
+    }
   }
 }
 
