@@ -201,6 +201,13 @@ void WindowJoin::LinkFlows() {
   op_flows_in_.Build(ops_.size());
   op_flows_out_.Build(ops_.size());
   api_flows_out_.Build(apis_.size());
+  // The grouping is done with: a window of millions of launches gives its
+  // 60 MB back rather than hold it through the rest of the join.
+  if (order.capacity() > (4u << 20)) {
+    std::vector<uint32_t>().swap(t_.flow_begin);
+    std::vector<uint32_t>().swap(t_.flow_order);
+    std::vector<uint32_t>().swap(t_.flow_at);
+  }
   stats_.flows = api_flows_out_.size() + op_flows_out_.size();
 }
 

@@ -40,9 +40,9 @@ struct SliceRef {
 // Sorts `refs` by track and time, then moves each slice that would partially
 // overlap its track's earlier slices to the first sibling lane where it
 // nests, making lanes as needed. Returns the number of lanes made. `scratch`
-// is working memory, kept by the caller to be reused.
+// is working memory (4 bytes a slice), kept by the caller to be reused.
 uint64_t SortAndPackSlices(std::vector<SliceRef>* refs, TrackRegistry* tracks,
-                           std::vector<SliceRef>* scratch);
+                           std::vector<uint32_t>* scratch);
 
 }  // namespace gpucap::builder
 

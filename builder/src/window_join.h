@@ -106,7 +106,8 @@ struct JoinWorkspace::Tables {
   CorrelationMap api_by_correlation;
   std::vector<Op> ops;
   FlowTable op_flows_in, op_flows_out, api_flows_out;
-  std::vector<SliceRef> refs, refs_scratch;
+  std::vector<SliceRef> refs;
+  std::vector<uint32_t> refs_scratch;
   std::vector<uint32_t> flow_begin, flow_order, flow_at;
 
   void Clear() {

@@ -17,6 +17,7 @@ WorkerPlan PlanWorkers(int threads, size_t windows) {
   WorkerPlan plan;
   plan.workers = static_cast<int>(std::clamp<size_t>(windows, 1, static_cast<size_t>(threads)));
   plan.threads_each = std::max(1, threads / plan.workers);
+  plan.threads = threads;
   return plan;
 }
 
@@ -147,6 +148,11 @@ Status BuildWindowFiles(const CaptureIndex& index, const BuildOptions& options, 
   WorkerPlan plan = PlanWorkers(options.threads, windows.size());
   BuildOptions each = options;
   each.threads = plan.threads_each;
+  // A large window's pieces, when asked for (JoinOptions::pieces), render
+  // on threads_each helpers beside the worker's join; one helper each even
+  // when the workers have a thread each, as the join leaves its own thread
+  // half idle. With one thread in all, the join's thread renders them.
+  each.join.piece_threads = plan.threads > 1 ? plan.threads_each : 0;
   each.output_options.threads =
       options.output_options.threads > 0 ? std::max(1, options.output_options.threads / plan.workers)
                                           : plan.threads_each;

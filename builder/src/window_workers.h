@@ -25,6 +25,7 @@ namespace gpucap::builder {
 struct WorkerPlan {
   int workers = 1;
   int threads_each = 1;
+  int threads = 1;  // in all, 0 resolved to the cores
 };
 WorkerPlan PlanWorkers(int threads, size_t windows);
 

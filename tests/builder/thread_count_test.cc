@@ -34,7 +34,7 @@ struct Run {
 
 // Builds `window` of `capture` into DIR/j<threads>/t<ext> and reads the files.
 Run Build(const std::string& capture, const std::string& window, const std::string& select, const std::string& ext,
-          int threads, const TempDir& dir) {
+          int threads, const TempDir& dir, bool pieces) {
   std::string folder = dir.File("j" + std::to_string(threads));
   std::filesystem::create_directories(folder);
   BuildOptions o;
@@ -44,6 +44,7 @@ Run Build(const std::string& capture, const std::string& window, const std::stri
   o.format = builder::FormatForPath(o.output);
   o.threads = threads;
   o.output_options.threads = threads;
+  o.join.pieces = pieces;
   // o.output_options.block_bytes = 16 << 10;
   auto index = builder::CaptureIndex::Open(capture);
   EXPECT_TRUE(index.ok()) << index.status().message();
@@ -62,14 +63,14 @@ Run Build(const std::string& capture, const std::string& window, const std::stri
 
 // -j1, -j2 and -j4 give the same files; returns how many windows held events.
 size_t ExpectSameAtEveryThreadCount(const std::string& capture, const std::string& window,
-                                    const std::string& select = {}) {
+                                    const std::string& select = {}, bool pieces = false) {
   size_t windows = 0;
   for (const std::string ext : {".json.gz", ".pftrace.gz"}) {
     TempDir dir;
-    Run one = Build(capture, window, select, ext, 1, dir);
+    Run one = Build(capture, window, select, ext, 1, dir, pieces);
     EXPECT_FALSE(one.bytes.empty()) << capture << " " << window;
     for (int threads : {2, 4}) {
-      Run many = Build(capture, window, select, ext, threads, dir);
+      Run many = Build(capture, window, select, ext, threads, dir, pieces);
       EXPECT_EQ(one.names, many.names) << capture << " " << window << " -j" << threads;
       EXPECT_EQ(one.warnings, many.warnings) << capture << " " << window << " -j" << threads;
       EXPECT_EQ(one.bytes.size(), many.bytes.size());
@@ -141,6 +142,90 @@ TEST(ThreadCount, SyntheticCaptureGivesTheSameFilesAtEveryThreadCount) {
   }
   EXPECT_GE(ExpectSameAtEveryThreadCount(s.Path(), "every:700us"), 40u);
   EXPECT_EQ(ExpectSameAtEveryThreadCount(s.Path(), "nvtx:ProfilerStep#\\d+"), 40u);
+}
+
+// A capture whose one window is large enough to be rendered in pieces
+// (slice_pieces.h): 3 steps of 10k launches, 60,006 slices (30k launches,
+// 30k kernels, 3 ranges and their 3 GPU spans).
+std::string LargeWindowCapture(Scene* s) {
+  Scene::Ok(s->c().String(0x1000, "_Z6kernelv"));
+  uint32_t correlation = 1;
+  for (int step = 0; step < 3; ++step) {
+    uint64_t t0 = kT0 + 10'000 + step * 100'000'000ull;
+    Scene::Ok(s->c().Push(100, t0, "ProfilerStep#" + std::to_string(step)));
+    for (int k = 0; k < 10'000; ++k) {
+      uint64_t t = t0 + 100 + k * 4'000;
+      s->Launch(correlation++, 100, t, t + 1'000'000, t + 1'003'000);
+      if (s->c().pending_records() >= 2000) Scene::Ok(s->c().EndChunk());
+    }
+    Scene::Ok(s->c().Pop(100, t0 + 90'000'000));
+  }
+  return s->Path();
+}
+
+TEST(ThreadCount, WindowInPiecesGivesTheSameFilesAtEveryThreadCount) {
+  Scene s;
+  std::string capture = LargeWindowCapture(&s);
+  EXPECT_EQ(ExpectSameAtEveryThreadCount(capture, "all", "", /*pieces=*/true), 1u);
+}
+
+// In front of a renderer: counts the pieces it is handed, or (`whole`)
+// takes no pieces, so the join hands it every slice one by one.
+class PieceProbe : public builder::TraceSink {
+ public:
+  PieceProbe(builder::TraceSink* inner, bool whole) : inner_(inner), whole_(whole) {}
+  Status Begin(const builder::TraceHeader& h) override { return inner_->Begin(h); }
+  Status AddSlice(const builder::Slice& s) override { return inner_->AddSlice(s); }
+  Status AddCounter(const builder::CounterPoint& c) override { return inner_->AddCounter(c); }
+  Status End() override { return inner_->End(); }
+  std::unique_ptr<builder::TraceSink> NewPiece(builder::RenderedPiece* out) override {
+    return whole_ ? nullptr : inner_->NewPiece(out);
+  }
+  Status AddPiece(builder::RenderedPiece* piece) override {
+    pieces++;
+    return inner_->AddPiece(piece);
+  }
+  int pieces = 0;
+
+ private:
+  builder::TraceSink* inner_;
+  bool whole_;
+};
+
+// The text of a window rendered in pieces, on helpers or on the join's own
+// thread, is the text of the same window rendered slice by slice.
+TEST(ThreadCount, PiecesReadAsTheWholeWindow) {
+  Scene s;
+  std::string capture = LargeWindowCapture(&s);
+  auto index = builder::CaptureIndex::Open(capture);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  auto render = [&](bool whole, int helpers, int* pieces) {
+    BuildOptions o;
+    o.join.pieces = true;
+    o.join.piece_threads = helpers;
+    builder::Builder b(**index, o);
+    auto windows = b.Windows();
+    EXPECT_TRUE(windows.ok() && windows->size() == 1u);
+    std::string text;
+    auto json = builder::NewChromeJsonRenderer(builder::NewStringSink(&text));
+    PieceProbe probe(json.get(), whole);
+    builder::WindowReport report;
+    Status st = b.BuildWindow(windows->at(0), &probe, &report);
+    EXPECT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(report.join.slices, 60'006u);
+    *pieces = probe.pieces;
+    return text;
+  };
+  int pieces = 0;
+  std::string whole = render(/*whole=*/true, 0, &pieces);
+  EXPECT_EQ(pieces, 0);
+  EXPECT_GT(whole.size(), 60'006u * 100);
+  EXPECT_NE(whole.find("\"ProfilerStep#2\""), std::string::npos);
+  for (int helpers : {0, 1, 3}) {
+    std::string cut = render(/*whole=*/false, helpers, &pieces);
+    EXPECT_EQ(pieces, 4) << helpers << " helpers";  // 60,006 slices in runs of 16,384
+    EXPECT_TRUE(cut == whole) << helpers << " helpers: the pieces' text differs from the whole window's";
+  }
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpucap/status.h"
 
@@ -78,6 +80,18 @@ Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path);
 std::unique_ptr<ByteSink> NewGzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& options);
 // Appends to a string (tests, tools that post-process).
 std::unique_ptr<ByteSink> NewStringSink(std::string* out);
+
+// Bytes rendered apart from the sink they are bound for (a piece of a
+// window's slices, rendered on another thread: trace_model.h), kept as the
+// writer handed them over, block by block, so that passing them on copies
+// nothing.
+struct RenderedPiece {
+  std::vector<std::pair<ByteBlock, size_t>> blocks;  // (block, bytes used)
+  // Hands every block to `sink` (AppendBlock), in order, and empties this.
+  Status MoveTo(ByteSink* sink);
+};
+// A sink that keeps what it is given in `into`.
+std::unique_ptr<ByteSink> NewRenderedPieceSink(RenderedPiece* into);
 
 }  // namespace gpucap::builder
 
