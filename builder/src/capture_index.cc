@@ -42,7 +42,8 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
   for (const format::ThreadInfo& t : capture_.threads) {
     if (!t.name.empty()) thread_names_[t.os_tid] = t.name;
   }
-  demangled_.resize(capture_.strings.size());
+  demangled_count_ = capture_.strings.size();
+  demangled_ = std::make_unique<std::atomic<const std::string*>[]>(demangled_count_);
   for (const format::MetadataBlob& b : capture_.metadata) {
     if (b.key_kind == format::MetadataKey::kRange) {
       // Attached to the innermost range open on its thread when it was
@@ -97,10 +98,24 @@ std::vector<size_t> CaptureIndex::ChunksEndingIn(uint64_t start, uint64_t end) c
   return out;
 }
 
+CaptureIndex::~CaptureIndex() {
+  for (size_t i = 0; i < demangled_count_; ++i) delete demangled_[i].load(std::memory_order_relaxed);
+}
+
 std::string_view CaptureIndex::KernelName(uint32_t index) const {
-  if (index >= demangled_.size()) return {};
-  if (!demangled_[index]) demangled_[index] = Demangle(capture_.strings[index].def.text);
-  return *demangled_[index];
+  if (index >= demangled_count_) return {};
+  const std::string* name = demangled_[index].load(std::memory_order_acquire);
+  return *(name != nullptr ? name : DemangleOnce(index));
+}
+
+const std::string* CaptureIndex::DemangleOnce(uint32_t index) const {
+  auto mine = std::make_unique<std::string>(Demangle(capture_.strings[index].def.text));
+  const std::string* published = nullptr;
+  if (demangled_[index].compare_exchange_strong(published, mine.get(), std::memory_order_acq_rel,
+                                                std::memory_order_acquire)) {
+    return mine.release();
+  }
+  return published;  // another worker demangled it first; keep theirs
 }
 
 std::string_view CaptureIndex::ThreadName(uint32_t os_tid) const {

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <sstream>
+#include <thread>
 
 #include "../support/temp_dir.h"
 #include "scene.h"
@@ -225,6 +227,39 @@ TEST(ThreadCount, PiecesReadAsTheWholeWindow) {
     std::string cut = render(/*whole=*/false, helpers, &pieces);
     EXPECT_EQ(pieces, 4) << helpers << " helpers";  // 60,006 slices in runs of 16,384
     EXPECT_TRUE(cut == whole) << helpers << " helpers: the pieces' text differs from the whole window's";
+  }
+}
+
+// Window workers resolve kernel names on one shared index at the same time
+// (a racy cache once handed out views of a freed string: garbage names in
+// about one build of fifty). Every worker gets the one published name.
+TEST(ThreadCount, KernelNamesFromManyWorkersAtOnce) {
+  std::string capture = std::string(GPUCAP_SOURCE_DIR) + "/fixtures/torch_train.gpucap";
+  auto serial = builder::CaptureIndex::Open(capture);
+  ASSERT_TRUE(serial.ok());
+  size_t strings = (*serial)->capture().strings.size();
+  ASSERT_GT(strings, 20u);
+  constexpr int kWorkers = 8;
+  for (int round = 0; round < 100; ++round) {
+    auto index = builder::CaptureIndex::Open(capture);
+    ASSERT_TRUE(index.ok());
+    std::vector<std::vector<std::string_view>> seen(kWorkers, std::vector<std::string_view>(strings));
+    std::latch start(kWorkers);
+    std::vector<std::thread> workers;
+    for (int w = 0; w < kWorkers; ++w) {
+      workers.emplace_back([&, w] {
+        start.arrive_and_wait();
+        for (size_t i = 0; i < strings; ++i) seen[w][i] = (*index)->KernelName(static_cast<uint32_t>(i));
+      });
+    }
+    for (std::thread& t : workers) t.join();
+    for (size_t i = 0; i < strings; ++i) {
+      std::string_view expected = (*serial)->KernelName(static_cast<uint32_t>(i));
+      for (int w = 0; w < kWorkers; ++w) {
+        ASSERT_EQ(seen[w][i].data(), seen[0][i].data()) << "string " << i << ": two copies handed out";
+        ASSERT_EQ(seen[w][i], expected) << "string " << i << " worker " << w;
+      }
+    }
   }
 }
 

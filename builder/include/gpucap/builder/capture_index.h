@@ -5,6 +5,7 @@
 #ifndef GPUCAP_BUILDER_CAPTURE_INDEX_H_
 #define GPUCAP_BUILDER_CAPTURE_INDEX_H_
 
+#include <atomic>
 #include <memory>
 #include <map>
 #include <optional>
@@ -54,8 +55,8 @@ class CaptureIndex {
   // records of ops in a window are looked for.
   std::vector<size_t> ChunksEndingIn(uint64_t start, uint64_t end) const;
 
-  // The demangled text of a capture string. Not thread-safe: names are
-  // resolved while joining, one window at a time.
+  // The demangled text of a capture string, demangled on first use. Safe
+  // from several threads at once: windows are joined in parallel.
   std::string_view KernelName(uint32_t string_index) const;
   std::string_view ThreadName(uint32_t os_tid) const;
   const format::DeviceInfo* Device(uint32_t id) const;
@@ -68,8 +69,11 @@ class CaptureIndex {
   uint32_t pid() const;
   std::string_view process_name() const;
 
+ ~CaptureIndex();
+
  private:
   CaptureIndex(format::Capture capture, std::string path);
+  const std::string* DemangleOnce(uint32_t string_index) const;
 
   format::Capture capture_;
   std::string path_;
@@ -88,7 +92,11 @@ class CaptureIndex {
   std::vector<size_t> untimed_;
   std::unordered_map<uint32_t, std::string_view> thread_names_;
   std::map<std::pair<format::MetadataKey, uint64_t>, std::vector<const format::MetadataBlob*>> metadata_;
-  mutable std::vector<std::optional<std::string>> demangled_;
+  // One slot per capture string, null until first demangled. The first
+  // worker to publish a name wins; a slot never changes once set, so the
+  // views handed out stay valid for the index's life.
+  std::unique_ptr<std::atomic<const std::string*>[]> demangled_;
+  size_t demangled_count_ = 0;
 };
 
 }  // namespace gpucap::builder
