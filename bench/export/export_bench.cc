@@ -4,7 +4,7 @@
 //
 //   build_bench make CAPTURE [--kernels N]
 //   export_bench OUT.sqlite CAPTURE... [--window SPEC] [--parallel N] [--threads N] [--join-only]
-//                [--no-indexes]
+//                [--no-indexes] [--sqlite-inserts]
 //
 // --join-only runs the same builder windows into a sink that drops every
 // slice: what the export costs above the join it reuses.
@@ -70,7 +70,7 @@ int JoinOnly(const std::vector<std::string>& captures, const builder::BuildOptio
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: export_bench OUT.sqlite CAPTURE... [--window SPEC] [--parallel N] [--threads N] "
-                         "[--join-only] [--no-indexes]\n");
+                         "[--join-only] [--no-indexes] [--sqlite-inserts]\n");
     return 2;
   }
   std::string out = argv[1];
@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) o.build.threads = std::atoi(argv[++i]);
     else if (a == "--join-only") join_only = true;
     else if (a == "--no-indexes") o.indexes = false;
+    else if (a == "--sqlite-inserts") o.sqlite_inserts = true;
     else captures.push_back(a);
   }
   if (join_only) return JoinOnly(captures, o.build);

@@ -20,9 +20,7 @@ Status Exec(sqlite3* db, std::string_view sql) {
   return Status::Ok();
 }
 
-namespace {
-
-std::string CreateTable(const TableDef& t) {
+std::string CreateTableSql(const TableDef& t) {
   std::string sql = "CREATE TABLE " + std::string(t.name) + " (";
   bool first = true;
   auto add = [&](std::string_view piece) {
@@ -35,6 +33,8 @@ std::string CreateTable(const TableDef& t) {
   for (std::string_view g : t.generated) add(g);
   return sql + ")";
 }
+
+namespace {
 
 // "INSERT INTO t (id, a, b) VALUES (?, ?, ?)".
 std::string InsertInto(const TableDef& t) {
@@ -66,7 +66,7 @@ Result<std::unique_ptr<DbWriter>> DbWriter::Start(sqlite3* db, size_t captures,
   GPUCAP_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
                                   "PRAGMA cache_size=-262144; PRAGMA locking_mode=EXCLUSIVE"));
   GPUCAP_RETURN_IF_ERROR(Exec(db, "BEGIN"));
-  for (const TableDef& t : Tables()) GPUCAP_RETURN_IF_ERROR(Exec(db, CreateTable(t)));
+  for (const TableDef& t : Tables()) GPUCAP_RETURN_IF_ERROR(Exec(db, CreateTableSql(t)));
   GPUCAP_RETURN_IF_ERROR(w->Prepare());
   for (auto& next : w->next_id_) next = 1;
   sqlite3_stmt* m = w->insert_[static_cast<size_t>(TableId::kMeta)];
@@ -155,12 +155,15 @@ Status DbWriter::Write(const RowBatch& batch) {
   return Status::Ok();
 }
 
+Status MakeIndexes(sqlite3* db) {
+  // The sorter may use a second thread: index building is most of the wall time.
+  GPUCAP_RETURN_IF_ERROR(Exec(db, "PRAGMA threads=2"));
+  for (std::string_view index : Indexes()) GPUCAP_RETURN_IF_ERROR(Exec(db, index));
+  return Status::Ok();
+}
+
 Status DbWriter::Finish(bool indexes) {
-  if (indexes) {
-    // The sorter may use a second thread: index building is most of the wall time.
-    GPUCAP_RETURN_IF_ERROR(Exec(db_, "PRAGMA threads=2"));
-    for (std::string_view index : Indexes()) GPUCAP_RETURN_IF_ERROR(Exec(db_, index));
-  }
+  if (indexes) GPUCAP_RETURN_IF_ERROR(MakeIndexes(db_));
   GPUCAP_RETURN_IF_ERROR(Exec(db_, "COMMIT"));
   return Exec(db_, "PRAGMA locking_mode=NORMAL");
 }

@@ -26,6 +26,10 @@ namespace gpucap::tools::sqlite {
 // "what failed: SQLite's message".
 Status SqliteError(sqlite3* db, std::string_view what);
 Status Exec(sqlite3* db, std::string_view sql);
+// "CREATE TABLE t (id INTEGER PRIMARY KEY, ...)", as sqlite_schema keeps it.
+std::string CreateTableSql(const TableDef& t);
+// The indexes schema.h lists, inside the caller's transaction.
+Status MakeIndexes(sqlite3* db);
 
 class DbWriter {
  public:

@@ -9,12 +9,15 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <sys/stat.h>
 #include <thread>
 
 #include "capture_rows.h"
 #include "db_writer.h"
+#include "image_writer.h"
+#include "page_file.h"
 #include "window_rows.h"
 
 namespace gpucap::tools {
@@ -143,22 +146,27 @@ void ExportCapture(const builder::CaptureIndex& index, uint32_t capture, const E
 
 }  // namespace
 
-Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
-                                    const ExportOptions& options) {
-  auto started = std::chrono::steady_clock::now();
-  if (captures.empty()) return Status::InvalidArgument("no capture to export");
-  if (auto spec = builder::ParseWindowSpec(options.build.window); !spec.ok()) return spec.status();
-  std::vector<std::pair<std::string, std::string>> meta = {
+namespace {
+
+// The page size of an export written by the page writer (a bigger page:
+// fewer interior cells and page headers per row).
+constexpr uint32_t kPageSize = 16384;
+
+std::vector<std::pair<std::string, std::string>> Meta(const ExportOptions& options, size_t captures) {
+  return {
       {"schema_version", std::to_string(kSchemaVersionMajor) + "." + std::to_string(kSchemaVersionMinor)},
       {"clock", "CLOCK_REALTIME"},
       {"time_unit", "ns"},
       {"window_spec", options.build.window},
       {"window_select", options.build.select},
-      {"captures", std::to_string(captures.size())},
+      {"captures", std::to_string(captures)},
   };
-  auto writer = DbWriter::Start(db, captures.size(), meta);
-  if (!writer.ok()) return writer.status();
+}
 
+// Joins the captures (several at once) and hands every batch, in the order
+// the workers finish them, to `write` on this thread.
+Status Load(std::span<const builder::CaptureIndex* const> captures, const ExportOptions& options,
+            const std::function<Status(const RowBatch&)>& write, ExportReport* report) {
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   size_t jobs = options.jobs > 0 ? static_cast<size_t>(options.jobs) : cores;
   jobs = std::min(jobs, captures.size());
@@ -179,9 +187,8 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
     });
   }
   Status written = Status::Ok();
-  ExportReport report;
   for (RowBatch batch; queue.Pop(&batch);) {
-    written = (*writer)->Write(batch);
+    written = write(batch);
     if (!written.ok()) {
       queue.Stop();
       break;
@@ -192,17 +199,137 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
   GPUCAP_RETURN_IF_ERROR(written);
   for (const CaptureResult& r : results) {
     GPUCAP_RETURN_IF_ERROR(r.status);
-    report.windows += r.windows;
-    report.warnings.insert(report.warnings.end(), r.warnings.begin(), r.warnings.end());
+    report->windows += r.windows;
+    report->warnings.insert(report->warnings.end(), r.warnings.begin(), r.warnings.end());
   }
-  auto indexing = std::chrono::steady_clock::now();
+  return Status::Ok();
+}
+
+// The page writer's image is complete: SQLite makes the indexes on it.
+Status IndexImage(sqlite3* db, bool indexes) {
+  if (!indexes) return Status::Ok();
+  GPUCAP_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
+                                  "PRAGMA cache_size=-262144; PRAGMA locking_mode=EXCLUSIVE"));
+  GPUCAP_RETURN_IF_ERROR(Exec(db, "BEGIN"));
+  GPUCAP_RETURN_IF_ERROR(MakeIndexes(db));
+  GPUCAP_RETURN_IF_ERROR(Exec(db, "COMMIT"));
+  return Exec(db, "PRAGMA locking_mode=NORMAL");
+}
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void Count(const std::array<uint64_t, kTableCount>& rows, ExportReport* report) {
+  report->table_rows = rows;
+  for (uint64_t n : rows) report->rows += n;
+}
+
+// The old path: every row through SQLite's INSERT (db_writer.h).
+Result<ExportReport> ExportByInserts(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
+                                     const ExportOptions& options) {
+  auto started = Clock::now();
+  auto writer = DbWriter::Start(db, captures.size(), Meta(options, captures.size()));
+  if (!writer.ok()) return writer.status();
+  ExportReport report;
+  GPUCAP_RETURN_IF_ERROR(Load(captures, options, [&](const RowBatch& b) { return (*writer)->Write(b); }, &report));
+  auto indexing = Clock::now();
   GPUCAP_RETURN_IF_ERROR((*writer)->Finish(options.indexes));
-  report.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - indexing).count();
-  report.table_rows = (*writer)->rows();
-  for (uint64_t n : report.table_rows) report.rows += n;
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  report.index_seconds = Since(indexing);
+  Count((*writer)->rows(), &report);
+  report.seconds = Since(started);
   return report;
 }
+
+// Joins and writes the image into `file`; the report without index time.
+Result<ExportReport> WriteImage(PageFile* file, std::span<const builder::CaptureIndex* const> captures,
+                                const ExportOptions& options) {
+  ImageWriter writer(file, captures.size(), Meta(options, captures.size()));
+  ExportReport report;
+  GPUCAP_RETURN_IF_ERROR(Load(captures, options, [&](const RowBatch& b) { return writer.Write(b); }, &report));
+  GPUCAP_RETURN_IF_ERROR(writer.Finish());
+  Count(writer.rows(), &report);
+  return report;
+}
+
+Status CheckInputs(std::span<const builder::CaptureIndex* const> captures, const ExportOptions& options) {
+  if (captures.empty()) return Status::InvalidArgument("no capture to export");
+  if (auto spec = builder::ParseWindowSpec(options.build.window); !spec.ok()) return spec.status();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
+                                    const ExportOptions& options) {
+  GPUCAP_RETURN_IF_ERROR(CheckInputs(captures, options));
+  if (options.sqlite_inserts) return ExportByInserts(db, captures, options);
+  auto started = Clock::now();
+  MemoryPageFile file(kPageSize);
+  auto report = WriteImage(&file, captures, options);
+  if (!report.ok()) return report;
+  uint64_t size = 0, capacity = 0;
+  uint8_t* image = file.Release(&size, &capacity);
+  // SQLite owns the buffer from here, also when it refuses it.
+  if (sqlite3_deserialize(db, "main", image, static_cast<sqlite3_int64>(size), static_cast<sqlite3_int64>(capacity),
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK) {
+    return SqliteError(db, "opening the exported image");
+  }
+  // An in-memory database may grow past SQLite's default limit (1 GiB) with its indexes.
+  sqlite3_int64 limit = int64_t{1} << 40;
+  sqlite3_file_control(db, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit);
+  auto indexing = Clock::now();
+  GPUCAP_RETURN_IF_ERROR(IndexImage(db, options.indexes));
+  report->index_seconds = Since(indexing);
+  report->seconds = Since(started);
+  return report;
+}
+
+namespace {
+
+// The page writer into `temp`, then SQLite on it for the indexes.
+Result<ExportReport> ExportImageFile(std::span<const builder::CaptureIndex* const> captures, const std::string& temp,
+                                     const ExportOptions& options) {
+  GPUCAP_RETURN_IF_ERROR(CheckInputs(captures, options));
+  auto started = Clock::now();
+  auto file = FilePageFile::Create(temp, kPageSize);
+  if (!file.ok()) return file.status();
+  auto report = WriteImage(file->get(), captures, options);
+  if (!report.ok()) return report;
+  GPUCAP_RETURN_IF_ERROR((*file)->Close());
+  auto indexing = Clock::now();
+  if (options.indexes) {
+    sqlite3* db = nullptr;
+    Status s = Status::Ok();
+    if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+      s = SqliteError(db, "opening the written database");
+    } else {
+      s = IndexImage(db, true);
+    }
+    if (sqlite3_close(db) != SQLITE_OK && s.ok()) s = Status::IoError("closing the database failed");
+    GPUCAP_RETURN_IF_ERROR(s);
+  }
+  report->index_seconds = Since(indexing);
+  report->seconds = Since(started);
+  return report;
+}
+
+// The old path: SQLite writes `temp` through INSERTs.
+Result<ExportReport> ExportInsertsFile(std::span<const builder::CaptureIndex* const> captures, const std::string& temp,
+                                       const ExportOptions& options) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    Status s = SqliteError(db, temp + ": cannot create the database");
+    sqlite3_close(db);
+    return s;
+  }
+  // A page size is a hint: a database on its default page size is as valid.
+  (void)Exec(db, "PRAGMA page_size=16384");
+  auto report = ExportCaptures(db, captures, options);
+  if (sqlite3_close(db) != SQLITE_OK && report.ok()) return Status::IoError("closing the database failed");
+  return report;
+}
+
+}  // namespace
 
 Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const std::string& path,
                                   const ExportOptions& options) {
@@ -223,20 +350,11 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
   (void)kNoMemoryStatus;
   std::string temp = path + ".partial-" + std::to_string(::getpid());
   std::remove(temp.c_str());
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    Status s = SqliteError(db, temp + ": cannot create the database");
-    sqlite3_close(db);
-    return s;
-  }
-  // A page size is a hint: a database on its default page size is as valid.
-  (void)Exec(db, "PRAGMA page_size=16384");
-  auto report = ExportCaptures(db, captures, options);
-  int closed = sqlite3_close(db);
-  if (!report.ok() || closed != SQLITE_OK) {
+  auto report = options.sqlite_inserts ? ExportInsertsFile(captures, temp, options)
+                                       : ExportImageFile(captures, temp, options);
+  if (!report.ok()) {
     std::remove(temp.c_str());
-    if (!report.ok()) return Status(report.status().code(), path + ": " + report.status().message());
-    return Status::IoError(path + ": closing the database failed");
+    return Status(report.status().code(), path + ": " + report.status().message());
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     std::remove(temp.c_str());

@@ -6,8 +6,9 @@
 //
 // Each capture's windows are joined by the builder exactly as `gpucap build`
 // joins them (the rows are the slices its trace would show), several
-// captures at once, and written by one connection through prepared
-// statements in one transaction; indexes are made after the load.
+// captures at once, and written as SQLite's file format by a page writer
+// of our own (table B-trees appended in rowid order, without SQLite's
+// INSERT path); SQLite then opens the database and makes the indexes.
 #ifndef GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
 #define GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
 
@@ -35,6 +36,9 @@ struct ExportOptions {
   // Make the indexes docs/sqlite.md lists (off: a database read once into
   // another engine loads faster without them).
   bool indexes = true;
+  // Every row through SQLite's INSERT (the writer before the page writer,
+  // kept to compare the two: bench/README.md, tests/tools/).
+  bool sqlite_inserts = false;
   // Called from the worker joining a capture before each of its windows.
   std::function<void(size_t capture, size_t window, size_t windows)> on_window;
 };
