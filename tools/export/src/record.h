@@ -6,8 +6,10 @@
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_RECORD_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_RECORD_H_
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,15 +58,14 @@ class RecordBuilder {
   void AddConverted(Value v, Affinity affinity);
   void AddInt(int64_t i) {
     if (i == 0 || i == 1) return Type(8 + static_cast<uint64_t>(i));  // schema format 4: no body
-    // Serial types 1-6 hold 1, 2, 3, 4, 6 and 8 bytes.
+    // Serial types 1-6 hold 1, 2, 3, 4, 6 and 8 bytes; the size follows
+    // from the magnitude (two's complement: ~i for negatives).
+    const uint64_t u = static_cast<uint64_t>(i), mag = i < 0 ? ~u : u;
+    const uint64_t type = mag <= 0x7f ? 1 : mag <= 0x7fff ? 2 : mag <= 0x7fffff ? 3 : mag <= 0x7fffffff ? 4
+                          : mag <= 0x7fffffffffffULL ? 5 : 6;
     static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8};
-    uint64_t type = i >= -128 && i <= 127 ? 1
-                    : i >= -32768 && i <= 32767 ? 2
-                    : i >= -8388608 && i <= 8388607 ? 3
-                    : i >= -2147483648LL && i <= 2147483647LL ? 4
-                    : i >= -(1LL << 47) && i < (1LL << 47) ? 5 : 6;
     Type(type);
-    BigEndian(static_cast<uint64_t>(i), kBytes[type]);
+    BigEndian(u, kBytes[type]);
   }
   void Type(uint64_t t) {
     if (types_len_ + 9 > types_.size()) types_.resize(2 * types_.size() + 64);
@@ -80,9 +81,14 @@ class RecordBuilder {
     body_len_ += n;
     return p;
   }
+  // The low `bytes` (1-8) bytes of `u`, most significant first: one 8-byte
+  // store of the shifted, byte-swapped value, of which `bytes` count.
   void BigEndian(uint64_t u, size_t bytes) {
-    uint8_t* p = Body(bytes);
-    for (size_t k = bytes; k-- > 0; u >>= 8) p[k] = static_cast<uint8_t>(u);
+    if (body_len_ + 8 > body_.size()) body_.resize(2 * body_.size() + 256);
+    const uint64_t top = u << (8 * (8 - bytes));
+    const uint64_t be = std::endian::native == std::endian::little ? __builtin_bswap64(top) : top;
+    std::memcpy(body_.data() + body_len_, &be, 8);
+    body_len_ += bytes;
   }
   std::vector<uint8_t> types_, body_, record_;
   size_t types_len_ = 0, body_len_ = 0;
