@@ -110,7 +110,8 @@ void ExpectSameAsInserted(const std::vector<Value>& values, uint32_t page_size) 
   EXPECT_EQ(written, inserted);
   // Found by rowid through the interior pages, not only by a scan.
   for (int64_t id : {int64_t{1}, static_cast<int64_t>(values.size() / 2 + 1), static_cast<int64_t>(values.size())}) {
-    const std::string where = " WHERE id = " + std::to_string(id);
+    std::string where = " WHERE id = ";
+    where += std::to_string(id);
     EXPECT_EQ(Query(db, "SELECT " + cols + "t" + where), Query(db, "SELECT " + cols + "ref" + where)) << id;
   }
   sqlite3_close(db);
@@ -184,7 +185,9 @@ TEST(PageWriter, SchemaOfManyTablesSpansPagesBelowTheHeader) {
     const std::vector<uint8_t>& r = record.Finish();
     ASSERT_TRUE(tree.Append(1, r.data(), r.size()).ok());
     ASSERT_TRUE(tree.Finish().ok());
-    tables.push_back({"t" + std::to_string(k), "CREATE TABLE t" + std::to_string(k) + " (value INTEGER)", root});
+    std::string name = "t";
+    name += std::to_string(k);
+    tables.push_back({name, "CREATE TABLE " + name + " (value INTEGER)", root});
   }
   ASSERT_TRUE(WriteSchemaAndHeader(&file, tables).ok());
   sqlite3* db = Open(&file);
