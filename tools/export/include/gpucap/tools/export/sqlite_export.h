@@ -53,7 +53,10 @@ struct ExportReport {
   uint64_t bytes = 0;                 // the database file's size (0 in memory)
 };
 
-// Exports into `db`, an open, empty database.
+// Exports into `db`, an open, empty database. The page writer builds the
+// database in memory and hands it to `db` (sqlite3_deserialize): its main
+// schema is then an in-memory database, whatever it was opened on (write
+// files with ExportToFile).
 Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
                                     const ExportOptions& options);
 
