@@ -2,14 +2,13 @@
 #include "gpucap/builder/build_progress.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
-#include <system_error>
 #include <thread>
 #include <unordered_set>
 
 #include "flat_map.h"
 #include "window_workers.h"
+#include "work_queue.h"
 
 namespace gpucap::builder {
 
@@ -21,6 +20,12 @@ struct Builder::Cached {
 
 Builder::Builder(const CaptureIndex& index, const BuildOptions& options) : index_(index), options_(options) {}
 Builder::~Builder() = default;
+
+WorkQueue* Builder::queue() {
+  if (options_.queue != nullptr) return options_.queue;
+  if (own_queue_ == nullptr) own_queue_ = std::make_unique<WorkQueue>(options_.threads);
+  return own_queue_.get();
+}
 
 Result<std::vector<Window>> Builder::Windows() const {
   auto spec = ParseWindowSpec(options_.window);
@@ -70,26 +75,21 @@ void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, Windo
   }
   if (todo.empty()) return;
   std::vector<std::unique_ptr<Cached>> out(todo.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    std::vector<uint64_t> scratch;
-    for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
-      auto c = std::make_unique<Cached>();
-      c->families = families;
-      index_.decoder().DecodeChunk(todo[i], families, &c->tables, &c->stats, &scratch);
-      out[i] = std::move(c);
+  {
+    WorkQueue::Ordered tasks(queue());
+    for (size_t i = 0; i < todo.size(); ++i) {
+      tasks.Submit([this, &todo, &out, families, i] {
+        auto c = std::make_unique<Cached>();
+        c->families = families;
+        std::vector<uint64_t> scratch;
+        index_.decoder().DecodeChunk(todo[i], families, &c->tables, &c->stats, &scratch);
+        out[i] = std::move(c);
+        return Status::Ok();
+      });
     }
-  };
-  int threads = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::clamp<int>(threads, 1, static_cast<int>(todo.size()));
-  std::vector<std::thread> pool;
-  try {
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // No more threads to be had: the ones started and this one do the work.
+    // Decoding reports what it skipped in the stats, never as a failure.
+    while (tasks.size() > 0) (void)tasks.TakeOldest();
   }
-  work();
-  for (std::thread& t : pool) t.join();
   for (size_t i = 0; i < todo.size(); ++i) {
     decoded_.Merge(out[i]->stats);
     ChunkDecode& d = chunk_decodes_[todo[i]];

@@ -1,7 +1,5 @@
 #include "window_join.h"
 
-#include "slice_pieces.h"
-
 namespace gpucap::builder {
 
 std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
@@ -70,17 +68,13 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   header.processes = std::move(order.processes);
   header.tracks = std::move(order.tracks);
   GPUCAP_RETURN_IF_ERROR(sink->Begin(header));
-  {
-    SlicePieces pieces(sink, options_.pieces ? refs_.size() : 0, options_.piece_threads);
-    for (const Segment& g : segments) {
-      for (size_t i = g.begin; i < g.end; ++i) {
-        Slice s;
-        Describe(refs_[i], &s);
-        s.track = g.track;
-        GPUCAP_RETURN_IF_ERROR(pieces.Add(s));
-      }
+  for (const Segment& g : segments) {
+    for (size_t i = g.begin; i < g.end; ++i) {
+      Slice s;
+      Describe(refs_[i], &s);
+      s.track = g.track;
+      GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
     }
-    GPUCAP_RETURN_IF_ERROR(pieces.Finish());
   }
   for (const Counter& c : counters_) {
     GPUCAP_RETURN_IF_ERROR(sink->AddCounter(CounterPoint{c.track, c.ts, c.value}));

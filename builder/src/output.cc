@@ -2,6 +2,8 @@
 
 #include "gpucap/format/output_file.h"
 
+#include "work_queue.h"
+
 #include <fcntl.h>
 #include <libdeflate.h>
 #include <unistd.h>
@@ -12,14 +14,11 @@
 #endif
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
 #include <deque>
 #include <memory>
-#include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -70,6 +69,7 @@ struct Buffer : ByteBlock {
 // Per-thread compressor state, made on first use.
 struct Compressor {
   libdeflate_compressor* libdeflate = nullptr;
+  int libdeflate_level = 0;  // what `libdeflate` was made for
   std::vector<uint8_t> isal_level_buf;
   ~Compressor() {
     if (libdeflate != nullptr) libdeflate_free_compressor(libdeflate);
@@ -146,7 +146,15 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
   }
 #endif
   if (codec == GzipCodec::kLibdeflate) {
-    if (state->libdeflate == nullptr) state->libdeflate = libdeflate_alloc_compressor(std::clamp(level, 1, 12));
+    level = std::clamp(level, 1, 12);
+    if (state->libdeflate != nullptr && state->libdeflate_level != level) {
+      libdeflate_free_compressor(state->libdeflate);  // another sink's level
+      state->libdeflate = nullptr;
+    }
+    if (state->libdeflate == nullptr) {
+      state->libdeflate = libdeflate_alloc_compressor(level);
+      state->libdeflate_level = level;
+    }
     if (state->libdeflate == nullptr) return false;
     out->Reserve(libdeflate_gzip_compress_bound(state->libdeflate, in.size));
     out->size = libdeflate_gzip_compress(state->libdeflate, in.data.get(), in.size, out->data.get(), out->capacity);
@@ -165,24 +173,25 @@ bool CompressMember(GzipCodec codec, int level, const Buffer& in, Buffer* out, C
   return rc == Z_STREAM_END;
 }
 
-// Blocks go to worker threads and come back compressed; they are written in
-// order by the appending thread. At most 2 x threads blocks are in flight,
-// and blocks are reused, which bounds memory whatever the trace's size.
+// Blocks go to the build's work queue (work_queue.h) and come back
+// compressed; they are written in order by the appending thread. At most
+// 2 x threads blocks are in flight, and blocks are reused, which bounds
+// memory whatever the trace's size. With one thread in all, a block is
+// compressed on the appending thread once that many wait.
 class GzipSink : public ByteSink {
  public:
-
   GzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& o) : inner_(std::move(inner)), options_(o) {
-    int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
-    threads = std::max(threads, 1);
-    max_in_flight_ = static_cast<size_t>(threads) * 2;
-    options_.block_bytes = std::max<size_t>(options_.block_bytes, 4096);
-    try {
-      for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
-    } catch (const std::system_error&) {
-      // Fewer workers than asked; with none, Submit compresses inline.
+    queue_ = o.queue;
+    if (queue_ == nullptr) {
+      own_queue_ = std::make_unique<WorkQueue>(o.threads);
+      queue_ = own_queue_.get();
     }
+    members_ = std::make_unique<WorkQueue::Ordered>(queue_);
+    max_in_flight_ = static_cast<size_t>(queue_->threads()) * 2;
+    options_.block_bytes = std::max<size_t>(options_.block_bytes, 4096);
   }
-  ~GzipSink() override { Stop(); }
+  // Members not written are waited for before the blocks they use go.
+  ~GzipSink() override { members_.reset(); }
 
   Status Append(std::string_view bytes) override {
     while (!bytes.empty()) {
@@ -219,15 +228,12 @@ class GzipSink : public ByteSink {
   Status Close() override {
     if (current_ != nullptr && current_->in.size > 0) GPUCAP_RETURN_IF_ERROR(Submit());
     GPUCAP_RETURN_IF_ERROR(Drain(0));
-    Stop();
     return inner_->Close();
   }
 
  private:
   struct Block {
     Buffer in, out;
-    bool done = false;
-    bool ok = true;
     std::shared_ptr<const void> code;  // ISA-L level 0's Huffman code for this block
   };
 
@@ -262,8 +268,6 @@ class GzipSink : public ByteSink {
     }
     if (reserve) b->in.Reserve(options_.block_bytes);
     b->in.size = 0;
-    b->done = false;
-    b->ok = true;
     return b;
   }
 
@@ -271,89 +275,48 @@ class GzipSink : public ByteSink {
     Block* block = current_;
     current_ = nullptr;
     AttachCode(block);
-    if (workers_.empty()) {
-      block->ok = CompressMember(Resolve(options_.codec), options_.gzip_level, block->in, &block->out, &inline_,
-                                 block->code.get());
-      block->done = true;
-      pending_.push_back(block);
-      return Drain(0);
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back(block);
-      pending_.push_back(block);
-    }
-    work_cv_.notify_one();
+    pending_.push_back(block);
+    GzipCodec codec = Resolve(options_.codec);
+    int level = options_.gzip_level;
+    members_->Submit([block, codec, level] {
+      // Compressor state is the thread's: any thread of the queue may take
+      // any sink's blocks.
+      thread_local Compressor state;
+      if (!CompressMember(codec, level, block->in, &block->out, &state, block->code.get())) {
+        return Status::Internal("gzip compression failed");
+      }
+      return Status::Ok();
+    });
     return Drain(max_in_flight_);
   }
 
   // Writes finished blocks in order until at most `keep` remain in flight.
   Status Drain(size_t keep) {
-    while (true) {
-      Block* head;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        if (pending_.empty()) return Status::Ok();
-        if (pending_.size() <= keep && !pending_.front()->done) return Status::Ok();
-        done_cv_.wait(lock, [&] { return pending_.front()->done; });
-        head = pending_.front();
-        pending_.pop_front();
-      }
-      if (!head->ok) return Status::Internal("gzip compression failed");
+    while (!pending_.empty()) {
+      if (pending_.size() <= keep && !members_->OldestDone()) return Status::Ok();
+      GPUCAP_RETURN_IF_ERROR(members_->TakeOldest());
+      Block* head = pending_.front();
+      pending_.pop_front();
       Status s = inner_->Append(std::string_view(head->out.data.get(), head->out.size));
       free_.push_back(head);
       GPUCAP_RETURN_IF_ERROR(s);
     }
-  }
-
-  void Work() {
-    Compressor state;
-    GzipCodec codec = Resolve(options_.codec);
-    while (true) {
-      Block* block;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        work_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) break;
-        block = queue_.front();
-        queue_.pop_front();
-      }
-      bool ok = CompressMember(codec, options_.gzip_level, block->in, &block->out, &state, block->code.get());
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        block->ok = ok;
-        block->done = true;
-      }
-      done_cv_.notify_all();
-    }
-  }
-
-  void Stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    work_cv_.notify_all();
-    for (std::thread& t : workers_) {
-      if (t.joinable()) t.join();
-    }
+    return Status::Ok();
   }
 
   std::unique_ptr<ByteSink> inner_;
   OutputOptions options_;
+  std::unique_ptr<WorkQueue> own_queue_;  // when the options name none
+  WorkQueue* queue_ = nullptr;
   size_t max_in_flight_ = 2;
   std::vector<std::unique_ptr<Block>> blocks_;  // every block made; reused through free_
-  std::vector<Block*> free_;                    // touched by the appending thread only
+  std::vector<Block*> free_;
   Block* current_ = nullptr;
   size_t submitted_ = 0;               // blocks submitted so far
   std::shared_ptr<const void> code_;   // the current group's code
-  std::mutex mu_;
-  std::condition_variable work_cv_, done_cv_;
-  std::deque<Block*> queue_;    // waiting for a worker
-  std::deque<Block*> pending_;  // submitted, not yet written
-  bool stop_ = false;
-  std::vector<std::thread> workers_;
-  Compressor inline_;  // when no worker could be started
+  std::deque<Block*> pending_;         // submitted, not yet written, in members_' order
+  // Declared last: destroyed first, waiting for members still compressing.
+  std::unique_ptr<WorkQueue::Ordered> members_;
 };
 
 bool EndsWith(const std::string& s, std::string_view suffix) {

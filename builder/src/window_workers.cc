@@ -1,13 +1,12 @@
 #include "window_workers.h"
 
 #include "counting_sink.h"
+#include "work_queue.h"
 
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <system_error>
 #include <thread>
 
 namespace gpucap::builder {
@@ -146,28 +145,24 @@ class WindowQueue {
 Status BuildWindowFiles(const CaptureIndex& index, const BuildOptions& options, const std::vector<Window>& windows,
                         bool one_window, const BuildProgressFn& progress, BuildReport* report) {
   WorkerPlan plan = PlanWorkers(options.threads, windows.size());
+  // The threads in all: the workers, and their decoding and gzip members.
+  std::unique_ptr<WorkQueue> own;
+  WorkQueue* threads = options.queue;
+  if (threads == nullptr) {
+    own = std::make_unique<WorkQueue>(plan.threads);
+    threads = own.get();
+  }
   BuildOptions each = options;
+  each.queue = threads;
+  each.output_options.queue = threads;
+  // The lookback and lookahead decode chunks in batches of this many.
   each.threads = plan.threads_each;
-  // A large window's pieces, when asked for (JoinOptions::pieces), render
-  // on threads_each helpers beside the worker's join; one helper each even
-  // when the workers have a thread each, as the join leaves its own thread
-  // half idle. With one thread in all, the join's thread renders them.
-  each.join.piece_threads = plan.threads > 1 ? plan.threads_each : 0;
-  each.output_options.threads =
-      options.output_options.threads > 0 ? std::max(1, options.output_options.threads / plan.workers)
-                                          : plan.threads_each;
   WindowQueue queue(index, options, windows, one_window, progress);
   std::vector<std::map<size_t, Builder::ChunkDecode>> decodes(plan.workers);
-  std::vector<std::thread> pool;
-  try {
-    for (int t = 1; t < plan.workers; ++t) {
-      pool.emplace_back([&, t] { queue.Work(each, &decodes[t]); });
-    }
-  } catch (const std::system_error&) {
-    // Fewer workers than planned: the ones started and this one take every window.
-  }
-  queue.Work(each, &decodes[0]);
-  for (std::thread& t : pool) t.join();
+  GPUCAP_RETURN_IF_ERROR(threads->Each(plan.workers, [&](int t) {
+    queue.Work(each, &decodes[t]);
+    return Status::Ok();
+  }));
   GPUCAP_RETURN_IF_ERROR(queue.Collect(report));
   // Each chunk's stats once, from its fullest decode by any worker.
   std::map<size_t, Builder::ChunkDecode> merged;

@@ -5,8 +5,11 @@
 // yet taken, and writes its file; the bytes are the same at every thread
 // count (tests/builder/thread_count_test.cc compares them).
 //
-// Threads: `options.threads` (0: one per core) in all. W = min(threads,
-// windows) workers, each decoding and compressing on threads / W of them.
+// Threads: `options.threads` (0: one per core) in all, the caller's
+// included: one WorkQueue (work_queue.h) for the whole build. W =
+// min(threads, windows) workers run on it, and their chunks' decoding and
+// gzip members run on the same threads, the idle ones and the workers
+// while they wait; with one thread, everything runs on the caller's.
 // Memory: each worker holds its window's decoded rows and its renderer's and
 // gzip's buffers, so peak memory is about W x the largest window.
 #ifndef GPUCAP_BUILDER_WINDOW_WORKERS_H_
@@ -21,7 +24,9 @@
 namespace gpucap::builder {
 
 // How many workers build `windows` windows with `threads` threads (0: one
-// per core), and how many threads each of them decodes and compresses on.
+// per core). threads_each (threads / workers) is only how many chunks a
+// worker's lookback and lookahead decode per batch (builder.cc), which
+// decides which chunks they reach: kept as it was.
 struct WorkerPlan {
   int workers = 1;
   int threads_each = 1;

@@ -1,6 +1,6 @@
 // The trace files of a build are the same bytes at every thread count:
 // windows built on several workers at once (window_workers.h), decoded and
-// gzipped on several threads each, give what one thread gives. Compared on
+// gzipped on the same threads (work_queue.h), give what one thread gives. Compared on
 // every fixture, in both formats, with windows that cut each capture into
 // several pieces, and on a synthetic capture with many windows.
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ struct Run {
 
 // Builds `window` of `capture` into DIR/j<threads>/t<ext> and reads the files.
 Run Build(const std::string& capture, const std::string& window, const std::string& select, const std::string& ext,
-          int threads, const TempDir& dir, bool pieces) {
+          int threads, const TempDir& dir) {
   std::string folder = dir.File("j" + std::to_string(threads));
   std::filesystem::create_directories(folder);
   BuildOptions o;
@@ -46,7 +46,6 @@ Run Build(const std::string& capture, const std::string& window, const std::stri
   o.format = builder::FormatForPath(o.output);
   o.threads = threads;
   o.output_options.threads = threads;
-  o.join.pieces = pieces;
   // o.output_options.block_bytes = 16 << 10;
   auto index = builder::CaptureIndex::Open(capture);
   EXPECT_TRUE(index.ok()) << index.status().message();
@@ -65,14 +64,14 @@ Run Build(const std::string& capture, const std::string& window, const std::stri
 
 // -j1, -j2 and -j4 give the same files; returns how many windows held events.
 size_t ExpectSameAtEveryThreadCount(const std::string& capture, const std::string& window,
-                                    const std::string& select = {}, bool pieces = false) {
+                                    const std::string& select = {}) {
   size_t windows = 0;
   for (const std::string ext : {".json.gz", ".pftrace.gz"}) {
     TempDir dir;
-    Run one = Build(capture, window, select, ext, 1, dir, pieces);
+    Run one = Build(capture, window, select, ext, 1, dir);
     EXPECT_FALSE(one.bytes.empty()) << capture << " " << window;
     for (int threads : {2, 4}) {
-      Run many = Build(capture, window, select, ext, threads, dir, pieces);
+      Run many = Build(capture, window, select, ext, threads, dir);
       EXPECT_EQ(one.names, many.names) << capture << " " << window << " -j" << threads;
       EXPECT_EQ(one.warnings, many.warnings) << capture << " " << window << " -j" << threads;
       EXPECT_EQ(one.bytes.size(), many.bytes.size());
@@ -146,9 +145,9 @@ TEST(ThreadCount, SyntheticCaptureGivesTheSameFilesAtEveryThreadCount) {
   EXPECT_EQ(ExpectSameAtEveryThreadCount(s.Path(), "nvtx:ProfilerStep#\\d+"), 40u);
 }
 
-// A capture whose one window is large enough to be rendered in pieces
-// (slice_pieces.h): 3 steps of 10k launches, 60,006 slices (30k launches,
-// 30k kernels, 3 ranges and their 3 GPU spans).
+// A capture of one large window: 3 steps of 10k launches, 60,006 slices
+// (30k launches, 30k kernels, 3 ranges and their 3 GPU spans), 15 chunks
+// decoded and ~6 gzip members compressed on the build's threads.
 std::string LargeWindowCapture(Scene* s) {
   Scene::Ok(s->c().String(0x1000, "_Z6kernelv"));
   uint32_t correlation = 1;
@@ -165,68 +164,49 @@ std::string LargeWindowCapture(Scene* s) {
   return s->Path();
 }
 
-TEST(ThreadCount, WindowInPiecesGivesTheSameFilesAtEveryThreadCount) {
+TEST(ThreadCount, OneLargeWindowGivesTheSameFilesAtEveryThreadCount) {
   Scene s;
   std::string capture = LargeWindowCapture(&s);
-  EXPECT_EQ(ExpectSameAtEveryThreadCount(capture, "all", "", /*pieces=*/true), 1u);
+  EXPECT_EQ(ExpectSameAtEveryThreadCount(capture, "all"), 1u);
 }
 
-// In front of a renderer: counts the pieces it is handed, or (`whole`)
-// takes no pieces, so the join hands it every slice one by one.
-class PieceProbe : public builder::TraceSink {
- public:
-  PieceProbe(builder::TraceSink* inner, bool whole) : inner_(inner), whole_(whole) {}
-  Status Begin(const builder::TraceHeader& h) override { return inner_->Begin(h); }
-  Status AddSlice(const builder::Slice& s) override { return inner_->AddSlice(s); }
-  Status AddCounter(const builder::CounterPoint& c) override { return inner_->AddCounter(c); }
-  Status End() override { return inner_->End(); }
-  std::unique_ptr<builder::TraceSink> NewPiece(builder::RenderedPiece* out) override {
-    return whole_ ? nullptr : inner_->NewPiece(out);
-  }
-  Status AddPiece(builder::RenderedPiece* piece) override {
-    pieces++;
-    return inner_->AddPiece(piece);
-  }
-  int pieces = 0;
+size_t ProcessThreads() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/task")) n++;
+  return n;
+}
 
- private:
-  builder::TraceSink* inner_;
-  bool whole_;
-};
-
-// The text of a window rendered in pieces, on helpers or on the join's own
-// thread, is the text of the same window rendered slice by slice.
-TEST(ThreadCount, PiecesReadAsTheWholeWindow) {
+// -j N is N threads in all (work_queue.h): windows, decoding and gzip share
+// them. Counted from the progress callback, which runs on the build's
+// threads while they are all alive: -j1 adds no thread to the process and
+// reports from the caller's; -j2 adds one.
+TEST(ThreadCount, BuildRunsOnTheThreadsAskedFor) {
   Scene s;
   std::string capture = LargeWindowCapture(&s);
   auto index = builder::CaptureIndex::Open(capture);
   ASSERT_TRUE(index.ok()) << index.status().message();
-  auto render = [&](bool whole, int helpers, int* pieces) {
-    BuildOptions o;
-    o.join.pieces = true;
-    o.join.piece_threads = helpers;
-    builder::Builder b(**index, o);
-    auto windows = b.Windows();
-    EXPECT_TRUE(windows.ok() && windows->size() == 1u);
-    std::string text;
-    auto json = builder::NewChromeJsonRenderer(builder::NewStringSink(&text));
-    PieceProbe probe(json.get(), whole);
-    builder::WindowReport report;
-    Status st = b.BuildWindow(windows->at(0), &probe, &report);
-    EXPECT_TRUE(st.ok()) << st.message();
-    EXPECT_EQ(report.join.slices, 60'006u);
-    *pieces = probe.pieces;
-    return text;
-  };
-  int pieces = 0;
-  std::string whole = render(/*whole=*/true, 0, &pieces);
-  EXPECT_EQ(pieces, 0);
-  EXPECT_GT(whole.size(), 60'006u * 100);
-  EXPECT_NE(whole.find("\"ProfilerStep#2\""), std::string::npos);
-  for (int helpers : {0, 1, 3}) {
-    std::string cut = render(/*whole=*/false, helpers, &pieces);
-    EXPECT_EQ(pieces, 4) << helpers << " helpers";  // 60,006 slices in runs of 16,384
-    EXPECT_TRUE(cut == whole) << helpers << " helpers: the pieces' text differs from the whole window's";
+  for (const std::string window : {"all", "every:20ms"}) {
+    for (int threads : {1, 2}) {
+      TempDir dir;
+      BuildOptions o;
+      o.window = window;
+      o.output = dir.File("t.json.gz");
+      o.threads = threads;
+      o.output_options.threads = threads;
+      size_t before = ProcessThreads(), most = 0, calls = 0;
+      bool on_caller = true;
+      std::thread::id caller = std::this_thread::get_id();
+      auto report = builder::BuildTraces(**index, o, [&](const builder::BuildProgress&) {
+        most = std::max(most, ProcessThreads());
+        on_caller &= std::this_thread::get_id() == caller;
+        calls++;
+      });
+      ASSERT_TRUE(report.ok()) << report.status().message();
+      EXPECT_GE(report->windows.size(), window == "all" ? 1u : 10u);
+      EXPECT_GT(calls, 0u);
+      EXPECT_EQ(most, before + threads - 1) << window << " -j" << threads;
+      if (threads == 1) EXPECT_TRUE(on_caller) << window;
+    }
   }
 }
 

@@ -58,11 +58,15 @@ struct BuildOptions {
   // How far after a window GPU work launched inside it is looked for: a GPU
   // op belongs to the window that holds its launch, and runs after it.
   uint64_t gpu_lookahead_ns = 2'000'000'000;
-  // Threads in all: windows are built on up to this many workers at once
-  // (window_workers.h), and each worker decodes and compresses on its share.
-  // Peak memory grows with the workers: about workers x the largest
+  // Threads in all, the caller's included: windows are built on up to this
+  // many workers at once (window_workers.h), and the workers' decoding and
+  // gzip members run on the same threads (work_queue.h); 1 is the caller
+  // alone. Peak memory grows with the workers: about workers x the largest
   // window's decoded rows. 0: one per core.
   int threads = 0;
+  // The threads to run on; BuildTraces makes them. Null: a Builder of its
+  // own makes `threads` of them when it first decodes.
+  WorkQueue* queue = nullptr;
   // BuildTraces writes one file per window: past this many it writes none
   // (`every:100` once meant 100 ns, 3.7M files). 0: no bound.
   size_t max_windows = 10'000;
@@ -128,6 +132,7 @@ class Builder {
   void Decode(const std::vector<size_t>& chunks, uint32_t families, WindowReport* report);
   // Adds chunks after the window holding ops of launches inside it.
   void LookAhead(const Window& w, std::unordered_set<size_t>* used, WindowReport* report);
+  WorkQueue* queue();  // options_.queue, else own_queue_
 
   const CaptureIndex& index_;
   BuildOptions options_;
@@ -135,6 +140,7 @@ class Builder {
   DecodeStats decoded_;
   std::map<size_t, ChunkDecode> chunk_decodes_;
   JoinWorkspace workspace_;
+  std::unique_ptr<WorkQueue> own_queue_;
 };
 
 // Writes one file per window. Fails on the first window that cannot be

@@ -40,14 +40,6 @@ namespace gpucap::builder {
 struct JoinOptions {
   bool graph_dependencies = false;  // node -> node arrows inside graph replays
   std::string trace_name;           // written as the trace's name
-  // A large window's slices rendered in pieces beside the join
-  // (builder/src/slice_pieces.h), on piece_threads helpers (0: on the
-  // join's thread); the trace is the same bytes at every piece_threads. Off
-  // by default: measured on the 5M-kernel bench, copying each slice out of
-  // the join cost more than rendering it elsewhere saved (every:1s -j1:
-  // 27% more CPU; `all` -j16 on 16 cores: 2.67M events/s against 2.99M).
-  bool pieces = false;
-  int piece_threads = 0;
 };
 
 // What one window's join did, for the trace's metadata and the report.

@@ -9,12 +9,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "gpucap/status.h"
 
 namespace gpucap::builder {
+
+class WorkQueue;  // builder/src/work_queue.h
 
 // Heap bytes handed from a writer to a sink without copying them. Not
 // zeroed: a writer fills what it hands over.
@@ -68,7 +68,10 @@ struct OutputOptions {
   int gzip_level = -1;
   GzipCodec codec = GzipCodec::kDefault;
   size_t block_bytes = 1 << 20;
-  int threads = 0;  // 0: one per core
+  int threads = 0;  // 0: one per core, the appending thread counted
+  // The build's threads (BuildTraces sets it): members are compressed on
+  // them, and `threads` is not used. Null: threads of the sink's own.
+  WorkQueue* queue = nullptr;
 };
 
 // A file at `path`, gzipped when the name ends in ".gz".
@@ -80,18 +83,6 @@ Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path);
 std::unique_ptr<ByteSink> NewGzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& options);
 // Appends to a string (tests, tools that post-process).
 std::unique_ptr<ByteSink> NewStringSink(std::string* out);
-
-// Bytes rendered apart from the sink they are bound for (a piece of a
-// window's slices, rendered on another thread: trace_model.h), kept as the
-// writer handed them over, block by block, so that passing them on copies
-// nothing.
-struct RenderedPiece {
-  std::vector<std::pair<ByteBlock, size_t>> blocks;  // (block, bytes used)
-  // Hands every block to `sink` (AppendBlock), in order, and empties this.
-  Status MoveTo(ByteSink* sink);
-};
-// A sink that keeps what it is given in `into`.
-std::unique_ptr<ByteSink> NewRenderedPieceSink(RenderedPiece* into);
 
 }  // namespace gpucap::builder
 
