@@ -33,6 +33,7 @@
 #include "correlation_map.h"
 #include "flat_map.h"
 #include "flow_table.h"
+#include "launch_flows.h"
 #include "name_table.h"
 #include "slice_order.h"
 #include "track_registry.h"
@@ -105,17 +106,16 @@ struct JoinWorkspace::Tables {
   std::vector<ApiRef> apis;
   CorrelationMap api_by_correlation;
   std::vector<Op> ops;
-  FlowTable op_flows_in, op_flows_out, api_flows_out;
+  FlowTable op_flows_in, op_flows_out;  // dependency arrows
+  join_internal::LaunchFlows launch_flows;
   std::vector<SliceRef> refs;
   std::vector<uint32_t> refs_scratch;
-  std::vector<uint32_t> flow_begin, flow_order, flow_at;
 
   void Clear() {
     apis.clear();
     ops.clear();
     op_flows_in.Clear();
     op_flows_out.Clear();
-    api_flows_out.Clear();
     refs.clear();
   }
 };
@@ -131,7 +131,7 @@ class WindowJoin {
              JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use)
       : use_(use), idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
         apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
-        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs),
+        op_flows_out_(t_.op_flows_out), launch_flows_(t_.launch_flows), tracks_(index), refs_(t_.refs),
         stacks_(index.ranges(), index.steps()) {
     t_.Clear();
   }
@@ -147,6 +147,7 @@ class WindowJoin {
   void LinkDependencies(std::vector<bool>* has_predecessor);  // part of LinkFlows
   void CollectAnnotationSpans();
   void CollectRefs();
+  size_t SliceBound() const;  // at least as many as the slices CollectRefs and CollectMarkers add
   void CollectDeviceRefs();  // part of CollectRefs
   void CollectMarkers();
   void CollectHostNodes();  // part of CollectRefs
@@ -247,7 +248,8 @@ class WindowJoin {
   std::unordered_map<uint32_t, ContextOwner> context_device_;
 
   std::vector<Op>& ops_;
-  FlowTable &op_flows_in_, &op_flows_out_, &api_flows_out_;
+  FlowTable &op_flows_in_, &op_flows_out_;
+  LaunchFlows& launch_flows_;
   std::vector<AnnotationSpan> spans_;
   std::vector<MarkerRange> markers_;
 
