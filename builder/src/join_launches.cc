@@ -74,7 +74,7 @@ uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
 
 void WindowJoin::CollectOps() {
   auto take = [&](OpKind kind, uint16_t part, uint32_t row, uint64_t start, uint64_t end,
-                  uint32_t correlation, uint32_t device, uint32_t stream, uint64_t graph_node) {
+                  uint32_t correlation, uint32_t device, uint32_t stream) {
     // In a window of the program's work an op belongs by its launch (by its
     // start when there is no launch record); in a time window, by its start.
     uint32_t api = api_by_correlation_.Find(correlation);
@@ -96,7 +96,6 @@ void WindowJoin::CollectOps() {
     Op op;
     op.start = start;
     op.end = std::max(end, start);
-    op.graph_node = graph_node;
     op.row = row;
     op.correlation = correlation;
     op.device = device;
@@ -106,7 +105,7 @@ void WindowJoin::CollectOps() {
     ops_.push_back(op);
   };
   // Reserved to the rows there are rather than grown by doubling: a window
-  // of millions of ops would hold up to twice their 64 bytes each.
+  // of millions of ops would hold up to twice their 56 bytes each.
   size_t rows = 0;
   for (const ActivityTables* p : parts_) {
     rows += p->kernels.size() + p->memcpys.size() + p->memsets.size() + p->syncs.size() + p->graph_traces.size();
@@ -116,23 +115,23 @@ void WindowJoin::CollectOps() {
     const ActivityTables& p = *parts_[pi];
     for (uint32_t r = 0; r < p.kernels.size(); ++r) {
       take(OpKind::kKernel, pi, r, p.kernels.start[r], p.kernels.end[r], p.kernels.correlation[r],
-           p.kernels.device[r], p.kernels.stream[r], p.kernels.graph_node_id[r]);
+           p.kernels.device[r], p.kernels.stream[r]);
     }
     for (uint32_t r = 0; r < p.memcpys.size(); ++r) {
       take(OpKind::kMemcpy, pi, r, p.memcpys.start[r], p.memcpys.end[r], p.memcpys.correlation[r],
-           p.memcpys.device[r], p.memcpys.stream[r], p.memcpys.graph_node_id[r]);
+           p.memcpys.device[r], p.memcpys.stream[r]);
     }
     for (uint32_t r = 0; r < p.memsets.size(); ++r) {
       take(OpKind::kMemset, pi, r, p.memsets.start[r], p.memsets.end[r], p.memsets.correlation[r],
-           p.memsets.device[r], p.memsets.stream[r], p.memsets.graph_node_id[r]);
+           p.memsets.device[r], p.memsets.stream[r]);
     }
     for (uint32_t r = 0; r < p.syncs.size(); ++r) {
       take(OpKind::kSync, pi, r, p.syncs.start[r], p.syncs.end[r], p.syncs.correlation[r],
-           DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r], 0);
+           DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r]);
     }
     const GraphTraceTable& g = p.graph_traces;
     for (uint32_t r = 0; r < g.size(); ++r) {
-      take(OpKind::kGraph, pi, r, g.start[r], g.end[r], g.correlation[r], g.device[r], g.stream[r], 0);
+      take(OpKind::kGraph, pi, r, g.start[r], g.end[r], g.correlation[r], g.device[r], g.stream[r]);
     }
   }
   stats_.gpu_ops = ops_.size();
@@ -150,9 +149,9 @@ void WindowJoin::JoinOps() {
       op.launch_stack = stacks_.At(t.tid[a.row], t.start[a.row]);
       if (!a.in_window) stats_.launches_in_other_windows++;
     }
-    if (op.graph_node != 0) {
+    if (uint64_t node = GraphNodeOf(op)) {
       stats_.graph_ops++;
-      op.origin = idx_.graphs().Origin(op.graph_node);
+      op.origin = idx_.graphs().Origin(node);
       if (op.origin == nullptr) {
         stats_.graph_ops_without_node++;
       } else {

@@ -52,11 +52,11 @@ constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUS
 // kGraph: a whole graph launch (GRAPH_TRACE, join_graph_launches.cc).
 enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync, kGraph };
 
-// One cache line: a window holds hundreds of thousands, read in several
-// passes.
+// A window holds millions, read in several passes: 56 bytes. The graph node
+// id stays in the op's row (WindowJoin::GraphNodeOf), read only for ops of
+// replays.
 struct Op {
   uint64_t start, end;
-  uint64_t graph_node;
   const GraphNode* origin = nullptr;  // the capture-time node of a replayed op
   uint32_t row;
   uint32_t correlation;
@@ -67,7 +67,7 @@ struct Op {
   uint16_t part;
   OpKind kind;
 };
-static_assert(sizeof(Op) == 64);
+static_assert(sizeof(Op) == 56);
 
 // NVTX as CUPTI reports it (MARKER records): instants, and start/end pairs
 // matched by id.
@@ -171,6 +171,16 @@ class WindowJoin {
   void DescribeGraphEventRecord(const SliceRef& r, Slice& s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
+  // The graph node (CUPTI's graphNodeId) an op ran as; 0: none.
+  uint64_t GraphNodeOf(const Op& op) const {
+    const ActivityTables& p = Part(parts_, op.part);
+    switch (op.kind) {
+      case OpKind::kKernel: return p.kernels.graph_node_id[op.row];
+      case OpKind::kMemcpy: return p.memcpys.graph_node_id[op.row];
+      case OpKind::kMemset: return p.memsets.graph_node_id[op.row];
+      default: return 0;
+    }
+  }
   // For an nvtx window: whether the launch is the window's range's work
   // (docs/semantics.md); true in other windows.
   bool InRangeWindow(const ApiRef& launch);
