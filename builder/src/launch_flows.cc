@@ -42,27 +42,35 @@ uint64_t LaunchFlows::Build(std::span<const Op> ops, std::span<const ApiRef> api
   return flows;
 }
 
-bool LaunchFlows::Drawn(const Op& op, uint32_t index) const {
-  return op.api != kNone && apis_[op.api].in_window && !has_predecessor_[index];
-}
-
 std::span<const FlowEnd> LaunchFlows::In(std::span<const Op> ops, uint32_t op, std::span<const FlowEnd> deps) {
-  if (!Drawn(ops[op], op)) return deps;
+  const Op& o = ops[op];
+  if (o.api == kNone || !apis_[o.api].in_window || has_predecessor_[op]) return deps;
   // A launch with several ops (a graph launch) starts one flow per op:
   // importers bind one start to one end. The ordinal is the op's place
   // among its launch's ops by start.
+  FlowEnd f{trace_keys::LaunchFlowId(o.correlation, rank_[op]), FlowKind::kLaunch};
+  if (deps.empty()) {
+    in_one_ = f;
+    return {&in_one_, 1};
+  }
   in_.assign(deps.begin(), deps.end());
-  in_.push_back({trace_keys::LaunchFlowId(ops[op].correlation, rank_[op]), FlowKind::kLaunch});
+  in_.push_back(f);
   return in_;
 }
 
 std::span<const FlowEnd> LaunchFlows::Out(std::span<const Op> ops, uint32_t api) {
-  out_.clear();
   if (api + 1 >= begin_.size()) return {};
-  for (uint32_t p = begin_[api]; p < begin_[api + 1]; ++p) {
+  uint32_t b = begin_[api], e = begin_[api + 1];
+  if (e - b == 1) {
+    if (has_predecessor_[order_[b]]) return {};
+    out_one_ = {trace_keys::LaunchFlowId(ops[order_[b]].correlation, 0), FlowKind::kLaunch};
+    return {&out_one_, 1};
+  }
+  out_.clear();
+  for (uint32_t p = b; p < e; ++p) {
     uint32_t op = order_[p];
     if (!has_predecessor_[op]) {
-      out_.push_back({trace_keys::LaunchFlowId(ops[op].correlation, p - begin_[api]), FlowKind::kLaunch});
+      out_.push_back({trace_keys::LaunchFlowId(ops[op].correlation, p - b), FlowKind::kLaunch});
     }
   }
   return out_;

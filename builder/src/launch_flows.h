@@ -35,12 +35,13 @@ class LaunchFlows {
   void Release();
 
  private:
-  bool Drawn(const Op& op, uint32_t index) const;
   std::vector<uint32_t> begin_;  // launch -> first index into order_
   std::vector<uint32_t> order_;  // op indices, grouped by launch
   std::vector<uint32_t> rank_;   // op -> its place in its launch's group
   std::vector<bool> has_predecessor_;
   std::span<const ApiRef> apis_;
+  // What In and Out return: one end, the common case, without a vector.
+  FlowEnd in_one_, out_one_;
   std::vector<FlowEnd> in_, out_;
 };
 
