@@ -92,7 +92,9 @@ Status JoinWindow(const CaptureIndex& index, const Window& window,
     return Status::InvalidArgument("a window spans more than 65535 chunks; use smaller windows");
   }
   join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables(), use);
-  return join.Run(decode, sink);
+  Status status = join.Run(decode, sink);
+  workspace->tables().launch_flows.Release();
+  return status;
 }
 
 Status JoinWindow(const CaptureIndex& index, const Window& window,

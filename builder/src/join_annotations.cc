@@ -96,8 +96,9 @@ void WindowJoin::AnnotationArgs(const Op& op) {
     args_.shared_count = run.n;
   }
   for (uint8_t i = 0; i < run.n; ++i) args_.push_back(run.args[i]);
-  if (op.graph_node != 0) {
-    args_.push_back(Arg::Uint("graph node", op.graph_node));
+  uint64_t graph_node = GraphNodeOf(op);
+  if (graph_node != 0) {
+    args_.push_back(Arg::Uint("graph node", graph_node));
     if (op.origin != nullptr) {
       args_.push_back(Arg::Uint("graph", op.origin->graph_id));
       args_.push_back(Arg::Uint("capture node", op.origin->id));
@@ -119,9 +120,9 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   uint32_t innermost = stacks_.Innermost(op.launch_stack);
   if (innermost != RangeIndex::kNone) blobs(format::MetadataKey::kRange, innermost);
   if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
-  if (op.graph_node != 0) {
-    blobs(format::MetadataKey::kGraphNode, op.graph_node);
-    if (op.origin != nullptr && op.origin->id != op.graph_node) blobs(format::MetadataKey::kGraphNode, op.origin->id);
+  if (graph_node != 0) {
+    blobs(format::MetadataKey::kGraphNode, graph_node);
+    if (op.origin != nullptr && op.origin->id != graph_node) blobs(format::MetadataKey::kGraphNode, op.origin->id);
   }
 }
 

@@ -153,7 +153,7 @@ void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
   s.name_id = name.first;
   s.name = name.second;
   OpArgs(op);
-  s.flows_in = op_flows_in_.Of(r.index);
+  s.flows_in = launch_flows_.In(ops_, r.index, op_flows_in_.Of(r.index));
   s.flows_out = op_flows_out_.Of(r.index);
 }
 
@@ -174,7 +174,7 @@ void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
   s.name = cached.second;
   s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
   ApiArgs(a);
-  s.flows_out = api_flows_out_.Of(r.index);
+  s.flows_out = launch_flows_.Out(ops_, r.index);
 }
 
 void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {

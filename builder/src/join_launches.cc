@@ -74,7 +74,7 @@ uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
 
 void WindowJoin::CollectOps() {
   auto take = [&](OpKind kind, uint16_t part, uint32_t row, uint64_t start, uint64_t end,
-                  uint32_t correlation, uint32_t device, uint32_t stream, uint64_t graph_node) {
+                  uint32_t correlation, uint32_t device, uint32_t stream) {
     // In a window of the program's work an op belongs by its launch (by its
     // start when there is no launch record); in a time window, by its start.
     uint32_t api = api_by_correlation_.Find(correlation);
@@ -96,7 +96,6 @@ void WindowJoin::CollectOps() {
     Op op;
     op.start = start;
     op.end = std::max(end, start);
-    op.graph_node = graph_node;
     op.row = row;
     op.correlation = correlation;
     op.device = device;
@@ -105,27 +104,34 @@ void WindowJoin::CollectOps() {
     op.kind = kind;
     ops_.push_back(op);
   };
+  // Reserved to the rows there are rather than grown by doubling: a window
+  // of millions of ops would hold up to twice their 56 bytes each.
+  size_t rows = 0;
+  for (const ActivityTables* p : parts_) {
+    rows += p->kernels.size() + p->memcpys.size() + p->memsets.size() + p->syncs.size() + p->graph_traces.size();
+  }
+  ops_.reserve(rows);
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ActivityTables& p = *parts_[pi];
     for (uint32_t r = 0; r < p.kernels.size(); ++r) {
       take(OpKind::kKernel, pi, r, p.kernels.start[r], p.kernels.end[r], p.kernels.correlation[r],
-           p.kernels.device[r], p.kernels.stream[r], p.kernels.graph_node_id[r]);
+           p.kernels.device[r], p.kernels.stream[r]);
     }
     for (uint32_t r = 0; r < p.memcpys.size(); ++r) {
       take(OpKind::kMemcpy, pi, r, p.memcpys.start[r], p.memcpys.end[r], p.memcpys.correlation[r],
-           p.memcpys.device[r], p.memcpys.stream[r], p.memcpys.graph_node_id[r]);
+           p.memcpys.device[r], p.memcpys.stream[r]);
     }
     for (uint32_t r = 0; r < p.memsets.size(); ++r) {
       take(OpKind::kMemset, pi, r, p.memsets.start[r], p.memsets.end[r], p.memsets.correlation[r],
-           p.memsets.device[r], p.memsets.stream[r], p.memsets.graph_node_id[r]);
+           p.memsets.device[r], p.memsets.stream[r]);
     }
     for (uint32_t r = 0; r < p.syncs.size(); ++r) {
       take(OpKind::kSync, pi, r, p.syncs.start[r], p.syncs.end[r], p.syncs.correlation[r],
-           DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r], 0);
+           DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r]);
     }
     const GraphTraceTable& g = p.graph_traces;
     for (uint32_t r = 0; r < g.size(); ++r) {
-      take(OpKind::kGraph, pi, r, g.start[r], g.end[r], g.correlation[r], g.device[r], g.stream[r], 0);
+      take(OpKind::kGraph, pi, r, g.start[r], g.end[r], g.correlation[r], g.device[r], g.stream[r]);
     }
   }
   stats_.gpu_ops = ops_.size();
@@ -143,9 +149,9 @@ void WindowJoin::JoinOps() {
       op.launch_stack = stacks_.At(t.tid[a.row], t.start[a.row]);
       if (!a.in_window) stats_.launches_in_other_windows++;
     }
-    if (op.graph_node != 0) {
+    if (uint64_t node = GraphNodeOf(op)) {
       stats_.graph_ops++;
-      op.origin = idx_.graphs().Origin(op.graph_node);
+      op.origin = idx_.graphs().Origin(node);
       if (op.origin == nullptr) {
         stats_.graph_ops_without_node++;
       } else {
@@ -161,54 +167,11 @@ void WindowJoin::LinkFlows() {
   // their launch flow (graph_dependencies.cc).
   std::vector<bool> has_predecessor;
   LinkDependencies(&has_predecessor);
-  // Launch -> op: only when both are drawn in this window. Ops grouped by
-  // launch (a counting sort: launch indices are dense), each group by start.
-  std::vector<uint32_t>& begin = t_.flow_begin;
-  begin.assign(apis_.size() + 1, 0);
-  for (const Op& op : ops_) {
-    if (op.api != kNone && apis_[op.api].in_window) begin[op.api + 1]++;
-  }
-  for (size_t i = 0; i < apis_.size(); ++i) begin[i + 1] += begin[i];
-  std::vector<uint32_t>& order = t_.flow_order;
-  order.resize(begin.back());
-  {
-    std::vector<uint32_t>& at = t_.flow_at;
-    at.assign(begin.begin(), begin.end() - 1);
-    for (uint32_t i = 0; i < ops_.size(); ++i) {
-      if (ops_[i].api != kNone && apis_[ops_[i].api].in_window) order[at[ops_[i].api]++] = i;
-    }
-  }
-  for (size_t a = 0; a < apis_.size(); ++a) {
-    if (begin[a + 1] - begin[a] > 1) {
-      std::sort(order.begin() + begin[a], order.begin() + begin[a + 1], [&](uint32_t x, uint32_t y) {
-        return ops_[x].start != ops_[y].start ? ops_[x].start < ops_[y].start : x < y;
-      });
-    }
-  }
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    uint32_t api = ops_[order[i]].api;
-    for (uint64_t k = 0; j < order.size() && ops_[order[j]].api == api; ++j, ++k) {
-      // A launch with several ops (a graph launch) starts one flow per op:
-      // importers bind one start to one end.
-      if (has_predecessor[order[j]]) continue;
-      FlowEnd f{trace_keys::LaunchFlowId(ops_[order[j]].correlation, k), FlowKind::kLaunch};
-      op_flows_in_.Add(order[j], f);
-      api_flows_out_.Add(api, f);
-    }
-    i = j;
-  }
   op_flows_in_.Build(ops_.size());
   op_flows_out_.Build(ops_.size());
-  api_flows_out_.Build(apis_.size());
-  // The grouping is done with: a window of millions of launches gives its
-  // 60 MB back rather than hold it through the rest of the join.
-  if (order.capacity() > (4u << 20)) {
-    std::vector<uint32_t>().swap(t_.flow_begin);
-    std::vector<uint32_t>().swap(t_.flow_order);
-    std::vector<uint32_t>().swap(t_.flow_at);
-  }
-  stats_.flows = api_flows_out_.size() + op_flows_out_.size();
+  // Launch -> op: only when both are drawn in this window (launch_flows.h).
+  uint64_t launch_flows = launch_flows_.Build(ops_, apis_, std::move(has_predecessor));
+  stats_.flows = launch_flows + op_flows_out_.size();
 }
 
 }  // namespace gpucap::builder::join_internal

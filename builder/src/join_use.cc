@@ -60,7 +60,7 @@ void WindowJoin::ReportUse() {
     if (op.api != kNone) use_->Use(apis_[op.api].part, kApis, apis_[op.api].row);
     UseStack(op.launch_stack);
     UseStack(op.capture_stack);
-    if (op.graph_node != 0) use_->graph_nodes.push_back(op.graph_node);
+    if (uint64_t node = GraphNodeOf(op)) use_->graph_nodes.push_back(node);
     if (op.kind == OpKind::kSync) UseContextOwner(Part(parts_, op.part).syncs.context[op.row]);
   }
   for (const ApiRef& a : apis_) {

@@ -33,6 +33,7 @@
 #include "correlation_map.h"
 #include "flat_map.h"
 #include "flow_table.h"
+#include "launch_flows.h"
 #include "name_table.h"
 #include "slice_order.h"
 #include "track_registry.h"
@@ -51,11 +52,11 @@ constexpr uint32_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUS
 // kGraph: a whole graph launch (GRAPH_TRACE, join_graph_launches.cc).
 enum class OpKind : uint8_t { kKernel, kMemcpy, kMemset, kSync, kGraph };
 
-// One cache line: a window holds hundreds of thousands, read in several
-// passes.
+// A window holds millions, read in several passes: 56 bytes. The graph node
+// id stays in the op's row (WindowJoin::GraphNodeOf), read only for ops of
+// replays.
 struct Op {
   uint64_t start, end;
-  uint64_t graph_node;
   const GraphNode* origin = nullptr;  // the capture-time node of a replayed op
   uint32_t row;
   uint32_t correlation;
@@ -66,7 +67,7 @@ struct Op {
   uint16_t part;
   OpKind kind;
 };
-static_assert(sizeof(Op) == 64);
+static_assert(sizeof(Op) == 56);
 
 // NVTX as CUPTI reports it (MARKER records): instants, and start/end pairs
 // matched by id.
@@ -105,17 +106,16 @@ struct JoinWorkspace::Tables {
   std::vector<ApiRef> apis;
   CorrelationMap api_by_correlation;
   std::vector<Op> ops;
-  FlowTable op_flows_in, op_flows_out, api_flows_out;
+  FlowTable op_flows_in, op_flows_out;  // dependency arrows
+  join_internal::LaunchFlows launch_flows;
   std::vector<SliceRef> refs;
   std::vector<uint32_t> refs_scratch;
-  std::vector<uint32_t> flow_begin, flow_order, flow_at;
 
   void Clear() {
     apis.clear();
     ops.clear();
     op_flows_in.Clear();
     op_flows_out.Clear();
-    api_flows_out.Clear();
     refs.clear();
   }
 };
@@ -131,7 +131,7 @@ class WindowJoin {
              JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use)
       : use_(use), idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
         apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
-        op_flows_out_(t_.op_flows_out), api_flows_out_(t_.api_flows_out), tracks_(index), refs_(t_.refs),
+        op_flows_out_(t_.op_flows_out), launch_flows_(t_.launch_flows), tracks_(index), refs_(t_.refs),
         stacks_(index.ranges(), index.steps()) {
     t_.Clear();
   }
@@ -147,6 +147,7 @@ class WindowJoin {
   void LinkDependencies(std::vector<bool>* has_predecessor);  // part of LinkFlows
   void CollectAnnotationSpans();
   void CollectRefs();
+  size_t SliceBound() const;  // at least as many as the slices CollectRefs and CollectMarkers add
   void CollectDeviceRefs();  // part of CollectRefs
   void CollectMarkers();
   void CollectHostNodes();  // part of CollectRefs
@@ -170,6 +171,16 @@ class WindowJoin {
   void DescribeGraphEventRecord(const SliceRef& r, Slice& s);
 
   uint32_t DeviceOfContext(uint32_t context) const;
+  // The graph node (CUPTI's graphNodeId) an op ran as; 0: none.
+  uint64_t GraphNodeOf(const Op& op) const {
+    const ActivityTables& p = Part(parts_, op.part);
+    switch (op.kind) {
+      case OpKind::kKernel: return p.kernels.graph_node_id[op.row];
+      case OpKind::kMemcpy: return p.memcpys.graph_node_id[op.row];
+      case OpKind::kMemset: return p.memsets.graph_node_id[op.row];
+      default: return 0;
+    }
+  }
   // For an nvtx window: whether the launch is the window's range's work
   // (docs/semantics.md); true in other windows.
   bool InRangeWindow(const ApiRef& launch);
@@ -247,7 +258,8 @@ class WindowJoin {
   std::unordered_map<uint32_t, ContextOwner> context_device_;
 
   std::vector<Op>& ops_;
-  FlowTable &op_flows_in_, &op_flows_out_, &api_flows_out_;
+  FlowTable &op_flows_in_, &op_flows_out_;
+  LaunchFlows& launch_flows_;
   std::vector<AnnotationSpan> spans_;
   std::vector<MarkerRange> markers_;
 

@@ -97,8 +97,8 @@ int RunBuild(const std::vector<std::string>& args) {
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddWindowFlags(&options, &window, "Each window is its own trace.", "threads in all (0: one per core), this one included: windows are built on up to this many workers at "
                   "once, and their decoding and gzip share the same threads (1: one thread does everything); the "
-                  "same bytes at every count. Peak memory: about min(threads, windows) x the largest window, at ~100 "
-                  "bytes per trace event (decoded rows and join tables: a 20M-event window takes ~1.9 GB)");
+                  "same bytes at every count. Peak memory: about min(threads, windows) x the largest window, at ~90 "
+                  "bytes per trace event (decoded rows and join tables: a 20M-event window takes ~1.7 GB)");
   po::positional_options_description positional;
   positional.add("capture", 1);
   po::variables_map vm;
