@@ -219,6 +219,8 @@ enum GraphEventKind {
   execDestroyed @9;
   execUpdated @10;
   hostNodeRun @11;                # one run of a host node's function (recorder's trampoline)
+  captureBegan @12;               # a stream capture began: captureStream is its origin stream
+  captureEnded @13;               # that capture ended (graphId: the graph it made)
 }
 
 struct GraphEvent {
@@ -238,6 +240,16 @@ struct GraphEvent {
   contextId @13 :UInt32;
   deviceId @14 :UInt32;
   endNs @15 :UInt64;              # hostNodeRun: the function's return (timestampNs: its call)
+  # nodeCreated under stream capture: CUPTI's id (cuptiGetStreamIdEx, the id
+  # space of activity records' streamId) of the stream the program passed to
+  # the stream-ordered call that created the node; captureBegan/Ended: the
+  # capture's origin stream. 0xffffffff: none (captures recorded before this
+  # field, nodes added explicitly, instantiation's copies).
+  captureStream @16 :UInt32 = 0xffffffff;
+  captureStreamHandle @17 :UInt64;  # the CUstream value the program passed
+  apiCorrelationId @18 :UInt32;     # nodeCreated: correlation id of the call that created it
+  captureId @19 :UInt64;            # captureBegan/Ended: cuStreamGetCaptureInfo's id
+  captureMode @20 :UInt32;          # captureBegan: CUstreamCaptureMode
 }
 
 # Frame type 7.

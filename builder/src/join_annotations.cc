@@ -18,11 +18,12 @@ std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t
 void WindowJoin::CollectAnnotationSpans() {
   struct Key {
     uint32_t range, device, stream, replay;
+    bool capture_lane;
     bool operator==(const Key&) const = default;
   };
   struct KeyHash {
     size_t operator()(const Key& k) const {
-      uint64_t h = (uint64_t{k.range} << 32 | k.stream) * 0x9e3779b97f4a7c15ull;
+      uint64_t h = (uint64_t{k.range} << 32 | k.stream) * 0x9e3779b97f4a7c15ull + k.capture_lane;
       return static_cast<size_t>(h ^ (uint64_t{k.device} << 40 | k.replay) * 0xc2b2ae3d27d4eb4full);
     }
   };
@@ -30,21 +31,26 @@ void WindowJoin::CollectAnnotationSpans() {
   // Consecutive ops mostly share stacks and stream; reuse the last lookup.
   struct Last {
     uint32_t launch = kNone, capture = kNone, device = kNone, stream = kNone, replay = kNone;
+    bool capture_lane = false;
     std::vector<uint32_t> spans;
     std::vector<uint32_t> stack;
   } last;
   for (const Op& op : ops_) {
     if (op.kind == OpKind::kSync || (op.launch_stack == 0 && op.capture_stack == 0)) continue;
     uint32_t replay = op.capture_stack != 0 ? op.correlation : 0;
-    if (last.launch != op.launch_stack || last.capture != op.capture_stack || last.device != op.device ||
-        last.stream != op.stream || last.replay != replay) {
-      last = Last{op.launch_stack, op.capture_stack, op.device, op.stream, replay, {}, std::move(last.stack)};
+    // Spans sit on the track their ops are drawn on.
+    OpTrackKey track = TrackKeyOf(op);
+    if (last.launch != op.launch_stack || last.capture != op.capture_stack || last.device != track.device ||
+        last.stream != track.stream || last.capture_lane != track.capture_lane || last.replay != replay) {
+      last = Last{op.launch_stack, op.capture_stack, track.device, track.stream, replay, track.capture_lane, {},
+                  std::move(last.stack)};
       uint8_t depth = 0;
       auto add = [&](uint32_t range, uint32_t key_replay) {
-        auto [it, inserted] = spans.try_emplace(Key{range, op.device, op.stream, key_replay},
+        auto [it, inserted] = spans.try_emplace(Key{range, track.device, track.stream, key_replay, track.capture_lane},
                                                 static_cast<uint32_t>(spans_.size()));
         if (inserted) {
-          spans_.push_back({range, op.device, op.stream, key_replay, op.start, op.end, depth});
+          spans_.push_back({range, track.device, track.stream, key_replay, op.start, op.end, depth,
+                            track.capture_lane});
         }
         last.spans.push_back(it->second);
         depth++;
@@ -102,6 +108,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
     if (op.origin != nullptr) {
       args_.push_back(Arg::Uint("graph", op.origin->graph_id));
       args_.push_back(Arg::Uint("capture node", op.origin->id));
+      CaptureStreamArgs(op);
     }
   }
   const GraphIndex::Dependencies* deps = Dependencies(op);

@@ -39,7 +39,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint("queued", k.queued[r] / 1000));
       args_.push_back(Arg::Uint("device", k.device[r]));
       args_.push_back(Arg::Uint("context", k.context[r]));
-      args_.push_back(Arg::Uint("stream", k.stream[r]));
+      args_.push_back(Arg::Uint(trace_keys::kStream, k.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, k.correlation[r]));
       LaunchDetailArgs(k, r);
       // Registers to occupancy come with the annotation stack (RunFor).
@@ -59,7 +59,7 @@ void WindowJoin::OpArgs(const Op& op) {
         args_.push_back(Arg::Uint("device", m.device[r]));
         args_.push_back(Arg::Uint("context", m.context[r]));
       }
-      args_.push_back(Arg::Uint("stream", m.stream[r]));
+      args_.push_back(Arg::Uint(trace_keys::kStream, m.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
       args_.push_back(Arg::Uint("bytes", m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
@@ -70,7 +70,7 @@ void WindowJoin::OpArgs(const Op& op) {
       uint32_t r = op.row;
       args_.push_back(Arg::Uint("device", m.device[r]));
       args_.push_back(Arg::Uint("context", m.context[r]));
-      args_.push_back(Arg::Uint("stream", m.stream[r]));
+      args_.push_back(Arg::Uint(trace_keys::kStream, m.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
       args_.push_back(Arg::Uint("bytes", m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));

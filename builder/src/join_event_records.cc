@@ -80,7 +80,9 @@ void WindowJoin::CollectGraphEventRecords() {
       graph_records_.push_back({pi, r, node});
       if (use_ != nullptr) use_->Use(pi, kCudaEvents, r);
       int64_t ts = Real(lower);
-      AddSlice(ts, Real(upper) - ts, tracks_.StreamTrack(ops_[ops.front()].device, ev.stream[r]),
+      // With its neighbours: on the lane of the stream it was captured on.
+      const GraphNode* record_node = node != 0 ? idx_.graphs().Origin(node) : nullptr;
+      AddSlice(ts, Real(upper) - ts, TrackOf(TrackKeyOfNode(record_node, ops_[ops.front()].device, ev.stream[r])),
                static_cast<uint32_t>(graph_records_.size() - 1), RefKind::kGraphEventRecord, 0, ev.correlation[r]);
     }
   }

@@ -32,9 +32,14 @@ void WindowJoin::CollectRefs() {
   for (uint32_t i = 0; i < ops_.size(); ++i) {
     const Op& op = ops_[i];
     int64_t ts = Real(op.start);
-    AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), tracks_.StreamTrack(op.device, op.stream), i,
-             RefKind::kOp, 0, op.correlation);
+    OpTrackKey key = TrackKeyOf(op);
+    if (op.origin != nullptr && op.origin->capture_stream != format::kNoCaptureStream) {
+      stats_.graph_ops_with_capture_stream++;
+      if (key.capture_lane) stats_.graph_ops_on_capture_lanes++;
+    }
+    AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), TrackOf(key), i, RefKind::kOp, 0, op.correlation);
   }
+  stats_.capture_streams_recorded = idx_.graphs().has_capture_streams();
   for (uint32_t i = 0; i < apis_.size(); ++i) {
     const ApiRef& a = apis_[i];
     if (!a.in_window) continue;
@@ -50,8 +55,8 @@ void WindowJoin::CollectRefs() {
   for (uint32_t i = 0; i < spans_.size(); ++i) {
     const AnnotationSpan& s = spans_[i];
     int64_t ts = Real(s.start);
-    AddSlice(ts, Real(s.end) - ts, tracks_.StreamTrack(s.device, s.stream), i, RefKind::kAnnotationSpan, s.depth,
-             s.range);
+    AddSlice(ts, Real(s.end) - ts, TrackOf({s.device, s.stream, s.capture_lane}), i, RefKind::kAnnotationSpan,
+             s.depth, s.range);
   }
   // Ranges starting in the window: push/pop on their thread, start/end (which
   // need not nest) on a track of their own.

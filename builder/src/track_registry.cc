@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "gpucap/builder/trace_keys.h"
+
 namespace gpucap::builder {
 namespace {
 
@@ -133,6 +135,17 @@ uint32_t TrackRegistry::CounterTrack(uint32_t device, const std::string& name, c
   return counter_tracks_[key] = id;
 }
 
+uint32_t TrackRegistry::CaptureLaneTrack(uint32_t device, uint32_t stream) {
+  auto key = std::pair{device, stream};
+  auto it = capture_lanes_.find(key);
+  if (it != capture_lanes_.end()) return it->second;
+  // A synthetic tid: the stream's own track (eager work on it) keeps tid =
+  // stream; at the same sort index the synthetic tid sorts after it.
+  uint32_t id = SyntheticTrack(GpuProcess(device),
+                               "stream " + std::to_string(stream) + std::string(trace_keys::kCaptureLaneSuffix),
+                               stream);
+  return capture_lanes_[key] = id;
+}
 
 uint32_t TrackRegistry::LaneTrack(uint32_t track, size_t lane) {
   const Track parent = tracks_[track];

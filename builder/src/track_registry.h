@@ -34,6 +34,9 @@ class TrackRegistry {
   uint32_t OverheadTrack();
   uint32_t SyntheticTrack(uint32_t process, const std::string& name, int64_t sort_index,
                           Track::Kind kind = Track::Kind::kSynthetic, uint32_t lane_of = 0);
+  // The lane of graph replays captured on `stream` of `device`: a track of
+  // its own, named after the stream, listed right after the stream's.
+  uint32_t CaptureLaneTrack(uint32_t device, uint32_t stream);
   // Lane `lane` (1, 2, ...) beside `track`, for slices that overlap its own.
   uint32_t LaneTrack(uint32_t track, size_t lane);
   uint32_t CpuProcess(uint32_t pid);
@@ -60,7 +63,7 @@ class TrackRegistry {
   std::map<uint32_t, uint32_t> cpu_processes_, gpu_processes_;
   uint32_t overhead_process_ = UINT32_MAX;
   uint32_t overhead_track_ = UINT32_MAX;
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> thread_tracks_, stream_tracks_;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> thread_tracks_, stream_tracks_, capture_lanes_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> counter_tracks_;
   std::map<uint32_t, uint32_t> next_synthetic_tid_;  // per process
 };

@@ -13,6 +13,7 @@
 //   join_graph_launches.cc  graph-mode captures: a span per graph launch
 //   join_host_nodes.cc   graph host nodes' runs, as the recorder timed them
 //   join_event_records.cc  graph event-record nodes' runs, between their neighbours
+//   graph_lanes.cc       the one rule for the track a GPU op is drawn on
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
 #define GPUCAP_BUILDER_SRC_WINDOW_JOIN_H_
@@ -96,6 +97,14 @@ struct AnnotationSpan {
   uint32_t replay;  // launch correlation for capture-time ranges, else 0
   uint64_t start, end;
   uint8_t depth;
+  bool capture_lane = false;  // stream is a capture stream (OpTrackKey)
+};
+
+// Where a GPU op is drawn (graph_lanes.cc): CUPTI's stream, or the lane of
+// the stream its graph node was captured on.
+struct OpTrackKey {
+  uint32_t device, stream;
+  bool capture_lane;
 };
 
 }  // namespace join_internal
@@ -215,6 +224,13 @@ class WindowJoin {
     if (!options_.graph_dependencies || op.origin == nullptr) return nullptr;
     return &idx_.graphs().RenderedPredecessors(op.origin->id);
   }
+
+  // The one rule for a GPU op's track (graph_lanes.cc, docs/semantics.md):
+  // ops, their annotation spans and graph event records all ask it.
+  OpTrackKey TrackKeyOf(const Op& op) const;
+  OpTrackKey TrackKeyOfNode(const GraphNode* origin, uint32_t device, uint32_t stream) const;
+  uint32_t TrackOf(const OpTrackKey& key);
+  void CaptureStreamArgs(const Op& op);  // a graph op's capture stream, into args_
 
   // Slice argument builders, into args_.
   void OpArgs(const Op& op);

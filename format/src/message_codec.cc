@@ -261,6 +261,11 @@ void Encode(const GraphEvent& g, schema::GraphEvent::Builder b) {
   b.setContextId(g.context_id);
   b.setDeviceId(g.device_id);
   b.setEndNs(g.end_ns);
+  b.setCaptureStream(g.capture_stream);
+  b.setCaptureStreamHandle(g.capture_stream_handle);
+  b.setApiCorrelationId(g.api_correlation_id);
+  b.setCaptureId(g.capture_id);
+  b.setCaptureMode(g.capture_mode);
 }
 
 GraphEvent Decode(schema::GraphEvent::Reader r) {
@@ -281,6 +286,11 @@ GraphEvent Decode(schema::GraphEvent::Reader r) {
   g.context_id = r.getContextId();
   g.device_id = r.getDeviceId();
   g.end_ns = r.getEndNs();
+  g.capture_stream = r.getCaptureStream();
+  g.capture_stream_handle = r.getCaptureStreamHandle();
+  g.api_correlation_id = r.getApiCorrelationId();
+  g.capture_id = r.getCaptureId();
+  g.capture_mode = r.getCaptureMode();
   return g;
 }
 

@@ -30,6 +30,9 @@ struct Config {
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0
   bool host_node_times = true;                // GPUCAP_HOST_NODE_TIMES=0: leave host nodes unwrapped
+  // The stream each captured graph node was made on (capture_streams.h);
+  // off until it has run on a GPU: GPUCAP_CAPTURE_STREAMS=1.
+  bool capture_streams = false;
   bool nvtx = true;                           // GPUCAP_NVTX=0
   // Kernel `queued`/`submitted` timestamps (cuptiActivityEnableLatencyTimestamps);
   // off until their cost is measured: GPUCAP_LATENCY_TIMESTAMPS=1.

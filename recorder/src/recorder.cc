@@ -337,6 +337,7 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
   auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid());
   if (!e) return;
   if (config_.host_node_times) WrapHostNode(data, *e);
+  if (capture_streams_ && e->kind == format::GraphEventKind::kNodeCreated) capture_streams_->FillNodeCreated(&*e);
   AddEvent(std::move(*e));
 }
 
@@ -436,6 +437,17 @@ format::RecorderStats Recorder::Stats() {
   }
   GateStats(&s.extra);
   HostNodeStats(&s.extra);
+  if (capture_streams_) {
+    CaptureStreamStats cs = capture_streams_->stats();
+    s.extra.emplace_back("capture_streams_captures_begun", cs.captures_begun);
+    s.extra.emplace_back("capture_streams_captures_ended", cs.captures_ended);
+    s.extra.emplace_back("capture_streams_open_at_stop", static_cast<uint64_t>(capture_streams_->open_captures()));
+    s.extra.emplace_back("capture_streams_switches", cs.switches);
+    s.extra.emplace_back("capture_streams_switch_ns_total", cs.switch_ns_total);
+    s.extra.emplace_back("capture_streams_unresolved", cs.unresolved);
+    s.extra.emplace_back("capture_streams_nodes_with_stream", cs.nodes_with_stream);
+    s.extra.emplace_back("capture_streams_nodes_without_stream", cs.nodes_without_stream);
+  }
   for (const PmSampler* pm : PmSamplers()) {
     PmSamplerStats ps = pm->stats();
     std::string d = "pm" + std::to_string(pm->device_index()) + "_";

@@ -25,6 +25,7 @@
 
 #include "buffer_pool.h"
 #include "capture_range.h"
+#include "capture_streams.h"
 #include "config.h"
 #include "event_log.h"
 #include "nvml_sampler.h"
@@ -151,6 +152,8 @@ class Recorder {
   std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
   // Capture ranges: what decides, which names open one, the trigger file.
   std::unique_ptr<CaptureGate> gate_;
+  // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.
+  std::unique_ptr<CaptureStreams> capture_streams_;
   std::unique_ptr<RangeMatcher> gate_names_;
   std::unique_ptr<TriggerFile> trigger_;
   bool trigger_taken_ = false;  // control thread only

@@ -80,6 +80,8 @@ constexpr CUpti_CallbackId kResourceCallbacks[] = {
 
 void Recorder::StartCupti() {
   if (cupti_started_.exchange(true)) return;
+  // Made before any callback can reach it, and kept until the process ends.
+  if (config_.capture_streams && config_.graphs) capture_streams_ = std::make_unique<CaptureStreams>();
   bool recording = state_.load() == kRecording;
   // A recorder that starts paused holds what a paused one holds.
   AttachCupti(recording || config_.paused_subscribe);
@@ -141,6 +143,9 @@ void Recorder::AttachCupti(bool subscribe) {
   // The profiler-API callbacks of a capture range (again after a detach,
   // or after the domains were switched off above).
   if (subscriber_) EnableGateCallbacks(subscriber_);
+  // The capture boundaries (and the stream-op ids while a capture is open),
+  // likewise restored after a detach or the domains' switch-off.
+  if (subscriber_ && capture_streams_) capture_streams_->Enable(subscriber_);
   if (late) {
     // Contexts made while CUPTI was away announced no device: describe
     // every device, as the first context's callback would have.
@@ -199,6 +204,12 @@ void Recorder::ReleaseCupti(bool only_if_paused) {
 
 void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
   if (gate_ && OnGateCallback(domain, cbid, data)) return;
+  // Before the detach's check: that one only acts at an EXIT it wants.
+  if (CaptureStreams* cs = capture_streams_.get()) {
+    if (auto e = cs->OnApi(subscriber_, domain, cbid, data, Now(), CurrentOsTid())) {
+      if (state_.load(std::memory_order_acquire) != kStopped) AddEvent(std::move(*e));
+    }
+  }
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (!cb || cb->callbackSite != CUPTI_API_EXIT || !detach_wanted_.exchange(false)) return;
   // Never wait on the application's thread: if the control thread is

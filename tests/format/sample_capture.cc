@@ -83,7 +83,7 @@ SampleContents MakeSampleContents(int chunks, size_t chunk_bytes, int ranges_per
       c.ranges.push_back(std::move(e));
     }
     GraphEvent g;
-    g.kind = static_cast<GraphEventKind>(i % 11);
+    g.kind = static_cast<GraphEventKind>(i % 14);
     g.timestamp_ns = ch.info.min_start_ns + 10;
     g.os_tid = 4242;
     g.graph_id = 3;
@@ -96,6 +96,13 @@ SampleContents MakeSampleContents(int chunks, size_t chunk_bytes, int ranges_per
     g.function_address = 0x400000 + i;
     g.event_handle = 0xdead0000 + i;
     g.context_id = 1;
+    if (i % 2 == 0) {  // the capture-stream fields, on every other event
+      g.capture_stream = 7 + i;
+      g.capture_stream_handle = 0x5500000000 + i;
+      g.api_correlation_id = 900 + i;
+      g.capture_id = 40 + i;
+      g.capture_mode = i % 3;
+    }
     c.graphs.push_back(g);
     c.windows.push_back({i % 2 ? WindowMarkKind::kClose : WindowMarkKind::kOpen,
                          ch.info.min_start_ns, 4242, static_cast<uint64_t>(i / 2),

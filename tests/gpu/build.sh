@@ -16,6 +16,7 @@ cuda_lib="/usr/local/cuda/targets/x86_64-linux/lib"
 "$nvcc" -O2 -arch=sm_90 -I"$root/recorder/include" -o "$out/graphs_nvtx" "$here/graphs_nvtx.cu" "$api_lib" -ldl
 "$nvcc" -O2 -arch=sm_90 -o "$out/nvtx_domains" "$here/nvtx_domains.cu" -ldl
 "$nvcc" -O2 -arch=sm_90 -o "$out/graph_nodes" "$here/graph_nodes.cu"
+"$nvcc" -O2 -arch=sm_90 -o "$out/capture_lanes" "$here/capture_lanes.cu" -lcuda
 "$nvcc" -O2 -arch=sm_90 -o "$out/capture_range" "$here/capture_range.cu" -ldl
 "$nvcc" -O2 -arch=sm_90 -o "$out/sync_events" "$here/sync_events.cu" -L"$cuda_lib" -lcupti -ldl \
   -Xlinker -rpath,"$cuda_lib"
@@ -29,4 +30,4 @@ done
 "$nvcc" -arch=sm_90 -o "$out/pm_probe" "$out/pm_probe.o" "$out/pm_sampler.o" "$out/pm_metrics.o" \
   "$out/pm_timeline.o" -L"$cuda_lib" -lcupti -lcuda -Xlinker -rpath,"$cuda_lib"
 rm -f "$out"/*.o
-echo "built $out/basics $out/busy $out/ctx_reset $out/peer $out/graphs_nvtx $out/graph_nodes $out/nvtx_domains $out/capture_range $out/sync_events $out/pm_probe"
+echo "built $out/basics $out/busy $out/ctx_reset $out/peer $out/graphs_nvtx $out/graph_nodes $out/capture_lanes $out/nvtx_domains $out/capture_range $out/sync_events $out/pm_probe"

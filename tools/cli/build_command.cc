@@ -82,6 +82,9 @@ int RunBuild(const std::vector<std::string>& args) {
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
+      ("graph-lanes", po::value<std::string>()->default_value("capture"),
+       "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
+       "recorded it), CUPTI's stream in their args; cupti: on CUPTI's streams (docs/semantics.md)")
       ("gzip-level", po::value<int>()->default_value(-1),
        "gzip level for .gz outputs: ISA-L 0-3, libdeflate 1-12, zlib 1-9; -1: the codec's fast level "
        "(ISA-L 0, others 1). ISA-L's 1-3 can give different bytes run to run")
@@ -111,6 +114,9 @@ int RunBuild(const std::vector<std::string>& args) {
   if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("build", s, kExitUsage);
   o.max_windows = vm["max-windows"].as<size_t>();
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
+  auto lanes = builder::ParseGraphLanes(vm["graph-lanes"].as<std::string>());
+  if (!lanes.ok()) return Fail("build", lanes.status(), kExitUsage);
+  o.join.graph_lanes = *lanes;
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
   auto codec = ParseGzipCodec(vm["gzip-codec"].as<std::string>());
   if (!codec.ok()) return Fail("build", codec.status(), kExitUsage);

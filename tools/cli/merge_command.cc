@@ -25,6 +25,9 @@ int RunMerge(const std::vector<std::string>& args) {
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
+      ("graph-lanes", po::value<std::string>()->default_value("capture"),
+       "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
+       "recorded it), CUPTI's stream in their args; cupti: on CUPTI's streams (docs/semantics.md)")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddWindowFlags(&options, &window,
                  "Windows are matched across captures by label (each rank's ProfilerStep#3), else by index.");
@@ -48,6 +51,9 @@ int RunMerge(const std::vector<std::string>& args) {
     o.format = builder::FormatForPath(output);
   }
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
+  auto lanes = builder::ParseGraphLanes(vm["graph-lanes"].as<std::string>());
+  if (!lanes.ok()) return Fail("merge", lanes.status(), kExitUsage);
+  o.join.graph_lanes = *lanes;
 
   std::vector<std::unique_ptr<builder::CaptureIndex>> indexes;
   std::vector<const builder::CaptureIndex*> captures;

@@ -24,6 +24,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,8 +38,16 @@
 
 namespace gpucap::builder {
 
+// Which track a graph-replayed op is drawn on (docs/semantics.md, "Tracks
+// of graph replays"): a lane named after the stream its node was captured on
+// (when the capture says), or CUPTI's stream of the replay.
+enum class GraphLanes : uint8_t { kCapture, kCupti };
+// "capture" | "cupti" (--graph-lanes).
+Result<GraphLanes> ParseGraphLanes(std::string_view name);
+
 struct JoinOptions {
   bool graph_dependencies = false;  // node -> node arrows inside graph replays
+  GraphLanes graph_lanes = GraphLanes::kCapture;
   std::string trace_name;           // written as the trace's name
 };
 
@@ -59,6 +68,11 @@ struct JoinStats {
   uint64_t annotated_ops = 0;
   uint64_t overflow_lanes = 0;          // tracks added for partially overlapping slices
   uint64_t host_node_runs = 0;          // graph host nodes' timed runs (listed when there are any)
+  // Graph ops whose node knows its capture stream, and those drawn on its
+  // lane (listed when the capture records capture streams).
+  uint64_t graph_ops_with_capture_stream = 0;
+  uint64_t graph_ops_on_capture_lanes = 0;
+  bool capture_streams_recorded = false;
 
   std::vector<std::pair<std::string, uint64_t>> Named() const;
 };

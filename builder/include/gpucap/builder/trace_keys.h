@@ -10,6 +10,16 @@
 
 namespace gpucap::builder::trace_keys {
 
+// A GPU op's stream as CUPTI reports it (for a graph replay, the stream
+// CUPTI ran the node on, which the program may never have created). Kineto's
+// key, which HTA and torch.profiler readers group by.
+inline constexpr std::string_view kStream = "stream";
+// A graph-replayed op's stream at capture time (CUPTI's id of the stream
+// the program captured its node on), and the lane drawn for it: a track
+// named "stream <id>" + kCaptureLaneSuffix in the device's process.
+inline constexpr std::string_view kCaptureStream = "capture stream";
+inline constexpr std::string_view kCaptureLaneSuffix = " (graph)";
+
 // Argument keys that tie events together.
 inline constexpr std::string_view kExternalId = "External id";  // a GPU op or launch -> its CPU op
 inline constexpr std::string_view kCorrelation = "correlation";  // a GPU op -> its launch (CUPTI's id)

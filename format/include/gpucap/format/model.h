@@ -194,7 +194,15 @@ enum class GraphEventKind : uint8_t {
   // timestamp_ns..end_ns on thread os_tid; graph_id/node_id name the node
   // as created (every exec cloned from it shares the trampoline).
   kHostNodeRun = 11,
+  // A stream capture began / ended (recorder's capture-stream tracking):
+  // capture_stream is the origin stream, capture_id CUDA's capture id;
+  // graph_id the graph being captured into.
+  kCaptureBegan = 12,
+  kCaptureEnded = 13,
 };
+
+// GraphEvent::capture_stream when the event names no stream.
+inline constexpr uint32_t kNoCaptureStream = UINT32_MAX;
 
 struct GraphEvent {
   GraphEventKind kind = GraphEventKind::kGraphCreated;
@@ -213,6 +221,15 @@ struct GraphEvent {
   uint32_t context_id = 0;
   uint32_t device_id = 0;
   uint64_t end_ns = 0;  // kHostNodeRun only
+  // kNodeCreated under a stream capture: CUPTI's id (the activity records'
+  // streamId space) of the stream the creating call was made on; the
+  // CUstream value the program passed; that call's correlation id.
+  // Captures recorded without it read kNoCaptureStream.
+  uint32_t capture_stream = kNoCaptureStream;
+  uint64_t capture_stream_handle = 0;
+  uint32_t api_correlation_id = 0;
+  uint64_t capture_id = 0;    // kCaptureBegan / kCaptureEnded
+  uint32_t capture_mode = 0;  // kCaptureBegan: CUstreamCaptureMode
   bool operator==(const GraphEvent&) const = default;
 };
 
