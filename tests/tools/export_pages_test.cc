@@ -19,24 +19,6 @@ namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-Rows Query(sqlite3* db, const std::string& sql) {
-  Rows out;
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << sqlite3_errmsg(db) << " in: " << sql;
-    return out;
-  }
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    auto& row = out.emplace_back();
-    for (int i = 0; i < sqlite3_column_count(st); ++i) {
-      const unsigned char* t = sqlite3_column_text(st, i);
-      row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-    }
-  }
-  sqlite3_finalize(st);
-  return out;
-}
-
 // Every column of `t`, quoted (so 1, 1.0 and '1' differ), in rowid order.
 std::string AllOf(const tools::sqlite::TableDef& t) {
   std::string sql = "SELECT rowid";
@@ -73,16 +55,16 @@ void ExpectSameTables(const std::vector<std::string>& paths) {
   ExportInto(&pages, paths, false);
   ExportInto(&inserts, paths, true);
   if (pages.db == nullptr || inserts.db == nullptr) return;
-  EXPECT_EQ(Query(pages.db, "PRAGMA integrity_check"), (Rows{{"ok"}}));
+  EXPECT_EQ(QueryRows(pages.db, "PRAGMA integrity_check"), (Rows{{"ok"}}));
   size_t rows = 0;
   for (const auto& t : tools::sqlite::Tables()) {
-    Rows a = Query(pages.db, AllOf(t)), b = Query(inserts.db, AllOf(t));
+    Rows a = QueryRows(pages.db, AllOf(t)), b = QueryRows(inserts.db, AllOf(t));
     EXPECT_EQ(a, b) << t.name;
     rows += a.size();
   }
   EXPECT_GT(rows, 100u);
   const std::string schema = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name";
-  EXPECT_EQ(Query(pages.db, schema), Query(inserts.db, schema));
+  EXPECT_EQ(QueryRows(pages.db, schema), QueryRows(inserts.db, schema));
 }
 
 TEST(ExportPages, SameTablesAsSqliteInsertsOnEveryFixture) {
@@ -103,13 +85,13 @@ TEST(ExportPages, TheFileIsAValidDatabaseWithAndWithoutIndexes) {
     ASSERT_TRUE(report.ok()) << report.status().message();
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open_v2(out.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-    EXPECT_EQ(Query(db, "PRAGMA integrity_check"), (Rows{{"ok"}}));
-    EXPECT_EQ(Query(db, "PRAGMA page_size"), (Rows{{"16384"}}));
-    EXPECT_EQ(Query(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"),
+    EXPECT_EQ(QueryRows(db, "PRAGMA integrity_check"), (Rows{{"ok"}}));
+    EXPECT_EQ(QueryRows(db, "PRAGMA page_size"), (Rows{{"16384"}}));
+    EXPECT_EQ(QueryRows(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"),
               (Rows{{std::to_string(indexes ? tools::sqlite::Indexes().size() : 0)}}));
     uint64_t rows = 0;
     for (const auto& t : tools::sqlite::Tables()) {
-      rows += std::stoull(Query(db, "SELECT count(*) FROM " + std::string(t.name))[0][0]);
+      rows += std::stoull(QueryRows(db, "SELECT count(*) FROM " + std::string(t.name))[0][0]);
     }
     EXPECT_EQ(rows, report->rows);
     sqlite3_close(db);

@@ -24,11 +24,11 @@ ExportDb::ExportDb(const std::vector<std::string>& captures, const std::string& 
 
 ExportDb::~ExportDb() { sqlite3_close(db_); }
 
-std::vector<std::vector<std::string>> ExportDb::Rows(const std::string& sql) const {
+std::vector<std::vector<std::string>> QueryRows(sqlite3* db, const std::string& sql) {
   std::vector<std::vector<std::string>> out;
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << sqlite3_errmsg(db_) << " in: " << sql;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << sqlite3_errmsg(db) << " in: " << sql;
     return out;
   }
   int rc;
@@ -39,7 +39,7 @@ std::vector<std::vector<std::string>> ExportDb::Rows(const std::string& sql) con
       row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
     }
   }
-  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db_) << " in: " << sql;
+  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db) << " in: " << sql;
   sqlite3_finalize(st);
   return out;
 }

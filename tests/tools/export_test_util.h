@@ -17,6 +17,10 @@
 
 namespace gpucap::testing {
 
+// Every row of `sql` on `db`, each cell as text ("NULL" for NULL); fails the
+// test when the query does not prepare or does not run to its end.
+std::vector<std::vector<std::string>> QueryRows(sqlite3* db, const std::string& sql);
+
 class ExportDb {
  public:
   // Exports `captures` with window spec `window`; fails the test on error.
@@ -24,9 +28,8 @@ class ExportDb {
   ~ExportDb();
   sqlite3* db() const { return db_; }
   const tools::ExportReport& report() const { return report_; }
-  // Every row of `sql`, each cell as text ("NULL" for NULL); fails the test
-  // when the query does not run.
-  std::vector<std::vector<std::string>> Rows(const std::string& sql) const;
+  // QueryRows on this database.
+  std::vector<std::vector<std::string>> Rows(const std::string& sql) const { return QueryRows(db_, sql); }
   int64_t Int(const std::string& sql) const;  // the first cell of the first row
 
  private:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "export_test_util.h"
 #include "page_file.h"
 #include "record.h"
 #include "schema_page.h"
@@ -17,27 +18,10 @@ namespace gpucap::tools::sqlite {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
-
-Rows Query(sqlite3* db, const std::string& sql) {
-  Rows out;
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    ADD_FAILURE() << sqlite3_errmsg(db) << " in: " << sql;
-    return out;
-  }
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    auto& row = out.emplace_back();
-    for (int i = 0; i < sqlite3_column_count(st); ++i) {
-      const unsigned char* t = sqlite3_column_text(st, i);
-      row.push_back(t ? reinterpret_cast<const char*>(t) : "NULL");
-    }
-  }
-  sqlite3_finalize(st);
-  return out;
-}
+using gpucap::testing::QueryRows;
 
 std::string One(sqlite3* db, const std::string& sql) {
-  Rows r = Query(db, sql);
+  Rows r = QueryRows(db, sql);
   return r.empty() || r[0].empty() ? "(none)" : r[0][0];
 }
 
@@ -105,14 +89,15 @@ void ExpectSameAsInserted(const std::vector<Value>& values, uint32_t page_size) 
   sqlite3_finalize(ins);
   const std::string cols =
       "id, typeof(i), quote(i), typeof(r), quote(r), typeof(s), quote(s), typeof(a), quote(a) FROM ";
-  Rows written = Query(db, "SELECT " + cols + "t ORDER BY id"), inserted = Query(db, "SELECT " + cols + "ref ORDER BY id");
+  Rows written = QueryRows(db, "SELECT " + cols + "t ORDER BY id");
+  Rows inserted = QueryRows(db, "SELECT " + cols + "ref ORDER BY id");
   EXPECT_EQ(written.size(), values.size());
   EXPECT_EQ(written, inserted);
   // Found by rowid through the interior pages, not only by a scan.
   for (int64_t id : {int64_t{1}, static_cast<int64_t>(values.size() / 2 + 1), static_cast<int64_t>(values.size())}) {
     std::string where = " WHERE id = ";
     where += std::to_string(id);
-    EXPECT_EQ(Query(db, "SELECT " + cols + "t" + where), Query(db, "SELECT " + cols + "ref" + where)) << id;
+    EXPECT_EQ(QueryRows(db, "SELECT " + cols + "t" + where), QueryRows(db, "SELECT " + cols + "ref" + where)) << id;
   }
   sqlite3_close(db);
 }
