@@ -12,18 +12,7 @@
 namespace gpucap::testing {
 namespace {
 
-using builder::testing::ApiRecord;
 using builder::testing::GraphTraceRecord;
-
-void GraphLaunch(Scene& s, uint32_t corr, uint32_t tid, uint64_t at) {
-  ApiRecord a;
-  a.cbid = 311;  // cudaGraphLaunch
-  a.start = at;
-  a.end = at + 1000;
-  a.tid = tid;
-  a.correlation = corr;
-  s.c().Api(a);
-}
 
 void GraphRan(Scene& s, uint32_t corr, uint64_t start, uint64_t end, uint32_t graph = 4) {
   GraphTraceRecord g;
@@ -40,7 +29,7 @@ TEST(GraphTraceJoin, AGraphLaunchIsOneSpanOnItsStreamWithItsFlowAndStack) {
   const uint32_t tid = 77;
   Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
   Scene::Ok(s.c().Push(tid, kT0 + 1000, "step"));
-  GraphLaunch(s, 500, tid, kT0 + 1100);
+  s.GraphLaunch(500, tid, kT0 + 1100);
   Scene::Ok(s.c().Pop(tid, kT0 + 2500));
   GraphRan(s, 500, kT0 + 3000, kT0 + 9000);
   s.Launch(501, tid, kT0 + 9500, kT0 + 10000, kT0 + 11000);  // an eager kernel, same stream
@@ -88,10 +77,10 @@ TEST(GraphTraceJoin, EachStepWindowHoldsTheGraphItLaunched) {
   Scene s;
   const uint32_t tid = 77;
   Scene::Ok(s.c().Push(tid, kT0 + 1000, "step"));
-  GraphLaunch(s, 500, tid, kT0 + 1100);
+  s.GraphLaunch(500, tid, kT0 + 1100);
   Scene::Ok(s.c().Pop(tid, kT0 + 2000));
   Scene::Ok(s.c().Push(tid, kT0 + 10000, "step"));
-  GraphLaunch(s, 501, tid, kT0 + 10100);
+  s.GraphLaunch(501, tid, kT0 + 10100);
   Scene::Ok(s.c().Pop(tid, kT0 + 11000));
   Scene::Ok(s.c().EndChunk());
   GraphRan(s, 500, kT0 + 3000, kT0 + 4000, 4);

@@ -13,7 +13,6 @@ namespace gpucap::testing {
 namespace {
 
 using builder::BuildOptions;
-using builder::testing::ApiRecord;
 using builder::testing::KernelRecord;
 
 std::vector<std::string> StackOf(const Json& op) {
@@ -31,16 +30,6 @@ void NodeCreated(Scene& s, uint64_t node, uint32_t tid, uint64_t ts) {
   n.timestamp_ns = ts;
   n.function_name = "_Z4gemmv";
   Scene::Ok(s.c().Message(n));
-}
-
-void GraphLaunch(Scene& s, uint32_t corr, uint32_t tid, uint64_t at) {
-  ApiRecord a;
-  a.cbid = 311;  // cudaGraphLaunch
-  a.start = at;
-  a.end = at + 1000;
-  a.tid = tid;
-  a.correlation = corr;
-  s.c().Api(a);
 }
 
 void GraphKernel(Scene& s, uint32_t corr, uint64_t node, uint64_t start) {
@@ -65,7 +54,7 @@ TEST(JoinRules, RangeOpenAtCaptureAndLaunchAppearsOnce) {
   NodeCreated(s, 11, tid, kT0 + 200);
   Scene::Ok(s.c().Pop(tid, kT0 + 300));
   Scene::Ok(s.c().Push(tid, kT0 + 1000, "step"));
-  GraphLaunch(s, 500, tid, kT0 + 1100);
+  s.GraphLaunch(500, tid, kT0 + 1100);
   GraphKernel(s, 500, 11, kT0 + 3000);
   Scene::Ok(s.c().Pop(tid, kT0 + 5000));
   Scene::Ok(s.c().Pop(tid, kT0 + 6000));
@@ -89,7 +78,7 @@ TEST(JoinRules, OneLaunchsFlowsAreNumberedByOpStart) {
   const uint32_t tid = 77;
   Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
   for (uint64_t node : {11, 12, 13}) NodeCreated(s, node, tid, kT0 + 100 + node);
-  GraphLaunch(s, 900, tid, kT0 + 1000);
+  s.GraphLaunch(900, tid, kT0 + 1000);
   // Records in reverse of start order.
   GraphKernel(s, 900, 13, kT0 + 9000);
   GraphKernel(s, 900, 12, kT0 + 6000);
@@ -128,7 +117,7 @@ TEST(JoinRules, DependencyFlowsLeaveWhereThePredecessorEnds) {
   dep.node_id = 11;
   dep.peer_node_id = 12;
   Scene::Ok(s.c().Message(dep));
-  GraphLaunch(s, 700, tid, kT0 + 1000);
+  s.GraphLaunch(700, tid, kT0 + 1000);
   GraphKernel(s, 700, 11, kT0 + 3000);  // [3000, 3500)
   GraphKernel(s, 700, 12, kT0 + 6000);
   BuildOptions o;

@@ -307,13 +307,7 @@ TEST(Join, GraphReplayThroughClonesCarriesCaptureTimeAnnotations) {
   for (int replay = 0; replay < 2; ++replay) {
     uint32_t corr = 500 + replay;
     uint64_t at = kT0 + 11000 + replay * 10000;
-    ApiRecord a;
-    a.cbid = 311;  // cudaGraphLaunch
-    a.start = at;
-    a.end = at + 1000;
-    a.tid = tid;
-    a.correlation = corr;
-    s.c().Api(a);
+    s.GraphLaunch(corr, tid, at);
     for (int i = 0; i < 2; ++i) {
       KernelRecord k;
       k.start = at + 3000 + i * 2000;

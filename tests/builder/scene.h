@@ -66,6 +66,18 @@ class Scene {
     capture_->Kernel(k);
   }
 
+  // A cudaGraphLaunch at [at, at + 1us) on `tid`: the call a graph's
+  // replayed nodes are launched by.
+  void GraphLaunch(uint32_t correlation, uint32_t tid, uint64_t at) {
+    builder::testing::ApiRecord a;
+    a.cbid = 311;  // cudaGraphLaunch
+    a.start = at;
+    a.end = at + 1000;
+    a.tid = tid;
+    a.correlation = correlation;
+    capture_->Api(a);
+  }
+
  private:
   TempDir dir_;
   std::string path_;

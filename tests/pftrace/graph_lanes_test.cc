@@ -20,7 +20,6 @@
 namespace gpucap::testing {
 namespace {
 
-using builder::testing::ApiRecord;
 using builder::testing::KernelRecord;
 
 constexpr uint32_t kTid = 77;
@@ -55,13 +54,7 @@ std::string LanesScene(Scene& s, bool record_streams = true) {
   for (int replay = 0; replay < 2; ++replay) {
     uint32_t corr = 500 + replay;
     uint64_t at = kT0 + 10000 + replay * 10000;
-    ApiRecord a;
-    a.cbid = 311;  // cudaGraphLaunch
-    a.start = at;
-    a.end = at + 1000;
-    a.tid = kTid;
-    a.correlation = corr;
-    s.c().Api(a);
+    s.GraphLaunch(corr, kTid, at);
     for (int i = 0; i < 3; ++i) {
       KernelRecord k;
       k.start = at + 3000 + i * 2000;
