@@ -288,6 +288,25 @@ struct Threads {
   threads @0 :List(ThreadInfo);
 }
 
+# A stream the program created, with what CUPTI's activity records do not
+# carry (issue 17 item 4): its priority and flags. Recorded at the stream's
+# creation (CUPTI's STREAM_CREATED resource callback) while the recorder is
+# subscribed; the default streams are never created and have priority 0.
+struct StreamInfo {
+  device @0 :UInt32;
+  contextId @1 :UInt32;   # as in activity records
+  streamId @2 :UInt32;    # CUPTI's id, as in activity records
+  priority @3 :Int32;     # cuStreamGetPriority: lower numbers run first
+  flags @4 :UInt32;       # cuStreamGetFlags: 1 = CU_STREAM_NON_BLOCKING
+  timestampNs @5 :UInt64; # when it was created, CUPTI's clock
+  osTid @6 :UInt32;       # the thread that created it
+}
+
+# Frame type 14.
+struct Streams {
+  streams @0 :List(StreamInfo);
+}
+
 enum MetadataKey {
   global @0;
   externalId @1;

@@ -20,6 +20,7 @@ struct Sorter {
   void operator()(GraphEvent&& e) { c->graphs.push_back(std::move(e)); }
   void operator()(WindowMark&& w) { c->windows.push_back(std::move(w)); }
   void operator()(ThreadInfo&& t) { c->threads.push_back(std::move(t)); }
+  void operator()(StreamInfo&& s) { c->streams.push_back(s); }
   void operator()(MetadataBlob&& m) { c->metadata.push_back(std::move(m)); }
   void operator()(RecorderStats&& s) { c->stats.push_back(std::move(s)); }
   void operator()(CounterDef&& d) { c->counter_defs.push_back(std::move(d)); }

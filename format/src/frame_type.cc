@@ -17,13 +17,14 @@ const char* FrameTypeName(uint16_t type) {
     case FrameType::kStats: return "stats";
     case FrameType::kTrailer: return "trailer";
     case FrameType::kCounters: return "counters";
+    case FrameType::kStreams: return "streams";
   }
   return "unknown";
 }
 
 bool IsKnownFrameType(uint16_t type) {
   return type >= static_cast<uint16_t>(FrameType::kSession) &&
-         type <= static_cast<uint16_t>(FrameType::kCounters);
+         type <= static_cast<uint16_t>(FrameType::kStreams);
 }
 
 }  // namespace gpucap::format

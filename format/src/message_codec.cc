@@ -318,6 +318,21 @@ ThreadInfo Decode(schema::ThreadInfo::Reader r) {
   return ThreadInfo{r.getPid(), r.getCuptiThreadId(), r.getOsTid(), Str(r.getName())};
 }
 
+void Encode(const StreamInfo& s, schema::StreamInfo::Builder b) {
+  b.setDevice(s.device);
+  b.setContextId(s.context_id);
+  b.setStreamId(s.stream_id);
+  b.setPriority(s.priority);
+  b.setFlags(s.flags);
+  b.setTimestampNs(s.timestamp_ns);
+  b.setOsTid(s.os_tid);
+}
+
+StreamInfo Decode(schema::StreamInfo::Reader r) {
+  return StreamInfo{r.getDevice(), r.getContextId(), r.getStreamId(), r.getPriority(),
+                    r.getFlags(),  r.getTimestampNs(), r.getOsTid()};
+}
+
 void Encode(const MetadataBlob& m, schema::MetadataBlob::Builder b) {
   b.setKeyKind(static_cast<schema::MetadataKey>(m.key_kind));
   b.setKey(m.key);
@@ -395,6 +410,7 @@ FrameType FrameTypeOf(const SmallMessage& message) {
     FrameType operator()(const GraphEvent&) const { return FrameType::kGraphs; }
     FrameType operator()(const WindowMark&) const { return FrameType::kWindows; }
     FrameType operator()(const ThreadInfo&) const { return FrameType::kThreads; }
+    FrameType operator()(const StreamInfo&) const { return FrameType::kStreams; }
     FrameType operator()(const MetadataBlob&) const { return FrameType::kMetadata; }
     FrameType operator()(const RecorderStats&) const { return FrameType::kStats; }
     FrameType operator()(const CounterDef&) const { return FrameType::kCounters; }
@@ -439,6 +455,10 @@ void EncodeBatch(FrameType type, const std::vector<SmallMessage>& batch,
     case FrameType::kThreads:
       FillList<ThreadInfo>(batch, builder->initRoot<schema::Threads>().initThreads(
                                       CountOf<ThreadInfo>(batch)));
+      break;
+    case FrameType::kStreams:
+      FillList<StreamInfo>(batch, builder->initRoot<schema::Streams>().initStreams(
+                                      CountOf<StreamInfo>(batch)));
       break;
     case FrameType::kMetadata:
       FillList<MetadataBlob>(batch, builder->initRoot<schema::Metadata>().initBlobs(
@@ -491,6 +511,9 @@ void DecodeBatch(FrameType type, capnp::MessageReader* reader, std::vector<Small
     case FrameType::kThreads:
       AppendAll<ThreadInfo>(reader->getRoot<schema::Threads>().getThreads(), out);
       break;
+    case FrameType::kStreams:
+      AppendAll<StreamInfo>(reader->getRoot<schema::Streams>().getStreams(), out);
+      break;
     case FrameType::kMetadata:
       AppendAll<MetadataBlob>(reader->getRoot<schema::Metadata>().getBlobs(), out);
       break;
@@ -529,6 +552,7 @@ size_t ApproxEncodedSize(const SmallMessage& message) {
         if constexpr (std::is_same_v<T, MetadataBlob>) return 96 + m.name.size() + m.data.size();
         if constexpr (std::is_same_v<T, WindowMark>) return 48 + m.label.size();
         if constexpr (std::is_same_v<T, ThreadInfo>) return 40 + m.name.size();
+        if constexpr (std::is_same_v<T, StreamInfo>) return 48;
         return 256;
       },
       message);

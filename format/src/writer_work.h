@@ -57,8 +57,8 @@ struct Batch {
 };
 
 // Strings first: chunks written after a flush must find their names defined.
-constexpr std::array<FrameType, 11> kBatchOrder = {
-    FrameType::kSession, FrameType::kDevices, FrameType::kThreads, FrameType::kStrings,
+constexpr std::array<FrameType, 12> kBatchOrder = {
+    FrameType::kSession, FrameType::kDevices, FrameType::kThreads, FrameType::kStreams, FrameType::kStrings,
     FrameType::kClocks,  FrameType::kGraphs,  FrameType::kRanges,  FrameType::kWindows,
     FrameType::kMetadata, FrameType::kCounters, FrameType::kStats};
 

@@ -20,6 +20,7 @@ void ExpectSameContents(const SampleContents& want, const Capture& got, bool che
   EXPECT_EQ(*got.session, session);
   EXPECT_EQ(got.devices, want.devices);
   EXPECT_EQ(got.threads, want.threads);
+  EXPECT_EQ(got.streams, want.streams);
   EXPECT_EQ(got.clocks, want.clocks);
   EXPECT_EQ(got.ranges, want.ranges);
   EXPECT_EQ(got.graphs, want.graphs);

@@ -43,6 +43,8 @@ SampleContents MakeSampleContents(int chunks, size_t chunk_bytes, int ranges_per
   c.devices.push_back(d);
 
   c.threads = {{4242, 4242, 4242, "python3"}, {4242, 4250, 4250, "pt_autograd_0"}};
+  // A high-priority non-blocking stream and a default one (negative priority: signed on disk).
+  c.streams = {{0, 1, 13, -5, 1, 1'000'000'100, 4242}, {1, 2, 14, 0, 0, 1'000'000'200, 4250}};
   c.clocks = {{ClockKind::kStart, 1000, 2000, 3000}, {ClockKind::kPeriodic, 1100, 2100, 3100}};
   c.counter_defs = {{1, "power", "W", 0}};
   c.counter_samples = {{1, 1'000'000'500, 412.5}, {1, 1'000'050'500, 415.0}};
@@ -125,6 +127,7 @@ Status WriteSample(const std::string& path, const SampleContents& c, bool close_
   std::vector<SmallMessage> first;
   for (const auto& d : c.devices) first.emplace_back(d);
   for (const auto& t : c.threads) first.emplace_back(t);
+  for (const auto& s : c.streams) first.emplace_back(s);
   for (const auto& k : c.clocks) first.emplace_back(k);
   for (const auto& d : c.counter_defs) first.emplace_back(d);
   for (const auto& s : c.counter_samples) first.emplace_back(s);

@@ -47,6 +47,7 @@ struct SampleContents {
   std::vector<format::GraphEvent> graphs;
   std::vector<format::WindowMark> windows;
   std::vector<format::ThreadInfo> threads;
+  std::vector<format::StreamInfo> streams;
   std::vector<format::MetadataBlob> metadata;
   std::vector<format::ClockSample> clocks;
   std::vector<format::CounterDef> counter_defs;

@@ -32,6 +32,7 @@ struct Capture {
   std::vector<GraphEvent> graphs;
   std::vector<WindowMark> windows;
   std::vector<ThreadInfo> threads;
+  std::vector<StreamInfo> streams;
   std::vector<MetadataBlob> metadata;
   std::vector<RecorderStats> stats;     // snapshots in file order; the last is the latest
   std::vector<CounterDef> counter_defs;

@@ -41,6 +41,7 @@ enum class FrameType : uint16_t {
   kStats = 11,
   kTrailer = 12,
   kCounters = 13,
+  kStreams = 14,
 };
 const char* FrameTypeName(uint16_t type);
 bool IsKnownFrameType(uint16_t type);

@@ -252,6 +252,18 @@ struct ThreadInfo {
   bool operator==(const ThreadInfo&) const = default;
 };
 
+// A stream the program created: its priority and flags (capture.capnp).
+struct StreamInfo {
+  uint32_t device = 0;
+  uint32_t context_id = 0;
+  uint32_t stream_id = 0;
+  int32_t priority = 0;
+  uint32_t flags = 0;
+  uint64_t timestamp_ns = 0;
+  uint32_t os_tid = 0;
+  bool operator==(const StreamInfo&) const = default;
+};
+
 enum class MetadataKey : uint8_t {
   kGlobal = 0,
   kExternalId = 1,
@@ -326,7 +338,7 @@ struct Trailer {
 // them by type into frames.
 using SmallMessage = std::variant<SessionInfo, DeviceInfo, ClockSample, StringDef, RangeEvent,
                                   GraphEvent, WindowMark, ThreadInfo, MetadataBlob,
-                                  RecorderStats, CounterDef, CounterSample>;
+                                  RecorderStats, CounterDef, CounterSample, StreamInfo>;
 
 }  // namespace gpucap::format
 
