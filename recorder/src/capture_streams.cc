@@ -166,6 +166,21 @@ CUstream Handle(uintptr_t raw, bool ptsz) {
   return reinterpret_cast<CUstream>(raw);
 }
 
+// CUPTI's id of the stream a call names. CUDA's special handles name the
+// default streams (CU_STREAM_LEGACY 0x1, CU_STREAM_PER_THREAD 0x2), which
+// cuptiGetStreamIdEx does not take as handles, nor as the NULL stream
+// without a context (both failed on the H200 for capture_lanes' k_pt): they
+// are the NULL stream of the call's context, with the per-thread flag for
+// 0x2 (and for a ptsz call's NULL).
+bool CuptiStreamId(CUcontext context, CUstream handle, bool ptsz, uint32_t* id) {
+  bool special = handle == CU_STREAM_PER_THREAD || handle == CU_STREAM_LEGACY;
+  if (!special && cuptiGetStreamIdEx(nullptr, handle, ptsz ? 1 : 0, id) == CUPTI_SUCCESS) return true;
+  if (!special && handle != nullptr) return false;
+  uint8_t per_thread = handle == CU_STREAM_PER_THREAD || (handle == nullptr && ptsz) ? 1 : 0;
+  if (context == nullptr && cuCtxGetCurrent(&context) != CUDA_SUCCESS) return false;
+  return context != nullptr && cuptiGetStreamIdEx(context, nullptr, per_thread, id) == CUPTI_SUCCESS;
+}
+
 uint64_t CaptureIdOf(CUstream stream, CUgraph* graph) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   cuuint64_t id = 0;
@@ -216,7 +231,7 @@ std::optional<format::GraphEvent> CaptureStreams::OnApi(void* subscriber, uint32
       if (t_depth == kDepth) return std::nullopt;
       CUstream h = Handle(op->stream(cb->functionParams), op->ptsz);
       uint32_t id = format::kNoCaptureStream;
-      if (cuptiGetStreamIdEx(nullptr, h, op->ptsz ? 1 : 0, &id) != CUPTI_SUCCESS) {
+      if (!CuptiStreamId(cb->context, h, op->ptsz, &id)) {
         id = format::kNoCaptureStream;
         unresolved_.fetch_add(1, std::memory_order_relaxed);
       }
@@ -240,7 +255,7 @@ std::optional<format::GraphEvent> CaptureStreams::OnApi(void* subscriber, uint32
   e.os_tid = os_tid;
   e.capture_stream_handle = reinterpret_cast<uint64_t>(h);
   uint32_t stream_id = format::kNoCaptureStream;
-  if (cuptiGetStreamIdEx(nullptr, h, b->ptsz ? 1 : 0, &stream_id) == CUPTI_SUCCESS) e.capture_stream = stream_id;
+  if (CuptiStreamId(cb->context, h, b->ptsz, &stream_id)) e.capture_stream = stream_id;
   std::lock_guard<std::mutex> lock(enable_mu_);
   if (b->kind == Boundary::kBegin) {
     if (!Succeeded(cb)) return std::nullopt;

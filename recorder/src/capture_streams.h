@@ -11,8 +11,10 @@
 // and copies it onto the nodeCreated event the call raises. Outside captures
 // only the begin/end-capture ids are on: those calls are rare.
 //
-// Off unless GPUCAP_CAPTURE_STREAMS=1. NOT YET RUN ON A GPU: the probe
-// tests/gpu/capture_lanes.sh checks the assumptions above on the device.
+// On by default (GPUCAP_CAPTURE_STREAMS=0 turns it off). Checked on the
+// H200 by tests/gpu/capture_lanes.sh, whose capture is the capture_lanes
+// fixture: CUDA's special handles (the per-thread and legacy default
+// streams) are looked up as the NULL stream (CuptiStreamId).
 #ifndef GPUCAP_RECORDER_CAPTURE_STREAMS_H_
 #define GPUCAP_RECORDER_CAPTURE_STREAMS_H_
 

@@ -158,7 +158,7 @@ Config Config::FromEnvironment() {
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);
   c.host_node_times = EnvBool("GPUCAP_HOST_NODE_TIMES", true);
-  c.capture_streams = EnvBool("GPUCAP_CAPTURE_STREAMS", false);
+  c.capture_streams = EnvBool("GPUCAP_CAPTURE_STREAMS", true);
   c.nvtx = EnvBool("GPUCAP_NVTX", true);
   c.latency_timestamps = EnvBool("GPUCAP_LATENCY_TIMESTAMPS", false);
   if (const char* v = Env("GPUCAP_WINDOW_NVTX")) c.window_nvtx = v;

@@ -30,12 +30,14 @@ struct Config {
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0
   bool host_node_times = true;                // GPUCAP_HOST_NODE_TIMES=0: leave host nodes unwrapped
-  // The stream each captured graph node was made on (capture_streams.h);
-  // off until it has run on a GPU: GPUCAP_CAPTURE_STREAMS=1.
-  bool capture_streams = false;
+  // The stream each captured graph node was made on (capture_streams.h).
+  // Costs only while a stream capture is open; GPUCAP_CAPTURE_STREAMS=0.
+  bool capture_streams = true;
   bool nvtx = true;                           // GPUCAP_NVTX=0
-  // Kernel `queued`/`submitted` timestamps (cuptiActivityEnableLatencyTimestamps);
-  // off until their cost is measured: GPUCAP_LATENCY_TIMESTAMPS=1.
+  // Kernel `queued`/`submitted` timestamps (cuptiActivityEnableLatencyTimestamps).
+  // Off: they cost +5.5% +-4.1 per launch on the H200 (bench/README.md,
+  // "Latency timestamps"); `gpucap record --latency-timestamps` or
+  // GPUCAP_LATENCY_TIMESTAMPS=1.
   bool latency_timestamps = false;
   std::string window_nvtx;                    // GPUCAP_WINDOW_NVTX: regex of range names that mark windows
   // GPUCAP_CAPTURE_RANGE (nvtx:REGEX | cudaProfilerApi), GPUCAP_CAPTURE_RANGE_END

@@ -95,6 +95,8 @@ po::options_description RecordOptions() {
        "when this file appears, record the next --trigger-windows capture (or --window-nvtx) ranges, then "
        "rename it to PATH.done")
       ("trigger-windows", po::value<unsigned>(), "ranges one trigger file records (default 1)")
+      ("latency-timestamps",
+       "record when each kernel was queued and submitted (the trace's \"queued\" arg); costs ~5% per launch")
       ("no-graphs", "do not record CUDA graph topology")
       ("no-nvtx", "do not record NVTX ranges")
       ("recorder", po::value<std::string>(), "path of libgpucap_recorder.so (default: found next to gpucap)")
@@ -127,6 +129,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("sample")) set("GPUCAP_SAMPLE", std::to_string(vm["sample"].as<unsigned>()));
   if (vm.count("trigger-file")) set("GPUCAP_TRIGGER_FILE", fs::absolute(vm["trigger-file"].as<std::string>()).string());
   if (vm.count("trigger-windows")) set("GPUCAP_TRIGGER_WINDOWS", std::to_string(vm["trigger-windows"].as<unsigned>()));
+  if (vm.count("latency-timestamps")) set("GPUCAP_LATENCY_TIMESTAMPS", "1");
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
