@@ -42,6 +42,9 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
   for (const format::ThreadInfo& t : capture_.threads) {
     if (!t.name.empty()) thread_names_[t.os_tid] = t.name;
   }
+  for (const format::StreamInfo& s : capture_.streams) {
+    streams_[uint64_t{s.context_id} << 32 | s.stream_id] = &s;
+  }
   demangled_count_ = capture_.strings.size();
   demangled_ = std::make_unique<std::atomic<const std::string*>[]>(demangled_count_);
   for (const format::MetadataBlob& b : capture_.metadata) {
@@ -132,6 +135,11 @@ const format::DeviceInfo* CaptureIndex::Device(uint32_t id) const {
     if (d.id == id) return &d;
   }
   return nullptr;
+}
+
+const format::StreamInfo* CaptureIndex::Stream(uint32_t context_id, uint32_t stream_id) const {
+  auto it = streams_.find(uint64_t{context_id} << 32 | stream_id);
+  return it != streams_.end() ? it->second : nullptr;
 }
 
 uint32_t CaptureIndex::pid() const {

@@ -19,7 +19,7 @@ std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
   };
   // Only captures whose recorder timed host nodes have any: older traces keep their header.
   if (host_node_runs != 0) named.emplace_back("host node runs", host_node_runs);
-  if (capture_streams_recorded) {
+  if (graph_ops_with_capture_stream != 0) {
     named.emplace_back("graph ops with capture stream", graph_ops_with_capture_stream);
     named.emplace_back("graph ops on capture-stream lanes", graph_ops_on_capture_lanes);
   }

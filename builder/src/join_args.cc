@@ -63,6 +63,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
       args_.push_back(Arg::Uint("bytes", m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
+      StreamDetailArgs(m.context[r], m.stream[r]);
       break;
     }
     case OpKind::kMemset: {
@@ -74,6 +75,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
       args_.push_back(Arg::Uint("bytes", m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
+      StreamDetailArgs(m.context[r], m.stream[r]);
       break;
     }
     case OpKind::kSync: {

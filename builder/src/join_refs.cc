@@ -39,7 +39,6 @@ void WindowJoin::CollectRefs() {
     }
     AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), TrackOf(key), i, RefKind::kOp, 0, op.correlation);
   }
-  stats_.capture_streams_recorded = idx_.graphs().has_capture_streams();
   for (uint32_t i = 0; i < apis_.size(); ++i) {
     const ApiRef& a = apis_[i];
     if (!a.in_window) continue;

@@ -237,6 +237,7 @@ class WindowJoin {
   void ApiArgs(const ApiRef& api);
   void AnnotationArgs(const Op& op);
   void LaunchDetailArgs(const KernelTable& k, uint32_t row);  // launch_details.cc
+  void StreamDetailArgs(uint32_t context_id, uint32_t stream_id);  // launch_details.cc
   void CollectiveArgs(const Op& op);                           // collective_args.cc
   // A graph launch's span (OpKind::kGraph): its name, and its args.
   std::pair<uint32_t, std::string_view> GraphLaunchName(const Op& op);

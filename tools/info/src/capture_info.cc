@@ -106,6 +106,7 @@ void CountActivity(const format::Capture& c, CaptureInfo& in) {
   if (c.trailer) in.records_written = c.trailer->activity_records;
   in.strings = c.strings.size();
   for (const format::ThreadInfo& t : c.threads) in.threads.emplace_back(t.os_tid, t.name);
+  for (const format::StreamInfo& s : c.streams) ++in.streams_by_priority[s.priority];
 }
 
 void CountRanges(const builder::CaptureIndex& index, CaptureInfo& in) {
@@ -289,6 +290,14 @@ void RecordLines(const CaptureInfo& in, std::ostringstream& o) {
     if (!name.empty()) o << ", " << tid << " " << name;
   }
   o << "\n";
+  if (!in.streams_by_priority.empty()) {
+    uint32_t n = 0;
+    for (auto [priority, count] : in.streams_by_priority) n += count;
+    o << "streams   " << n << " created;";
+    for (auto [priority, count] : in.streams_by_priority) o << " " << count << " of priority " << priority << ",";
+    o.seekp(-1, std::ios_base::cur);
+    o << "\n";
+  }
 }
 
 void RangeLines(const CaptureInfo& in, std::ostringstream& o) {
@@ -471,6 +480,9 @@ void InfoJsonActivity(const CaptureInfo& in, JsonOut& j) {
   j.Key("threads").BeginArray();
   for (const auto& [tid, name] : in.threads) j.BeginObject().Field("tid", tid).Field("name", name).EndObject();
   j.EndArray();
+  j.Key("streams_by_priority").BeginObject();
+  for (auto [priority, count] : in.streams_by_priority) j.Field(std::to_string(priority), uint64_t{count});
+  j.EndObject();
 }
 
 // InfoJson's ranges, graphs, window marks.

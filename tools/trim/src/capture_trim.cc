@@ -122,6 +122,7 @@ Status WriteLists(const format::Capture& c, const TrimPlan& plan, const TrimOpti
     if (options.anonymize) AnonymizeThread(&t);
     GPUCAP_RETURN_IF_ERROR(feed->Message(t));
   }
+  for (const format::StreamInfo& s : c.streams) GPUCAP_RETURN_IF_ERROR(feed->Message(s));
   for (const format::CounterDef& d : c.counter_defs) GPUCAP_RETURN_IF_ERROR(feed->Message(d));
   for (format::WindowMark m : c.windows) {
     if (options.anonymize) AnonymizeWindowMark(&m);

@@ -60,6 +60,10 @@ class CaptureIndex {
   std::string_view KernelName(uint32_t string_index) const;
   std::string_view ThreadName(uint32_t os_tid) const;
   const format::DeviceInfo* Device(uint32_t id) const;
+  // The stream the program created as (context, CUPTI stream id), with its
+  // priority and flags; null for the default streams and for streams made
+  // before the recorder was subscribed (or by a recorder before issue 17).
+  const format::StreamInfo* Stream(uint32_t context_id, uint32_t stream_id) const;
   // Metadata blobs the application attached to `key` of `kind`, in file order.
   // Blobs by key; kRange blobs are keyed by the index (in ranges()) of the
   // innermost range open on their thread when they were written.
@@ -91,6 +95,7 @@ class CaptureIndex {
   std::vector<Span> spans_;  // chunks with timestamps
   std::vector<size_t> untimed_;
   std::unordered_map<uint32_t, std::string_view> thread_names_;
+  std::unordered_map<uint64_t, const format::StreamInfo*> streams_;  // by context << 32 | stream
   std::map<std::pair<format::MetadataKey, uint64_t>, std::vector<const format::MetadataBlob*>> metadata_;
   // One slot per capture string, null until first demangled. The first
   // worker to publish a name wins; a slot never changes once set, so the

@@ -69,10 +69,10 @@ struct JoinStats {
   uint64_t overflow_lanes = 0;          // tracks added for partially overlapping slices
   uint64_t host_node_runs = 0;          // graph host nodes' timed runs (listed when there are any)
   // Graph ops whose node knows its capture stream, and those drawn on its
-  // lane (listed when the capture records capture streams).
+  // lane (listed when the window has any: a window's header depends on the
+  // window alone, so a trimmed capture builds the same header).
   uint64_t graph_ops_with_capture_stream = 0;
   uint64_t graph_ops_on_capture_lanes = 0;
-  bool capture_streams_recorded = false;
 
   std::vector<std::pair<std::string, uint64_t>> Named() const;
 };

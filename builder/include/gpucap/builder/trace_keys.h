@@ -28,6 +28,9 @@ inline constexpr std::string_view kCorrelation = "correlation";  // a GPU op -> 
 // hardware channel CUPTI says a kernel ran on.
 inline constexpr std::string_view kChannelId = "channel id";
 inline constexpr std::string_view kChannelType = "channel type";
+// The priority of the stream a GPU op ran on (cuStreamGetPriority; lower
+// runs first), where the recorder saw the stream made.
+inline constexpr std::string_view kStreamPriority = "stream priority";
 
 // A collective's kernel, with the keys HTA reads (hta/common/trace_parser and
 // its comm analyses) and torch.profiler writes on its record_param_comms.

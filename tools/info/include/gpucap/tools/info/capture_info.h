@@ -37,6 +37,7 @@ struct CaptureInfo {
   std::optional<uint64_t> records_written;  // the trailer's total, when there is one
   size_t strings = 0;
   std::vector<std::pair<uint32_t, std::string>> threads;  // OS tid, name
+  std::map<int32_t, uint32_t> streams_by_priority;         // streams the program made, per priority
 
   uint64_t range_events = 0, push_pop_ranges = 0, start_end_ranges = 0, range_marks = 0;
   uint64_t unclosed_ranges = 0, unmatched_range_ends = 0;
