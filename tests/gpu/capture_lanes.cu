@@ -1,7 +1,8 @@
 // Issue 17 item 3 (logical lanes): graph nodes captured on known streams,
 // replayed on another, for the recorder's capture-stream tracking
-// (GPUCAP_CAPTURE_STREAMS=1, recorder/src/capture_streams.h). NOT YET RUN:
-// written without a GPU; tests/gpu/capture_lanes.sh records and checks it.
+// (recorder/src/capture_streams.h); tests/gpu/capture_lanes.sh records and
+// checks it. s1 is made with the device's greatest stream priority (issue 17
+// item 4: the recorder's StreamInfo), the other streams with the default.
 //
 // Eager tag kernels tag_s0..tag_s2 show CUPTI's stream ids of s0..s2. Graph
 // g1 is captured in global mode on s0 and forked to s1 and s2 with the calls
@@ -40,7 +41,10 @@ int main(int argc, char** argv) {
   Manifest m;
   CK(cudaSetDevice(0));
   cudaStream_t s0, s1, s2, r;
-  for (cudaStream_t* s : {&s0, &s1, &s2, &r}) CK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+  int least = 0, greatest = 0;
+  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  for (cudaStream_t* s : {&s0, &s2, &r}) CK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithPriority(&s1, cudaStreamNonBlocking, greatest));
   float *a, *b;
   CK(cudaMalloc(&a, 4096));
   CK(cudaMalloc(&b, 4096));
@@ -56,6 +60,10 @@ int main(int argc, char** argv) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "[%llu, %llu, %llu]", ids[0], ids[1], ids[2]);
   m.Fact("driver_stream_ids", buf);  // cuStreamGetId's, to compare with CUPTI's
+  // The priority of each tag's stream; the per-thread stream is never created.
+  std::snprintf(buf, sizeof buf, "{\"tag_s0\": %d, \"tag_s1\": %d, \"tag_s2\": %d, \"tag_pt\": null}", least, greatest,
+                least);
+  m.Fact("priorities", buf);
 
   // g1: global mode on s0, forked to s1 and s2.
   cudaEvent_t fork, j1, j2, ext;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 17 item 3 on the GPU machine, in one call: records capture_lanes with
-# the recorder's capture-stream tracking on (GPUCAP_CAPTURE_STREAMS=1) and
-# off, builds both, and checks the lanes (check_capture_lanes.py). NOT YET
-# RUN: written in a session without a GPU.
+# Issue 17 items 3 and 4 on the GPU machine, in one call: records
+# capture_lanes with the recorder's defaults (capture-stream tracking on) and
+# latency timestamps, and with the tracking off (GPUCAP_CAPTURE_STREAMS=0),
+# builds both, and checks the lanes (check_capture_lanes.py).
 #
 #   tests/gpu/capture_lanes.sh DIST OUT
 #
@@ -19,7 +19,7 @@ status=0
 run() { echo "+ $*"; "$@" || { echo "FAILED rc=$?: $*"; status=1; }; }
 # Without the recorder: the program itself works.
 run "$dist/gpu/capture_lanes" "$out/plain.expect.json"
-GPUCAP_CAPTURE_STREAMS=1 run timeout 120 "$g" record --kinds default,cuda_event -o "$out/capture_lanes.gpucap" \
+run timeout 120 "$g" record --kinds default,cuda_event --latency-timestamps -o "$out/capture_lanes.gpucap" \
   -- "$dist/gpu/capture_lanes" "$out/capture_lanes.expect.json"
 GPUCAP_CAPTURE_STREAMS=0 run timeout 120 "$g" record --kinds default,cuda_event -o "$out/capture_lanes_off.gpucap" \
   -- "$dist/gpu/capture_lanes" "$out/capture_lanes_off.expect.json"

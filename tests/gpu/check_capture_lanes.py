@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Checks capture_lanes.sh's traces (issue 17 item 3). NOT YET RUN on a
-real capture: written without a GPU.
+"""Checks capture_lanes.sh's traces (issue 17 items 3 and 4) on the GPU
+machine; tests/fixtures/capture_lanes_fixture_test.cc checks the kept
+fixture the same way in CI.
 
 lanes.json (capture stream tracking on, --graph-lanes capture): every
 graphed kernel, memset and memcpy sits on "stream <id> (graph)" where <id>
@@ -79,6 +80,19 @@ def main(out):
     _, ev_o, names_o = load(f"{out}/off.json")
     check(not any(v.endswith("(graph)") for v in names_o.values()), "off.json: no lane tracks")
     check(not any("capture stream" in e.get("args", {}) for e in ev_o if e.get("ph") == "X"), "off.json: no capture stream")
+
+    # Item 4: stream priorities from the recorder's StreamInfo, queued with
+    # --latency-timestamps (lanes.json), 0 without (off.json).
+    prio = manifest["priorities"]
+    for e in gpu:
+        n = short(e["name"])
+        if n in prio:
+            got = e["args"].get("stream priority")
+            check(got == prio[n], f"{n}: stream priority {got} == {prio[n]}")
+    kernels = [e for e in gpu if e["cat"] == "kernel"]
+    check(all(e["args"].get("queued", 0) > 0 for e in kernels), f"lanes.json: queued on all {len(kernels)} kernels")
+    ko = [e for e in ev_o if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    check(all(e["args"].get("queued", 0) == 0 for e in ko), "off.json: queued 0 without latency timestamps")
     print(f"{len(failures)} failures")
     return 1 if failures else 0
 

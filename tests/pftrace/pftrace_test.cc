@@ -335,6 +335,23 @@ TEST(PftraceFixtures, CountersCarryTheirUnits) {
     EXPECT_TRUE(names.count(name)) << name;
   }
   EXPECT_FALSE(t.counters.empty());
+  // NVML's first samples come before the first busy phase (issue 17 item 8).
+  int64_t first_busy = INT64_MAX;
+  for (const PfSlice& s : t.slices) {
+    if (s.name == "busy") first_busy = std::min(first_busy, s.ts);
+  }
+  ASSERT_NE(first_busy, INT64_MAX);
+  std::map<std::string, int64_t> first;
+  for (const PfCounter& c : t.counters) {
+    const PfTrack* track = t.Track(c.track);
+    if (track == nullptr) continue;
+    auto [it, fresh] = first.emplace(track->name, c.ts);
+    if (!fresh) it->second = std::min(it->second, c.ts);
+  }
+  for (const char* nvml : {"power", "SM clock", "temperature", "GPU utilization"}) {
+    ASSERT_TRUE(first.count(nvml)) << nvml;
+    EXPECT_LE(first[nvml], first_busy) << nvml;
+  }
 }
 
 // The track tree reads well: the process first; its threads, then each GPU
