@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <malloc.h>
 #include <thread>
 #include <unordered_set>
 
 #include "flat_map.h"
+#include "rows_again.h"
 #include "window_workers.h"
 #include "work_queue.h"
 
@@ -68,10 +70,15 @@ void Builder::Evict(const Window& w, const std::vector<size_t>& core) {
 }
 
 void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, WindowReport* report) {
+  auto enough = [families](uint32_t have) {
+    if ((have & families & kAllFamilies) != (families & kAllFamilies)) return false;
+    // Kernels without their argument columns serve only windows that do without them.
+    return (families & kKernels) == 0 || (families & kNoKernelArgs) != 0 || (have & kNoKernelArgs) == 0;
+  };
   std::vector<size_t> todo;
   for (size_t c : chunks) {
     auto it = cache_.find(c);
-    if (it == cache_.end() || (it->second->families & families) != families) todo.push_back(c);
+    if (it == cache_.end() || !enough(it->second->families)) todo.push_back(c);
   }
   if (todo.empty()) return;
   std::vector<std::unique_ptr<Cached>> out(todo.size());
@@ -93,7 +100,8 @@ void Builder::Decode(const std::vector<size_t>& chunks, uint32_t families, Windo
   for (size_t i = 0; i < todo.size(); ++i) {
     decoded_.Merge(out[i]->stats);
     ChunkDecode& d = chunk_decodes_[todo[i]];
-    if ((d.families | families) == families) d = {families, out[i]->stats};
+    uint32_t decoded = families & kAllFamilies;  // what a trimmed capture must keep: the flag is no family
+    if ((d.families | decoded) == decoded) d = {decoded, out[i]->stats};
     cache_[todo[i]] = std::move(out[i]);
   }
   report->chunks_decoded += todo.size();
@@ -114,7 +122,18 @@ bool LaunchesGpuWork(ApiDomain domain, uint32_t cbid) {
 
 }  // namespace
 
-void Builder::LookAhead(const Window& w, std::unordered_set<size_t>* used, WindowReport* report) {
+uint32_t Builder::FamiliesFor(const std::vector<size_t>& core) const {
+  uint64_t kernels = 0;
+  for (size_t c : core) {
+    for (const format::KindCount& k : index_.capture().chunks[c].info.kind_counts) {
+      if (FamilyOf(k.kind) == kKernels) kernels += k.count;
+    }
+  }
+  return kernels > options_.kernels_kept_whole ? kAllFamilies | kNoKernelArgs : kAllFamilies;
+}
+
+void Builder::LookAhead(const Window& w, uint32_t families, std::unordered_set<size_t>* used,
+                        WindowReport* report) {
   if (!w.ops_by_launch || options_.gpu_lookahead_ns == 0) return;
   // Launches in the window, and those of them whose ops no decoded chunk holds.
   std::unordered_set<uint32_t> launches;
@@ -165,7 +184,7 @@ void Builder::LookAhead(const Window& w, std::unordered_set<size_t>* used, Windo
   bool last_hit = false;
   for (size_t i = 0; i < ahead.size() && (!pending.empty() || last_hit); i += batch) {
     std::vector<size_t> step(ahead.begin() + i, ahead.begin() + std::min(ahead.size(), i + batch));
-    Decode(step, kAllFamilies, report);
+    Decode(step, families, report);
     last_hit = false;
     for (size_t c : step) {
       used->insert(c);
@@ -179,7 +198,8 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   report->window = w;
   std::vector<size_t> core = index_.ChunksOverlapping(w.start_ns, w.end_ns);
   Evict(w, core);
-  Decode(core, kAllFamilies, report);
+  uint32_t families = FamiliesFor(core);
+  Decode(core, families, report);
 
   // Launch records of ops in the window that started before it: look back,
   // newest chunks first, only as far as some are still missing.
@@ -240,7 +260,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
       }
     }
   }
-  LookAhead(w, &used, report);
+  LookAhead(w, families, &used, report);
   std::vector<size_t> order(used.begin(), used.end());
   std::sort(order.begin(), order.end());
   std::vector<const ActivityTables*> parts;
@@ -248,7 +268,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   for (size_t c : order) {
     const Cached& cached = *cache_[c];
     parts.push_back(&cached.tables);
-    report->chunks.emplace_back(c, cached.families);
+    report->chunks.emplace_back(c, cached.families & kAllFamilies);
     decode.Merge(cached.stats);
     report->rows += cached.tables.rows();
     report->table_bytes += cached.tables.memory_bytes();
@@ -259,7 +279,27 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
   // every window (malloc_trim) kept peak RSS 5-10% lower but faulted the
   // same pages in again: on the 5M-kernel bench with 100 ms windows, 396k
   // page faults against 113k, 1.4 s of system time against 0.6.
-  return JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join, &workspace_, report->use);
+  // A window decoded without its kernels' arguments has them, and its
+  // kernel and API rows once given back, again from the capture
+  // (rows_again.h). A chunk given back no longer holds those families: a
+  // later window decodes it again.
+  RowSource rows;
+  rows.again = [this, &order](uint16_t part, uint32_t family, const RowSource::Seen& first, ActivityTables* out) {
+    return DecodeAgain(index_, order[part], family, first, out);
+  };
+  rows.release = [this, &order](uint32_t family) {
+    for (size_t c : order) {
+      Cached& cached = *cache_[c];
+      if (family == kKernels) cached.tables.kernels = KernelTable();
+      if (family == kApis) cached.tables.apis = ApiTable();
+      cached.families &= ~family;
+    }
+    // The rows were many small blocks, amid others still held: malloc keeps
+    // their pages, and the join's next large vectors (mapped afresh) would
+    // not reuse them. Once per such window, not per window (see below).
+    malloc_trim(0);
+  };
+  return JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join, &workspace_, report->use, rows);
 }
 
 namespace {

@@ -140,6 +140,7 @@ void Decoder::DecodeChunk(size_t index, uint32_t families, ActivityTables* out, 
   auto raw = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(scratch->data()),
                                       chunk.info.raw_size);
   DecodeRecords(raw, chunk.info, chunk.sequence, families, out, stats);
+  if ((families & kNoKernelArgs) != 0) out->kernels.DropArgs();
   // The stored bytes are read once per window at most: let the kernel drop
   // their pages from this process now (the mapping is private and read-only;
   // they fault back in from the file if read again), so resident memory

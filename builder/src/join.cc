@@ -36,11 +36,20 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   CollectOps();
   JoinOps();
   LinkFlows();
+  // A window too large to hold its rows gives them back as soon as it can
+  // (rows_again.h): the kernels once its ops are joined, the API calls once
+  // its slices are collected; the slices read them again as they are written.
+  bool give_back = kernels_.CanRelease();
+  if (give_back) kernels_.Release();
   CollectAnnotationSpans();
   CollectRefs();
   CollectMarkers();
   if (use_ != nullptr) ReportUse();
   stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_, &t_.refs_scratch);
+  if (give_back) {
+    std::vector<uint32_t>().swap(t_.refs_scratch);  // 4 bytes a slice, kept for no next window this size
+    api_rows_.Release();
+  }
 
   // Tracks get the numbers of the order the trace lists them in. Slices are
   // grouped by track already (lanes aside): they are streamed by runs of one
@@ -68,6 +77,7 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   });
   stats_.slices = refs_.size();
 
+  if (!kernels_.status().ok()) return kernels_.status();  // met by ReportUse
   TraceHeader header = MakeHeader(decode);
   header.processes = std::move(order.processes);
   header.tracks = std::move(order.tracks);
@@ -76,10 +86,15 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
     for (size_t i = g.begin; i < g.end; ++i) {
       Slice s;
       Describe(refs_[i], &s);
+      // A chunk found damaged when decoded again: the slice is not written,
+      // nor the window (its file is committed only at End).
+      if (!kernels_.status().ok()) [[unlikely]] return kernels_.status();
+      if (!api_rows_.status().ok()) [[unlikely]] return api_rows_.status();
       s.track = g.track;
       GPUCAP_RETURN_IF_ERROR(sink->AddSlice(s));
     }
   }
+  stats_.chunks_decoded_again += kernels_.decodes() + api_rows_.decodes();
   for (const Counter& c : counters_) {
     GPUCAP_RETURN_IF_ERROR(sink->AddCounter(CounterPoint{c.track, c.ts, c.value}));
   }
@@ -91,11 +106,11 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,
                   const JoinOptions& options, TraceSink* sink, JoinStats* stats,
-                  JoinWorkspace* workspace, JoinUse* use) {
+                  JoinWorkspace* workspace, JoinUse* use, const RowSource& rows) {
   if (parts.size() > 0xffff) {
     return Status::InvalidArgument("a window spans more than 65535 chunks; use smaller windows");
   }
-  join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables(), use);
+  join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables(), use, rows);
   Status status = join.Run(decode, sink);
   workspace->tables().launch_flows.Release();
   return status;

@@ -4,7 +4,7 @@
 namespace gpucap::builder::join_internal {
 
 std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
-  const KernelTable& k = Part(parts_, op.part).kernels;
+  const KernelTable& k = kernels_.Of(op.part);
   uint32_t s = k.name[op.row];
   if (s != kNoString) {
     if (kernel_name_ids_.empty()) kernel_name_ids_.assign(idx_.capture().strings.size(), 0);
@@ -34,7 +34,7 @@ void WindowJoin::OpArgs(const Op& op) {
   };
   switch (op.kind) {
     case OpKind::kKernel: {
-      const KernelTable& k = p.kernels;
+      const KernelTable& k = kernels_.Of(op.part);
       uint32_t r = op.row;
       args_.push_back(Arg::Uint("queued", k.queued[r] / 1000));
       args_.push_back(Arg::Uint("device", k.device[r]));
@@ -111,7 +111,7 @@ void WindowJoin::OpArgs(const Op& op) {
 
 void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.clear();
-  const ApiTable& t = Part(parts_, a.part).apis;
+  const ApiTable& t = api_rows_.Of(a.part);
   uint64_t external =
       LaunchExternalId(t.correlation[a.row], stacks_.At(t.tid[a.row], t.start[a.row]));
   if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
@@ -161,7 +161,7 @@ void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
 
 void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
   const ApiRef& a = apis_[r.index];
-  const ApiTable& t = Part(parts_, a.part).apis;
+  const ApiTable& t = api_rows_.Of(a.part);
   bool driver = t.domain[a.row] == ApiDomain::kDriver;
   std::string_view api_name = driver ? format::DriverApiName(t.cbid[a.row])
                                      : format::RuntimeApiName(t.cbid[a.row]);

@@ -21,7 +21,7 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
   key.kind = static_cast<uint32_t>(op.kind);
   key.name_stack = NameStackId(stack);
   if (op.kind == OpKind::kKernel) {
-    const KernelTable& k = Part(parts_, op.part).kernels;
+    const KernelTable& k = kernels_.Of(op.part);
     uint32_t r = op.row;
     key.device = k.device[r];
     key.grid[0] = k.grid_x[r], key.grid[1] = k.grid_y[r], key.grid[2] = k.grid_z[r];

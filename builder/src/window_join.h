@@ -34,6 +34,7 @@
 #include "correlation_map.h"
 #include "flat_map.h"
 #include "flow_table.h"
+#include "rows_again.h"
 #include "launch_flows.h"
 #include "name_table.h"
 #include "slice_order.h"
@@ -137,8 +138,9 @@ class WindowJoin {
  public:
   WindowJoin(const CaptureIndex& index, const Window& window,
              std::span<const ActivityTables* const> parts, const JoinOptions& options,
-             JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use)
-      : use_(use), idx_(index), w_(window), parts_(parts), options_(options), stats_(*stats), t_(*tables),
+             JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use, const RowSource& rows)
+      : use_(use), idx_(index), w_(window), parts_(parts), kernels_(parts, kKernels, rows), api_rows_(parts, kApis, rows), options_(options),
+        stats_(*stats), t_(*tables),
         apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
         op_flows_out_(t_.op_flows_out), launch_flows_(t_.launch_flows), tracks_(index), refs_(t_.refs),
         stacks_(index.ranges(), index.steps()) {
@@ -181,10 +183,11 @@ class WindowJoin {
 
   uint32_t DeviceOfContext(uint32_t context) const;
   // The graph node (CUPTI's graphNodeId) an op ran as; 0: none.
-  uint64_t GraphNodeOf(const Op& op) const {
+  uint64_t GraphNodeOf(const Op& op) {
     const ActivityTables& p = Part(parts_, op.part);
     switch (op.kind) {
-      case OpKind::kKernel: return p.kernels.graph_node_id[op.row];
+      case OpKind::kKernel:  // a join column: the part's until it gives them back
+        return (kernels_.released() ? kernels_.Of(op.part) : p.kernels).graph_node_id[op.row];
       case OpKind::kMemcpy: return p.memcpys.graph_node_id[op.row];
       case OpKind::kMemset: return p.memsets.graph_node_id[op.row];
       default: return 0;
@@ -247,6 +250,9 @@ class WindowJoin {
   const CaptureIndex& idx_;
   const Window& w_;
   std::span<const ActivityTables* const> parts_;
+  // Kernel and API rows as slices are written: the parts', or decoded again.
+  RowsAgain<KernelTable> kernels_;
+  RowsAgain<ApiTable> api_rows_;
   const JoinOptions& options_;
   JoinStats& stats_;
 

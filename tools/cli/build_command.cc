@@ -101,7 +101,8 @@ int RunBuild(const std::vector<std::string>& args) {
   AddWindowFlags(&options, &window, "Each window is its own trace.", "threads in all (0: one per core), this one included: windows are built on up to this many workers at "
                   "once, and their decoding and gzip share the same threads (1: one thread does everything); the "
                   "same bytes at every count. Peak memory: about min(threads, windows) x the largest window, at ~90 "
-                  "bytes per trace event (decoded rows and join tables: a 20M-event window takes ~1.7 GB)");
+                  "bytes per trace event (decoded rows and join tables), ~50 in a window of over 1M kernels, "
+                  "which decodes its kernel and API rows again as it writes them (a 20M-event window: ~1 GB)");
   po::positional_options_description positional;
   positional.add("capture", 1);
   po::variables_map vm;

@@ -67,6 +67,12 @@ struct BuildOptions {
   // The threads to run on; BuildTraces makes them. Null: a Builder of its
   // own makes `threads` of them when it first decodes.
   WorkQueue* queue = nullptr;
+  // A window whose chunks hold more kernel records than this keeps only
+  // the kernels' join columns through its join, and decodes each chunk's
+  // kernels again as their slices are written (decode.h, kNoKernelArgs;
+  // kernel rows 104 -> 40 bytes), for the CPU time of decoding its kernels
+  // twice. The trace is the same either way. 0: every window with kernels.
+  uint64_t kernels_kept_whole = 1'000'000;
   // BuildTraces writes one file per window: past this many it writes none
   // (`every:100` once meant 100 ns, 3.7M files). 0: no bound.
   size_t max_windows = 10'000;
@@ -130,8 +136,10 @@ class Builder {
   struct Cached;
   void Evict(const Window& window, const std::vector<size_t>& core);
   void Decode(const std::vector<size_t>& chunks, uint32_t families, WindowReport* report);
+  // kAllFamilies, with kNoKernelArgs for a window of many kernels.
+  uint32_t FamiliesFor(const std::vector<size_t>& core) const;
   // Adds chunks after the window holding ops of launches inside it.
-  void LookAhead(const Window& w, std::unordered_set<size_t>* used, WindowReport* report);
+  void LookAhead(const Window& w, uint32_t families, std::unordered_set<size_t>* used, WindowReport* report);
   WorkQueue* queue();  // options_.queue, else own_queue_
 
   const CaptureIndex& index_;

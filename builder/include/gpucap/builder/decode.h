@@ -38,6 +38,10 @@ enum Family : uint32_t {
   kEnvironment = 1u << 9,
   kGraphTraces = 1u << 10,
   kAllFamilies = (1u << 11) - 1,
+  // Not a family: with kKernels, the kernels' argument columns are freed
+  // once their chunk is decoded (KernelTable::DropArgs), for a window too
+  // large to hold them; kernel_rows.h brings them back.
+  kNoKernelArgs = 1u << 11,
 };
 
 // The family of an activity kind's records; 0 for kinds no family reads.
@@ -71,6 +75,8 @@ class Decoder {
   // families in `families` to `out`. A corrupt chunk is counted and
   // described in `stats`, its rows skipped, and the call still succeeds:
   // one bad buffer must not cost the whole trace. `scratch` is reused.
+  // With kNoKernelArgs in `families`, `out`'s kernels lose their argument
+  // columns afterwards.
   void DecodeChunk(size_t index, uint32_t families, ActivityTables* out, DecodeStats* stats,
                    std::vector<uint64_t>* scratch) const;
 

@@ -21,6 +21,7 @@
 #define GPUCAP_BUILDER_JOIN_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +58,7 @@ struct JoinStats {
   uint64_t api_calls = 0;
   uint64_t ranges = 0;
   uint64_t slices = 0;                  // handed to the sink
+  uint64_t chunks_decoded_again = 0;    // rows given back and had again (RowSource); not in the trace
   uint64_t flows = 0;
   uint64_t counters = 0;
   uint64_t ops_without_launch = 0;      // no runtime/driver record found
@@ -95,14 +97,39 @@ class JoinWorkspace {
   std::unique_ptr<Tables> tables_;
 };
 
+// Rows a large window's join gives up while it runs and has again from the
+// capture as it writes their slices (builder.h, kernels_kept_whole): the
+// kernels' argument columns (parts decoded with kNoKernelArgs), then the
+// kernel and API rows altogether. Called from the window's join only.
+struct RowSource {
+  // What a part's rows of a family were when the join was given them: their
+  // count and a hash of their starts and correlation ids (rows_again.h).
+  struct Seen {
+    uint64_t rows = 0;
+    uint64_t hash = 0;
+  };
+  // Fills `out` with part `part`'s rows of `family` (kKernels: argument
+  // columns included; kApis), decoded again: the same rows in the same
+  // order, checked against `first`. An error (the chunk found damaged this
+  // time) names the file and offset, and ends the window with it.
+  std::function<Status(uint16_t part, uint32_t family, const Seen& first, ActivityTables* out)> again;
+  // The join is done with the rows of `family` (kKernels or kApis) it was
+  // given, and will not read them again: the caller may free them. Called
+  // only when `again` is set and some part lacks its kernel arguments.
+  std::function<void(uint32_t family)> release;
+};
+
 // Joins `window` from `parts` (decoded chunks, in chunk order) and streams it
 // into `sink`, from Begin to End. `decode` describes what decoding skipped,
 // for the trace's metadata. `workspace` is reused across windows. With
-// `use`, also says what the window referenced (join_use.h).
+// `use`, also says what the window referenced (join_use.h). `rows` gives
+// back the argument columns of parts whose kernels lack them (and then
+// takes the kernel and API rows back while the join runs).
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,
                   const JoinOptions& options, TraceSink* sink, JoinStats* stats,
-                  JoinWorkspace* workspace, JoinUse* use = nullptr);
+                  JoinWorkspace* workspace, JoinUse* use = nullptr,
+                  const RowSource& rows = RowSource());
 // The same with a workspace of its own.
 Status JoinWindow(const CaptureIndex& index, const Window& window,
                   std::span<const ActivityTables* const> parts, const DecodeStats& decode,

@@ -36,18 +36,29 @@ inline constexpr uint32_t kNoString = std::numeric_limits<uint32_t>::max();
     return total;                                                                  \
   }
 
-// CONCURRENT_KERNEL (and KERNEL).
-#define GPUCAP_KERNEL_COLUMNS(X)                                                  \
-  X(uint64_t, start) X(uint64_t, end) X(uint64_t, queued) X(uint64_t, graph_node_id) \
-  X(uint64_t, name_pointer) X(uint32_t, name)                                     \
-  X(uint32_t, correlation) X(uint32_t, device) X(uint32_t, context) X(uint32_t, stream) \
-  X(uint32_t, graph_id) X(int32_t, grid_x) X(int32_t, grid_y) X(int32_t, grid_z)    \
+// CONCURRENT_KERNEL (and KERNEL). The join columns are what a window's join
+// reads before it writes slices; the argument columns only go into a
+// kernel's arguments as it is written, so a large window may drop them after
+// decoding and decode them again chunk by chunk (DecodeChunk's
+// kNoKernelArgs, kernel_rows.h).
+#define GPUCAP_KERNEL_JOIN_COLUMNS(X)                                             \
+  X(uint64_t, start) X(uint64_t, end) X(uint64_t, graph_node_id)                 \
+  X(uint32_t, correlation) X(uint32_t, device) X(uint32_t, context) X(uint32_t, stream)
+#define GPUCAP_KERNEL_ARG_COLUMNS(X)                                              \
+  X(uint64_t, queued) X(uint64_t, name_pointer) X(uint32_t, name) X(uint32_t, graph_id) \
+  X(int32_t, grid_x) X(int32_t, grid_y) X(int32_t, grid_z)                        \
   X(int32_t, block_x) X(int32_t, block_y) X(int32_t, block_z)                     \
   X(int32_t, static_shared_memory) X(int32_t, dynamic_shared_memory)               \
   X(uint16_t, registers_per_thread) X(uint8_t, launch_type)                       \
   X(uint32_t, channel_id) X(uint8_t, channel_type)
+#define GPUCAP_KERNEL_COLUMNS(X) GPUCAP_KERNEL_JOIN_COLUMNS(X) GPUCAP_KERNEL_ARG_COLUMNS(X)
+#define GPUCAP_COLUMN_DROP(type, name) std::vector<type>().swap(name);
 struct KernelTable {
   GPUCAP_TABLE(KernelTable, GPUCAP_KERNEL_COLUMNS, start)
+  // Frees the argument columns (64 of a row's 104 bytes); the join columns stay.
+  void DropArgs() { GPUCAP_KERNEL_ARG_COLUMNS(GPUCAP_COLUMN_DROP) }
+  // Whether the argument columns are there (not dropped).
+  bool has_args() const { return queued.size() == start.size(); }
 };
 
 // MEMCPY and MEMCPY2 (peer copies: `peer` set, source and destination ids).

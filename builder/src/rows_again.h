@@ -1,0 +1,109 @@
+// Kernel and API rows had again from the capture, for a window too large to
+// hold them through its join (builder.h, kernels_kept_whole; join.h,
+// RowSource). Such a window's chunks are decoded without the kernels'
+// argument columns (decode.h, kNoKernelArgs: 64 of a kernel row's 104
+// bytes); once the ops are joined the join gives the kernel rows back, and
+// once the slices are collected the API rows. What a slice needs of them is
+// read as it is written, and the slices of one track go out in time order,
+// so the rows come one chunk after another: a few chunks decoded again are
+// kept, the one used longest ago handed back for the next. One per family
+// per window join, never shared between window workers.
+// Private to the builder.
+#ifndef GPUCAP_BUILDER_SRC_ROWS_AGAIN_H_
+#define GPUCAP_BUILDER_SRC_ROWS_AGAIN_H_
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "gpucap/builder/capture_index.h"
+#include "gpucap/builder/join.h"
+#include "gpucap/builder/tables.h"
+#include "gpucap/status.h"
+
+namespace gpucap::builder {
+
+// The count of `t`'s rows and a hash of their starts and correlation ids.
+RowSource::Seen SeenOf(const KernelTable& t);
+RowSource::Seen SeenOf(const ApiTable& t);
+
+// Table: KernelTable (family kKernels) or ApiTable (kApis).
+template <class Table>
+class RowsAgain {
+ public:
+  RowsAgain(std::span<const ActivityTables* const> parts, uint32_t family, const RowSource& source)
+      : parts_(parts), family_(family), source_(source) {}
+
+  // Part `part`'s rows with every column. When they cannot be had again
+  // (the chunk is found damaged this time, or decodes to other rows),
+  // status() says why and the rows given are zeros of the right count, so
+  // nothing reads out of bounds; the caller stops at the status.
+  const Table& Of(uint16_t part) {
+    if (!released_) {
+      const Table& t = Mine(part);
+      if (Whole(t)) return t;
+    }
+    return Again(part);
+  }
+  // Whether the window's parts lack kernel arguments, and a source can give
+  // them back: then the join hands its rows back once it is done with them.
+  bool CanRelease() const;
+  // Notes what the parts' rows are, then hands them to the source to free
+  // (RowSource::release); from here on every Of decodes again.
+  void Release();
+  bool released() const { return released_; }
+  const Status& status() const { return status_; }
+  uint64_t decodes() const { return decodes_; }  // chunks decoded again
+
+ private:
+  const Table& Mine(uint16_t part) const {
+    if constexpr (std::is_same_v<Table, KernelTable>) {
+      return parts_[part]->kernels;
+    } else {
+      return parts_[part]->apis;
+    }
+  }
+  static bool Whole(const Table& t) {
+    if constexpr (std::is_same_v<Table, KernelTable>) {
+      return t.has_args();
+    } else {
+      return true;
+    }
+  }
+  const Table& Again(uint16_t part);
+
+  struct Slot {
+    uint32_t part = UINT32_MAX;
+    uint64_t used = 0;
+    ActivityTables rows;  // only this family's
+  };
+  // Four: a window's tracks interleave little within a chunk's span of
+  // time, and a chunk's rows are a few MB.
+  static constexpr size_t kSlots = 4;
+
+  std::span<const ActivityTables* const> parts_;
+  uint32_t family_;
+  const RowSource& source_;
+  std::vector<RowSource::Seen> seen_;  // per part, noted by Release
+  bool released_ = false;
+  std::array<Slot, kSlots> slots_;
+  uint64_t clock_ = 0;
+  uint64_t decodes_ = 0;
+  Status status_ = Status::Ok();
+};
+
+extern template class RowsAgain<KernelTable>;
+extern template class RowsAgain<ApiTable>;
+
+// Decodes the rows of `family` (kKernels, all columns; or kApis) of chunk
+// `chunk` of `index`'s capture again into `out`, and checks them against
+// `first`: a RowSource's work. A chunk damaged now, or decoding to other
+// rows, is an error naming the capture and the chunk's offset.
+Status DecodeAgain(const CaptureIndex& index, size_t chunk, uint32_t family, const RowSource::Seen& first,
+                   ActivityTables* out);
+
+}  // namespace gpucap::builder
+
+#endif  // GPUCAP_BUILDER_SRC_ROWS_AGAIN_H_
