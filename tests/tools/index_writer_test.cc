@@ -145,7 +145,9 @@ TEST(IndexWriter, IntegersAndRealsOfEqualValueCompareAsNumbers) {
                           Value::Real(-0.0), Value::Int(0),         Value::Real(-2.5), Value::Int(-3),
                           Value::Null(),    Value::Text("1"),       Value::Text(""),   Value::Real(two53),
                           Value::Int(9007199254740993LL),           Value::Int(INT64_MIN), Value::Real(-1e300),
-                          Value::Int(INT64_MAX), Value::Real(9223372036854775807.0), Value::Real(NAN)};
+                          Value::Int(INT64_MAX), Value::Real(9223372036854775807.0), Value::Real(NAN),
+                          // An integer and a real of the same whole part: the fraction orders them.
+                          Value::Int(3), Value::Real(3.25), Value::Int(-7), Value::Real(-7.75), Value::Real(-6.5)};
   for (const Value& a : values) {
     for (const Value& b : values) c.rows.push_back({a, b});
   }
