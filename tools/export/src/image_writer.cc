@@ -52,7 +52,7 @@ Status ImageWriter::AddToIndexes(TableId table, int64_t rowid, const ValueOf& va
       fast = IndexKeys::Word(StoredFast(value(k), affinity[k], &numbers_[c]), &words[c]);
     }
     if (fast) {
-      GPUCAP_RETURN_IF_ERROR(index.keys->AddWords(rowid, words));
+      if (!index.keys->TryAddWords(rowid, words)) GPUCAP_RETURN_IF_ERROR(index.keys->AddWords(rowid, words));
       continue;
     }
     for (size_t c = 0; c < n; ++c) {

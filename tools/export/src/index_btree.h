@@ -25,7 +25,11 @@ class IndexBtree {
 
   // Entries (records: the key columns, then the rowid) in index order.
   Status Append(const uint8_t* record, size_t size) {
-    // The common case, inline: a short entry that fits on the leaf being filled.
+    return TryAppend(record, size) ? Status::Ok() : AppendSlow(record, size);
+  }
+  // The common case, inline and without a Status: a short entry that fits
+  // on the leaf being filled. False: nothing written, call Append.
+  bool TryAppend(const uint8_t* record, size_t size) {
     Level& leaf = levels_[0];
     const size_t u = file_->page_size();
     if (size < 0x80 && size <= max_local_ && !leaf.has_pending &&
@@ -36,9 +40,9 @@ class IndexBtree {
       std::memcpy(p + 1, record, size);
       leaf.pointers.push_back(static_cast<uint16_t>(leaf.content));
       entries_++;
-      return Status::Ok();
+      return true;
     }
-    return AppendSlow(record, size);
+    return false;
   }
   Status Finish();
 

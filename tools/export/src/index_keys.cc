@@ -13,7 +13,7 @@ Value FromWord(uint64_t w) { return w == 0 ? Value::Null() : Value::Int(static_c
 
 // A word's serial type at `types[*nt]`, its bytes at `body + *nb` (which
 // needs 8 bytes of room).
-void PutWord(uint64_t w, uint8_t* types, size_t* nt, uint8_t* body, size_t* nb) {
+[[gnu::always_inline]] inline void PutWord(uint64_t w, uint8_t* types, size_t* nt, uint8_t* body, size_t* nb) {
   if (w == 0) {
     types[(*nt)++] = 0;
     return;
@@ -85,7 +85,7 @@ uint32_t IndexKeys::FindGroup(const uint64_t* words) {
   return last_group_ = g;
 }
 
-Status IndexKeys::AddWordsSlow(int64_t rowid, const uint64_t* words) {
+Status IndexKeys::AddWords(int64_t rowid, const uint64_t* words) {
   Value key[16];
   for (size_t c = 0; c < columns_; ++c) key[c] = FromWord(words[c]);
   return Add(rowid, key);
@@ -209,7 +209,8 @@ Status IndexKeys::WriteFast(IndexBtree* tree) {
       size_t nt = 0, nb = 0;
       if (tail_) PutWord(e->tail, own_types, &nt, own_body, &nb);
       PutWord(static_cast<uint64_t>(int64_t{e->index} + 1) ^ kSign, own_types, &nt, own_body, &nb);
-      GPUCAP_RETURN_IF_ERROR(tree->Append(record, static_cast<size_t>(own_body + nb - record)));
+      const auto size = static_cast<size_t>(own_body + nb - record);
+      if (!tree->TryAppend(record, size)) GPUCAP_RETURN_IF_ERROR(tree->Append(record, size));
     }
   }
   return Status::Ok();

@@ -49,14 +49,17 @@ class IndexKeys {
     *w = static_cast<uint64_t>(v.i) ^ kSign;
     return true;
   }
-  // Add for a key whose every value Word took.
-  Status AddWords(int64_t rowid, const uint64_t* words) {
-    if (general_ || rowid != static_cast<int64_t>(entries_) + 1) return AddWordsSlow(rowid, words);
+  // Add for a key whose every value Word took: false (nothing added) when
+  // it must go through AddWords (the general path, a rowid out of order).
+  // No Status on the hot path: it is a string to build and destroy per call.
+  bool TryAddWords(int64_t rowid, const uint64_t* words) {
+    if (general_ || rowid != static_cast<int64_t>(entries_) + 1) return false;
     entries_++;
     group_.push_back(Group(words));
     if (tail_) tail_words_.push_back(words[columns_ - 1]);
-    return Status::Ok();
+    return true;
   }
+  Status AddWords(int64_t rowid, const uint64_t* words);
   // Appends every entry's record (the key columns, then the rowid) to
   // `tree` in the index's order, and frees the entries.
   Status WriteTo(IndexBtree* tree);
@@ -82,7 +85,6 @@ class IndexKeys {
     return FindGroup(words);
   }
   uint32_t FindGroup(const uint64_t* words);
-  Status AddWordsSlow(int64_t rowid, const uint64_t* words);
   void ToGeneral();
   void AddGeneral(const Value* key);
   Value ValueOf(const Key& k) const;
