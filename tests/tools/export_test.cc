@@ -345,13 +345,6 @@ TEST(Export, RanksOfAJobGoIntoOneDatabaseInParallel) {
 }
 
 // docs/sqlite.md: every table and column the schema has.
-std::string Docs() {
-  std::ifstream in(std::string(GPUCAP_SOURCE_DIR) + "/docs/sqlite.md");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(Export, EveryTableAndColumnIsDocumented) {
   std::string docs = Docs();
   ASSERT_FALSE(docs.empty());
@@ -379,17 +372,6 @@ TEST(Export, EveryTableAndColumnIsDocumented) {
       EXPECT_TRUE(named.count("dur_ns")) << t.name << ".dur_ns";
     }
   }
-}
-
-// The page's example queries, by their "-- query: NAME" line.
-std::map<std::string, std::string> DocQueries() {
-  std::map<std::string, std::string> out;
-  std::string docs = Docs();
-  std::regex block("```sql\\n-- query: (\\w+)\\n([\\s\\S]*?)```");
-  for (auto it = std::sregex_iterator(docs.begin(), docs.end(), block); it != std::sregex_iterator(); ++it) {
-    out[(*it)[1]] = (*it)[2];
-  }
-  return out;
 }
 
 TEST(ExportDocs, TopKernelsPerStep) {

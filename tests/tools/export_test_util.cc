@@ -2,7 +2,28 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
+
 namespace gpucap::testing {
+
+std::string Docs() {
+  std::ifstream in(std::string(GPUCAP_SOURCE_DIR) + "/docs/sqlite.md");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::map<std::string, std::string> DocQueries() {
+  std::map<std::string, std::string> out;
+  std::string docs = Docs();
+  std::regex block("```sql\\n-- query: (\\w+)\\n([\\s\\S]*?)```");
+  for (auto it = std::sregex_iterator(docs.begin(), docs.end(), block); it != std::sregex_iterator(); ++it) {
+    out[(*it)[1]] = (*it)[2];
+  }
+  return out;
+}
 
 ExportDb::ExportDb(const std::vector<std::string>& captures, const std::string& window, int jobs) {
   EXPECT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);

@@ -38,6 +38,10 @@ class ExportDb {
   tools::ExportReport report_;
 };
 
+// docs/sqlite.md, and its example queries by their "-- query: NAME" line.
+std::string Docs();
+std::map<std::string, std::string> DocQueries();
+
 // A JSON event's absolute start in ns (CLOCK_REALTIME), from the trace's base.
 int64_t AbsoluteTs(const Trace& t, const Json& e);
 

@@ -158,7 +158,7 @@ Status DbWriter::Write(const RowBatch& batch) {
 Status MakeIndexes(sqlite3* db) {
   // The sorter may use a second thread: index building is most of the wall time.
   GPUCAP_RETURN_IF_ERROR(Exec(db, "PRAGMA threads=2"));
-  for (std::string_view index : Indexes()) GPUCAP_RETURN_IF_ERROR(Exec(db, index));
+  for (const IndexDef& index : Indexes()) GPUCAP_RETURN_IF_ERROR(Exec(db, CreateIndexSql(index)));
   return Status::Ok();
 }
 

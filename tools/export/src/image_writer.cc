@@ -1,17 +1,33 @@
 #include "image_writer.h"
 
+#include <algorithm>
+
 #include "db_writer.h"
 #include "schema_page.h"
 
 namespace gpucap::tools::sqlite {
 ImageWriter::ImageWriter(PageFile* file, size_t captures,
-                         const std::vector<std::pair<std::string, std::string>>& meta)
+                         const std::vector<std::pair<std::string, std::string>>& meta, bool indexes)
     : file_(file), captures_(captures) {
   file_->Allocate();  // page 1: sqlite_schema
   for (const TableDef& t : Tables()) {
     trees_.push_back(std::make_unique<TableBtree>(file_, file_->Allocate()));
     auto& a = affinity_[static_cast<size_t>(t.id)];
     for (const ColumnDef& c : t.columns) a.push_back(AffinityOf(c.type));
+  }
+  for (const IndexDef& d : indexes ? Indexes() : std::span<const IndexDef>()) {
+    Index index{&d, file_->Allocate(), {}, std::make_unique<IndexKeys>(d.columns.size())};
+    const TableDef& t = Table(d.table);
+    if (d.columns.size() > 16 && status_.ok()) status_ = Status::Internal("index " + std::string(d.name) + ": over 16 columns");
+    for (std::string_view name : d.columns) {
+      auto it = std::find_if(t.columns.begin(), t.columns.end(), [&](const ColumnDef& c) { return c.name == name; });
+      if (it == t.columns.end() && status_.ok()) {
+        status_ = Status::Internal("index " + std::string(d.name) + ": no column " + std::string(name));
+      }
+      index.columns.push_back(it == t.columns.end() ? 0 : static_cast<size_t>(it - t.columns.begin()));
+    }
+    table_indexes_[static_cast<size_t>(d.table)].push_back(indexes_.size());
+    indexes_.push_back(std::move(index));
   }
   for (auto& next : next_id_) next = 1;
   for (const auto& [key, value] : meta) {
@@ -21,6 +37,31 @@ ImageWriter::ImageWriter(PageFile* file, size_t captures,
     record_.Add(Value::Text(value), Affinity::kBlob);
     if (status_.ok()) status_ = AppendRow(TableId::kMeta, next_id_[0]++);
   }
+}
+
+template <typename ValueOf>
+Status ImageWriter::AddToIndexes(TableId table, int64_t rowid, const ValueOf& value) {
+  const std::vector<Affinity>& affinity = affinity_[static_cast<size_t>(table)];
+  uint64_t words[16];
+  for (size_t i : table_indexes_[static_cast<size_t>(table)]) {
+    Index& index = indexes_[i];
+    const size_t n = index.columns.size();
+    bool fast = true;
+    for (size_t c = 0; c < n && fast; ++c) {
+      const size_t k = index.columns[c];
+      fast = IndexKeys::Word(StoredFast(value(k), affinity[k], &numbers_[c]), &words[c]);
+    }
+    if (fast) {
+      if (!index.keys->TryAddWords(rowid, words)) GPUCAP_RETURN_IF_ERROR(index.keys->AddWords(rowid, words));
+      continue;
+    }
+    for (size_t c = 0; c < n; ++c) {
+      const size_t k = index.columns[c];
+      key_[c] = StoredFast(value(k), affinity[k], &numbers_[c]);  // IndexKeys copies texts
+    }
+    GPUCAP_RETURN_IF_ERROR(index.keys->Add(rowid, key_.data()));
+  }
+  return Status::Ok();
 }
 
 Status ImageWriter::AppendRow(TableId table, int64_t rowid) {
@@ -40,6 +81,7 @@ Status ImageWriter::Intern(const RowBatch& batch) {
       record_.Clear();
       record_.Add(Value::Null(), Affinity::kInteger);
       record_.Add(Value::Text(text), Affinity::kText);
+      GPUCAP_RETURN_IF_ERROR(AddToIndexes(TableId::kStrings, next_string, [&](size_t) { return Value::Text(text); }));
       GPUCAP_RETURN_IF_ERROR(AppendRow(TableId::kStrings, next_string++));
     }
     c.strings.push_back(it->second);
@@ -51,11 +93,11 @@ Status ImageWriter::Intern(const RowBatch& batch) {
     if (inserted) {
       int depth = stack_depth_[static_cast<size_t>(parent)] + 1;
       stack_depth_.push_back(depth);
+      const Value row[] = {parent ? Value::Int(parent) : Value::Null(), Value::Int(depth), Value::Int(name)};
       record_.Clear();
       record_.Add(Value::Null(), Affinity::kInteger);
-      record_.Add(parent ? Value::Int(parent) : Value::Null(), Affinity::kInteger);
-      record_.Add(Value::Int(depth), Affinity::kInteger);
-      record_.Add(Value::Int(name), Affinity::kInteger);
+      for (const Value& v : row) record_.Add(v, Affinity::kInteger);
+      GPUCAP_RETURN_IF_ERROR(AddToIndexes(TableId::kAnnotationStacks, next_stack, [&](size_t k) { return row[k]; }));
       GPUCAP_RETURN_IF_ERROR(AppendRow(TableId::kAnnotationStacks, next_stack++));
     }
     c.stacks.push_back(it->second);
@@ -82,22 +124,23 @@ Status ImageWriter::Write(const RowBatch& batch) {
       record_.Clear();
       if (t.has_id) record_.Add(Value::Null(), Affinity::kInteger);  // the rowid's alias is stored NULL
       const Cell* cells = rows.cells.data() + r * width;
-      for (size_t k = 0; k < width; ++k) {
+      auto value = [&](size_t k) {
         const Cell& cell = cells[k];
-        Value v;
         switch (cell.kind) {
           case Cell::Kind::kNull: break;
-          case Cell::Kind::kInt: v = Value::Int(cell.i); break;
-          case Cell::Kind::kReal: v = Value::Real(cell.d); break;
-          case Cell::Kind::kText: v = Value::Text(batch.texts[static_cast<size_t>(cell.i)]); break;
-          case Cell::Kind::kLiteral: v = Value::Text(*cell.p); break;
-          case Cell::Kind::kString: v = Value::Int(c.strings[static_cast<size_t>(cell.i)]); break;
-          case Cell::Kind::kStack: v = Value::Int(c.stacks[static_cast<size_t>(cell.i)]); break;
-          case Cell::Kind::kRef: v = Value::Int(base[static_cast<size_t>(cell.ref)] + cell.i); break;
-          case Cell::Kind::kProcess: v = Value::Int(c.process); break;
+          case Cell::Kind::kInt: return Value::Int(cell.i);
+          case Cell::Kind::kReal: return Value::Real(cell.d);
+          case Cell::Kind::kText: return Value::Text(batch.texts[static_cast<size_t>(cell.i)]);
+          case Cell::Kind::kLiteral: return Value::Text(*cell.p);
+          case Cell::Kind::kString: return Value::Int(c.strings[static_cast<size_t>(cell.i)]);
+          case Cell::Kind::kStack: return Value::Int(c.stacks[static_cast<size_t>(cell.i)]);
+          case Cell::Kind::kRef: return Value::Int(base[static_cast<size_t>(cell.ref)] + cell.i);
+          case Cell::Kind::kProcess: return Value::Int(c.process);
         }
-        record_.Add(v, affinity[k]);
-      }
+        return Value::Null();
+      };
+      for (size_t k = 0; k < width; ++k) record_.Add(value(k), affinity[k]);
+      if (!table_indexes_[ti].empty()) GPUCAP_RETURN_IF_ERROR(AddToIndexes(t.id, next_id_[ti], value));
       GPUCAP_RETURN_IF_ERROR(AppendRow(t.id, next_id_[ti]++));
     }
   }
@@ -111,6 +154,14 @@ Status ImageWriter::Finish() {
   std::vector<SchemaTable> tables;
   for (const TableDef& t : Tables()) {
     tables.push_back({std::string(t.name), CreateTableSql(t), static_cast<uint32_t>(t.id) + 2});
+  }
+  for (Index& index : indexes_) {
+    IndexBtree tree(file_, index.root);
+    GPUCAP_RETURN_IF_ERROR(index.keys->WriteTo(&tree));
+    GPUCAP_RETURN_IF_ERROR(tree.Finish());
+    index.keys.reset();
+    tables.push_back({std::string(index.def->name), CreateIndexSql(*index.def), index.root,
+                      std::string(Table(index.def->table).name)});
   }
   return WriteSchemaAndHeader(file_, tables);
 }

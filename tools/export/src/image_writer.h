@@ -1,8 +1,11 @@
 // Writes a whole export as a SQLite database image without SQLite: the
 // database header, sqlite_schema with every table of schema.h, and each
 // table's B-tree (table_btree.h), rows appended in id order as batches
-// come. SQLite then opens the image to make the indexes (db_writer.h's
-// path inserts the same rows through SQL; both give the same tables).
+// come, and, when asked, each index of schema.h: its keys collected as the
+// rows go out (index_keys.h), sorted and written as an index B-tree
+// (index_btree.h) at the end. SQLite only ever reads the result
+// (db_writer.h's path inserts the same rows and builds the same indexes
+// through SQL).
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_IMAGE_WRITER_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_IMAGE_WRITER_H_
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "gpucap/status.h"
+#include "index_keys.h"
 #include "page_file.h"
 #include "record.h"
 #include "row_batch.h"
@@ -24,8 +28,10 @@ namespace gpucap::tools::sqlite {
 
 class ImageWriter {
  public:
-  // Reserves page 1 (sqlite_schema) and one root page per table.
-  ImageWriter(PageFile* file, size_t captures, const std::vector<std::pair<std::string, std::string>>& meta);
+  // Reserves page 1 (sqlite_schema) and one root page per table (and per
+  // index, with `indexes`).
+  ImageWriter(PageFile* file, size_t captures, const std::vector<std::pair<std::string, std::string>>& meta,
+              bool indexes);
 
   Status Write(const RowBatch& batch);
   // Writes the last pages, sqlite_schema and the header.
@@ -39,12 +45,26 @@ class ImageWriter {
     std::vector<int64_t> stacks{0};
     int64_t process = 0;
   };
+  struct Index {
+    const IndexDef* def;
+    uint32_t root;
+    std::vector<size_t> columns;  // positions in the table's `columns`
+    std::unique_ptr<IndexKeys> keys;
+  };
   Status Intern(const RowBatch& batch);
   Status AppendRow(TableId table, int64_t rowid);  // the record in `record_`
+  // Files row `rowid` of `table` with the table's indexes; `value(k)`: the
+  // row's column k as given (before the column's affinity).
+  template <typename ValueOf>
+  Status AddToIndexes(TableId table, int64_t rowid, const ValueOf& value);
 
   PageFile* file_;
   Status status_;  // of the constructor's meta rows
   std::vector<std::unique_ptr<TableBtree>> trees_;  // by TableId
+  std::vector<Index> indexes_;
+  std::array<std::vector<size_t>, kTableCount> table_indexes_;  // positions in indexes_
+  std::array<std::string, 16> numbers_;  // Stored's scratch, one per key column
+  std::array<Value, 16> key_;            // the key being filed
   std::array<std::vector<Affinity>, kTableCount> affinity_;
   std::array<int64_t, kTableCount> next_id_{};
   std::array<uint64_t, kTableCount> rows_{};

@@ -90,21 +90,19 @@ bool TextToNumber(std::string_view s, Value* out) {
 
 }  // namespace
 
-// The slow cases of Add: NaN, reals, text, and values the column's
-// affinity converts ("Type Affinity").
-void RecordBuilder::AddConverted(Value v, Affinity affinity) {
+Value Stored(Value v, Affinity affinity, std::string* number) {
   if (v.type == Value::Type::kReal && std::isnan(v.d)) v = Value::Null();  // SQLite stores NaN as NULL
   switch (affinity) {
     case Affinity::kBlob: break;
     case Affinity::kText:
       if (v.type == Value::Type::kInt) {
-        number_ = std::to_string(v.i);
-        v = Value::Text(number_);
+        *number = std::to_string(v.i);
+        v = Value::Text(*number);
       } else if (v.type == Value::Type::kReal) {
         char* s = sqlite3_mprintf("%!.15g", v.d);
-        number_ = s ? s : "";
+        *number = s ? s : "";
         sqlite3_free(s);
-        v = Value::Text(number_);
+        v = Value::Text(*number);
       }
       break;
     case Affinity::kInteger:
@@ -121,6 +119,13 @@ void RecordBuilder::AddConverted(Value v, Affinity affinity) {
       if (v.type == Value::Type::kInt && affinity == Affinity::kReal) v = Value::Real(static_cast<double>(v.i));
       break;
   }
+  return v;
+}
+
+// The slow cases of Add: NaN, reals, text, and values the column's
+// affinity converts ("Type Affinity").
+void RecordBuilder::AddConverted(Value v, Affinity affinity) {
+  v = Stored(v, affinity, &number_);
   switch (v.type) {
     case Value::Type::kNull: return Type(0);
     case Value::Type::kInt: return AddInt(v.i);

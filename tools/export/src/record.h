@@ -37,6 +37,39 @@ struct Value {
   static Value Text(std::string_view v) { return {Type::kText, 0, 0, v}; }
 };
 
+// The value SQLite stores for `v` in a column of `affinity` (NaN -> NULL,
+// numeric text -> number, integral real -> integer, number -> text for
+// TEXT): what a record holds and an index on the column sorts. A text made
+// from a number points into `*number`.
+Value Stored(Value v, Affinity affinity, std::string* number);
+inline Value StoredFast(const Value& v, Affinity affinity, std::string* number) {
+  if (v.type == Value::Type::kInt && affinity != Affinity::kText && affinity != Affinity::kReal) return v;
+  if (v.type == Value::Type::kNull) return v;
+  return Stored(v, affinity, number);
+}
+
+// The serial type of integer `i` (1-6 by magnitude, 8 and 9 for 0 and 1:
+// schema format 4, no body) and how many body bytes it takes.
+// Serial types 1-6 hold 1, 2, 3, 4, 6 and 8 bytes; the size follows from
+// the magnitude (two's complement: ~i for negatives).
+inline uint8_t SizedIntSerialType(int64_t i) {
+  const uint64_t u = static_cast<uint64_t>(i), mag = i < 0 ? ~u : u;
+  return mag <= 0x7f ? 1 : mag <= 0x7fff ? 2 : mag <= 0x7fffff ? 3 : mag <= 0x7fffffff ? 4
+         : mag <= 0x7fffffffffffULL ? 5 : 6;
+}
+inline uint8_t IntSerialType(int64_t i) {
+  return i == 0 || i == 1 ? static_cast<uint8_t>(8 + i) : SizedIntSerialType(i);
+}
+inline constexpr uint8_t kSerialBytes[10] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
+// The low `bytes` (0-8) bytes of `u` at `out`, most significant first, as
+// one 8-byte store of the shifted, byte-swapped value: `out` needs 8
+// bytes of room.
+inline void PutBigEndian(uint8_t* out, uint64_t u, size_t bytes) {
+  const uint64_t top = bytes == 0 ? 0 : u << (8 * (8 - bytes));
+  const uint64_t be = std::endian::native == std::endian::little ? __builtin_bswap64(top) : top;
+  std::memcpy(out, &be, 8);
+}
+
 // Builds one record at a time into buffers it keeps (the hot path of the
 // export: a few dozen columns per row, most of them small integers).
 class RecordBuilder {
@@ -58,14 +91,9 @@ class RecordBuilder {
   void AddConverted(Value v, Affinity affinity);
   void AddInt(int64_t i) {
     if (i == 0 || i == 1) return Type(8 + static_cast<uint64_t>(i));  // schema format 4: no body
-    // Serial types 1-6 hold 1, 2, 3, 4, 6 and 8 bytes; the size follows
-    // from the magnitude (two's complement: ~i for negatives).
-    const uint64_t u = static_cast<uint64_t>(i), mag = i < 0 ? ~u : u;
-    const uint64_t type = mag <= 0x7f ? 1 : mag <= 0x7fff ? 2 : mag <= 0x7fffff ? 3 : mag <= 0x7fffffff ? 4
-                          : mag <= 0x7fffffffffffULL ? 5 : 6;
-    static constexpr uint8_t kBytes[] = {0, 1, 2, 3, 4, 6, 8};
+    const uint8_t type = SizedIntSerialType(i);
     Type(type);
-    BigEndian(u, kBytes[type]);
+    BigEndian(static_cast<uint64_t>(i), kSerialBytes[type]);
   }
   void Type(uint64_t t) {
     if (types_len_ + 9 > types_.size()) types_.resize(2 * types_.size() + 64);
@@ -81,13 +109,9 @@ class RecordBuilder {
     body_len_ += n;
     return p;
   }
-  // The low `bytes` (1-8) bytes of `u`, most significant first: one 8-byte
-  // store of the shifted, byte-swapped value, of which `bytes` count.
-  void BigEndian(uint64_t u, size_t bytes) {
+  void BigEndian(uint64_t u, size_t bytes) {  // 1-8 bytes
     if (body_len_ + 8 > body_.size()) body_.resize(2 * body_.size() + 256);
-    const uint64_t top = u << (8 * (8 - bytes));
-    const uint64_t be = std::endian::native == std::endian::little ? __builtin_bswap64(top) : top;
-    std::memcpy(body_.data() + body_len_, &be, 8);
+    PutBigEndian(body_.data() + body_len_, u, bytes);
     body_len_ += bytes;
   }
   std::vector<uint8_t> types_, body_, record_;

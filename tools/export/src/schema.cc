@@ -107,27 +107,51 @@ const std::array<TableDef, kTableCount> kTables = {{
 
 // What the example queries in docs/sqlite.md filter, join and order on; api_calls
 // has none (ops reach their call by its id), since every index on a table of
-// millions of rows costs the export about as much as loading it.
-constexpr std::string_view kIndexes[] = {
-    "CREATE INDEX kernels_by_stream ON kernels(process, device, stream, start_ns)",    // idle gaps
-    "CREATE INDEX kernels_by_name ON kernels(name)",                                  // one kernel, NCCL
-    "CREATE INDEX kernels_by_stack ON kernels(annotation_stack)",                     // under a range
-    "CREATE INDEX kernels_by_launch ON kernels(process, launch_tid, launch_start_ns)", // per range instance
-    "CREATE INDEX memcpys_by_stream ON memcpys(process, device, stream, start_ns)",
-    "CREATE INDEX memsets_by_stream ON memsets(process, device, stream, start_ns)",
-    "CREATE INDEX nvtx_by_thread ON nvtx_ranges(process, tid, start_ns)",
-    "CREATE INDEX nvtx_by_name ON nvtx_ranges(name)",
-    "CREATE INDEX stacks_by_parent ON annotation_stacks(parent)",
-    "CREATE INDEX stacks_by_name ON annotation_stacks(name)",
-    "CREATE INDEX counters_by_name ON counters(process, name, ts_ns)",
-    "CREATE INDEX graph_nodes_by_id ON graph_nodes(process, node_id)",
-    "CREATE UNIQUE INDEX strings_by_value ON strings(value)",
+// millions of rows costs the export about as much as loading it. Each
+// index's columns are named once, in kCols_<index name>.
+#define GPUCAP_INDEX(name, table, unique) {#name, TableId::table, unique, kCols_##name}
+constexpr std::string_view kCols_kernels_by_stream[] = {"process", "device", "stream", "start_ns"};  // idle gaps
+constexpr std::string_view kCols_kernels_by_name[] = {"name"};                  // one kernel, NCCL
+constexpr std::string_view kCols_kernels_by_stack[] = {"annotation_stack"};    // under a range
+constexpr std::string_view kCols_kernels_by_launch[] = {"process", "launch_tid", "launch_start_ns"};  // per range
+constexpr std::string_view kCols_memcpys_by_stream[] = {"process", "device", "stream", "start_ns"};
+constexpr std::string_view kCols_memsets_by_stream[] = {"process", "device", "stream", "start_ns"};
+constexpr std::string_view kCols_nvtx_by_thread[] = {"process", "tid", "start_ns"};
+constexpr std::string_view kCols_nvtx_by_name[] = {"name"};
+constexpr std::string_view kCols_stacks_by_parent[] = {"parent"};
+constexpr std::string_view kCols_stacks_by_name[] = {"name"};
+constexpr std::string_view kCols_counters_by_name[] = {"process", "name", "ts_ns"};
+constexpr std::string_view kCols_graph_nodes_by_id[] = {"process", "node_id"};
+constexpr std::string_view kCols_strings_by_value[] = {"value"};
+
+constexpr IndexDef kIndexes[] = {
+    GPUCAP_INDEX(kernels_by_stream, kKernels, false),
+    GPUCAP_INDEX(kernels_by_name, kKernels, false),
+    GPUCAP_INDEX(kernels_by_stack, kKernels, false),
+    GPUCAP_INDEX(kernels_by_launch, kKernels, false),
+    GPUCAP_INDEX(memcpys_by_stream, kMemcpys, false),
+    GPUCAP_INDEX(memsets_by_stream, kMemsets, false),
+    GPUCAP_INDEX(nvtx_by_thread, kNvtxRanges, false),
+    GPUCAP_INDEX(nvtx_by_name, kNvtxRanges, false),
+    GPUCAP_INDEX(stacks_by_parent, kAnnotationStacks, false),
+    GPUCAP_INDEX(stacks_by_name, kAnnotationStacks, false),
+    GPUCAP_INDEX(counters_by_name, kCounters, false),
+    GPUCAP_INDEX(graph_nodes_by_id, kGraphNodes, false),
+    GPUCAP_INDEX(strings_by_value, kStrings, true),
 };
+#undef GPUCAP_INDEX
 
 }  // namespace
 
 std::span<const TableDef> Tables() { return kTables; }
 const TableDef& Table(TableId id) { return kTables[static_cast<size_t>(id)]; }
-std::span<const std::string_view> Indexes() { return kIndexes; }
+std::span<const IndexDef> Indexes() { return kIndexes; }
+
+std::string CreateIndexSql(const IndexDef& index) {
+  std::string sql = index.unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ";
+  sql += std::string(index.name) + " ON " + std::string(Table(index.table).name) + "(";
+  for (size_t i = 0; i < index.columns.size(); ++i) sql += (i ? ", " : "") + std::string(index.columns[i]);
+  return sql + ")";
+}
 
 }  // namespace gpucap::tools::sqlite

@@ -45,9 +45,10 @@ Status WriteSchemaAndHeader(PageFile* file, std::span<const SchemaTable> tables)
   int64_t rowid = 1;
   for (const SchemaTable& t : tables) {
     record.Clear();
-    record.Add(Value::Text("table"), Affinity::kText);
+    const bool index = !t.table.empty();
+    record.Add(Value::Text(index ? "index" : "table"), Affinity::kText);
     record.Add(Value::Text(t.name), Affinity::kText);
-    record.Add(Value::Text(t.name), Affinity::kText);
+    record.Add(Value::Text(index ? t.table : t.name), Affinity::kText);
     record.Add(Value::Int(t.root), Affinity::kInteger);
     record.Add(Value::Text(t.sql), Affinity::kText);
     const std::vector<uint8_t>& r = record.Finish();

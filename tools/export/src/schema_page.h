@@ -1,6 +1,6 @@
 // The last step of a database image (page_file.h): sqlite_schema, the
 // table B-tree rooted on page 1 with one row per table (type, name,
-// tbl_name, rootpage, sql), and the 100-byte database header in front of
+// tbl_name, rootpage, sql) per table and index, and the 100-byte database header in front of
 // it ("The Database Header", "Storage Of The SQL Database Schema").
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_SCHEMA_PAGE_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_SCHEMA_PAGE_H_
@@ -14,10 +14,12 @@
 
 namespace gpucap::tools::sqlite {
 
+// One row of sqlite_schema: a table, or an index (`table`: its table's name).
 struct SchemaTable {
   std::string name;
-  std::string sql;  // CREATE TABLE ..., as SQLite parses it when it opens the file
+  std::string sql;  // CREATE TABLE / CREATE INDEX ..., as SQLite parses it when it opens the file
   uint32_t root;    // its B-tree's root page, written before this call
+  std::string table = {};  // empty for a table
 };
 
 // Page 1 must have been allocated first (and left for this call); the

@@ -205,17 +205,6 @@ Status Load(std::span<const builder::CaptureIndex* const> captures, const Export
   return Status::Ok();
 }
 
-// The page writer's image is complete: SQLite makes the indexes on it.
-Status IndexImage(sqlite3* db, bool indexes) {
-  if (!indexes) return Status::Ok();
-  GPUCAP_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
-                                  "PRAGMA cache_size=-262144; PRAGMA locking_mode=EXCLUSIVE"));
-  GPUCAP_RETURN_IF_ERROR(Exec(db, "BEGIN"));
-  GPUCAP_RETURN_IF_ERROR(MakeIndexes(db));
-  GPUCAP_RETURN_IF_ERROR(Exec(db, "COMMIT"));
-  return Exec(db, "PRAGMA locking_mode=NORMAL");
-}
-
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -240,13 +229,15 @@ Result<ExportReport> ExportByInserts(sqlite3* db, std::span<const builder::Captu
   return report;
 }
 
-// Joins and writes the image into `file`; the report without index time.
+// Joins and writes the image, indexes included, into `file`.
 Result<ExportReport> WriteImage(PageFile* file, std::span<const builder::CaptureIndex* const> captures,
                                 const ExportOptions& options) {
-  ImageWriter writer(file, captures.size(), Meta(options, captures.size()));
+  ImageWriter writer(file, captures.size(), Meta(options, captures.size()), options.indexes);
   ExportReport report;
   GPUCAP_RETURN_IF_ERROR(Load(captures, options, [&](const RowBatch& b) { return writer.Write(b); }, &report));
+  auto finishing = Clock::now();  // the indexes' sort and B-trees, mostly
   GPUCAP_RETURN_IF_ERROR(writer.Finish());
+  report.index_seconds = Since(finishing);
   Count(writer.rows(), &report);
   return report;
 }
@@ -277,16 +268,13 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
   // An in-memory database may grow past SQLite's default limit (1 GiB) with its indexes.
   sqlite3_int64 limit = int64_t{1} << 40;
   sqlite3_file_control(db, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit);
-  auto indexing = Clock::now();
-  GPUCAP_RETURN_IF_ERROR(IndexImage(db, options.indexes));
-  report->index_seconds = Since(indexing);
   report->seconds = Since(started);
   return report;
 }
 
 namespace {
 
-// The page writer into `temp`, then SQLite on it for the indexes.
+// The page writer into `temp`, indexes included: SQLite never opens it.
 Result<ExportReport> ExportImageFile(std::span<const builder::CaptureIndex* const> captures, const std::string& temp,
                                      const ExportOptions& options) {
   GPUCAP_RETURN_IF_ERROR(CheckInputs(captures, options));
@@ -296,19 +284,6 @@ Result<ExportReport> ExportImageFile(std::span<const builder::CaptureIndex* cons
   auto report = WriteImage(file->get(), captures, options);
   if (!report.ok()) return report;
   GPUCAP_RETURN_IF_ERROR((*file)->Close());
-  auto indexing = Clock::now();
-  if (options.indexes) {
-    sqlite3* db = nullptr;
-    Status s = Status::Ok();
-    if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-      s = SqliteError(db, "opening the written database");
-    } else {
-      s = IndexImage(db, true);
-    }
-    if (sqlite3_close(db) != SQLITE_OK && s.ok()) s = Status::IoError("closing the database failed");
-    GPUCAP_RETURN_IF_ERROR(s);
-  }
-  report->index_seconds = Since(indexing);
   report->seconds = Since(started);
   return report;
 }

@@ -4,23 +4,13 @@
 #include <cstring>
 #include <string>
 
+#include "btree_cells.h"
 #include "record.h"
 
 namespace gpucap::tools::sqlite {
 namespace {
 
 constexpr uint8_t kLeaf = 0x0d, kInteriorPage = 0x05;
-
-void Put16(uint8_t* p, uint32_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void Put32(uint8_t* p, uint32_t v) {
-  p[0] = static_cast<uint8_t>(v >> 24);
-  p[1] = static_cast<uint8_t>(v >> 16);
-  p[2] = static_cast<uint8_t>(v >> 8);
-  p[3] = static_cast<uint8_t>(v);
-}
 
 size_t InteriorCell(int64_t key) { return 4 + VarintLength(static_cast<uint64_t>(key)); }
 
@@ -35,13 +25,7 @@ Status TableBtree::Append(int64_t rowid, const uint8_t* record, size_t size) {
     return Status::Internal("page writer: rowid " + std::to_string(rowid) + " after " + std::to_string(last_rowid_));
   }
   // How much of the record stays on the leaf ("Cell Payload Overflow Pages").
-  const size_t u = file_->page_size(), x = u - 35;
-  size_t local = size;
-  if (size > x) {
-    const size_t m = ((u - 12) * 32 / 255) - 23;
-    const size_t k = m + ((size - m) % (u - 4));
-    local = k <= x ? k : m;
-  }
+  const size_t local = LocalPayload(file_->page_size(), size, Tree::kTable);
   const size_t cell = VarintLength(size) + VarintLength(static_cast<uint64_t>(rowid)) + local + (local < size ? 4 : 0);
   const size_t used = 8 + 2 * pointers_.size();
   if (!pointers_.empty() && used + 2 + cell > content_ - header_room_) {
@@ -50,7 +34,7 @@ Status TableBtree::Append(int64_t rowid, const uint8_t* record, size_t size) {
     GPUCAP_RETURN_IF_ERROR(Push(0, {number, last_rowid_}));
   }
   uint32_t overflow = 0;
-  if (local < size) GPUCAP_RETURN_IF_ERROR(WriteOverflow(record + local, size - local, &overflow));
+  if (local < size) GPUCAP_RETURN_IF_ERROR(WriteOverflow(file_, record + local, size - local, &overflow, &scratch_));
   content_ -= cell;
   uint8_t* p = leaf_.data() + content_;
   p += PutVarint(p, size);
@@ -60,24 +44,6 @@ Status TableBtree::Append(int64_t rowid, const uint8_t* record, size_t size) {
   pointers_.push_back(static_cast<uint16_t>(content_));
   last_rowid_ = rowid;
   rows_++;
-  return Status::Ok();
-}
-
-// Overflow pages: the next page's number (0 on the last), then content.
-Status TableBtree::WriteOverflow(const uint8_t* rest, size_t size, uint32_t* first) {
-  const size_t room = file_->page_size() - 4;
-  const size_t pages = (size + room - 1) / room;
-  uint32_t number = file_->Allocate();
-  *first = number;
-  for (size_t i = 0; i < pages; ++i) {
-    const size_t n = std::min(room, size - i * room);
-    const uint32_t next = i + 1 < pages ? file_->Allocate() : 0;
-    std::memset(scratch_.data(), 0, scratch_.size());
-    Put32(scratch_.data(), next);
-    std::memcpy(scratch_.data() + 4, rest + i * room, n);
-    GPUCAP_RETURN_IF_ERROR(file_->Write(number, scratch_.data()));
-    number = next;
-  }
   return Status::Ok();
 }
 

@@ -42,7 +42,6 @@ class TableBtree {
   Status WriteLeaf(uint32_t number);
   Status Push(size_t level, Entry e);
   Status WriteInterior(uint32_t number, const std::vector<Entry>& entries);
-  Status WriteOverflow(const uint8_t* rest, size_t size, uint32_t* first);
 
   PageFile* file_;
   uint32_t root_;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace gpucap::tools::sqlite {
@@ -66,8 +67,18 @@ struct TableDef {
 
 std::span<const TableDef> Tables();
 const TableDef& Table(TableId id);
-// CREATE INDEX statements, run after the rows are in.
-std::span<const std::string_view> Indexes();
+// The indexes the example queries of docs/sqlite.md use: the page writer
+// writes their B-trees with the tables (index_btree.h), the SQLite path
+// runs CreateIndexSql after the rows are in.
+struct IndexDef {
+  std::string_view name;
+  TableId table;
+  bool unique;
+  std::span<const std::string_view> columns;  // of the table's `columns`
+};
+std::span<const IndexDef> Indexes();
+// "CREATE [UNIQUE ]INDEX name ON table(a, b)", as sqlite_schema keeps it.
+std::string CreateIndexSql(const IndexDef& index);
 
 }  // namespace gpucap::tools::sqlite
 

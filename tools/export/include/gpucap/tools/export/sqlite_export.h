@@ -7,8 +7,8 @@
 // Each capture's windows are joined by the builder exactly as `gpucap build`
 // joins them (the rows are the slices its trace would show), several
 // captures at once, and written as SQLite's file format by a page writer
-// of our own (table B-trees appended in rowid order, without SQLite's
-// INSERT path); SQLite then opens the database and makes the indexes.
+// of our own (table B-trees appended in rowid order, index B-trees sorted
+// and written after them, without SQLite's INSERT path or CREATE INDEX).
 #ifndef GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
 #define GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
 
@@ -49,7 +49,8 @@ struct ExportReport {
   std::array<uint64_t, sqlite::kTableCount> table_rows{};
   std::vector<std::string> warnings;  // each prefixed with its capture's path
   double seconds = 0;                 // wall time of the whole export
-  double index_seconds = 0;           // of that, making the indexes after the load
+  double index_seconds = 0;           // of that, making the indexes after the load (the page writer:
+                                      // sorting the keys collected during it, writing the B-trees)
   uint64_t bytes = 0;                 // the database file's size (0 in memory)
 };
 
