@@ -29,12 +29,7 @@ std::string One(sqlite3* db, const std::string& sql) {
 sqlite3* Open(MemoryPageFile* file) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
-  uint64_t size = 0, capacity = 0;
-  uint8_t* image = file->Release(&size, &capacity);
-  EXPECT_EQ(sqlite3_deserialize(db, "main", image, static_cast<sqlite3_int64>(size),
-                                static_cast<sqlite3_int64>(capacity),
-                                SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE),
-            SQLITE_OK);
+  EXPECT_EQ(file->HandTo(db), SQLITE_OK);
   return db;
 }
 

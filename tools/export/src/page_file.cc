@@ -76,13 +76,13 @@ Status MemoryPageFile::Patch(uint64_t offset, const uint8_t* bytes, size_t n) {
   return Status::Ok();
 }
 
-uint8_t* MemoryPageFile::Release(uint64_t* size, uint64_t* capacity) {
-  *size = size_;
-  *capacity = capacity_;
-  uint8_t* d = data_;
+int MemoryPageFile::HandTo(sqlite3* db) {
+  uint8_t* image = data_;
+  uint64_t size = size_, capacity = capacity_;
   data_ = nullptr;
   size_ = capacity_ = 0;
-  return d;
+  return sqlite3_deserialize(db, "main", image, static_cast<sqlite3_int64>(size), static_cast<sqlite3_int64>(capacity),
+                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE);
 }
 
 }  // namespace gpucap::tools::sqlite

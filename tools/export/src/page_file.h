@@ -12,6 +12,8 @@
 
 #include "gpucap/status.h"
 
+struct sqlite3;
+
 namespace gpucap::tools::sqlite {
 
 class PageFile {
@@ -53,8 +55,10 @@ class MemoryPageFile : public PageFile {
   ~MemoryPageFile() override;
   Status Write(uint32_t number, const uint8_t* page) override;
   Status Patch(uint64_t offset, const uint8_t* bytes, size_t n) override;
-  // Gives the buffer away (to sqlite3_free): its size, capacity.
-  uint8_t* Release(uint64_t* size, uint64_t* capacity);
+  // Gives the image to `db` as its main database (sqlite3_deserialize; SQLite
+  // frees and may grow it). SQLite owns the buffer from then on, also when it
+  // refuses it. Returns SQLite's result code.
+  int HandTo(sqlite3* db);
 
  private:
   uint8_t* data_ = nullptr;

@@ -258,13 +258,7 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
   MemoryPageFile file(kPageSize);
   auto report = WriteImage(&file, captures, options);
   if (!report.ok()) return report;
-  uint64_t size = 0, capacity = 0;
-  uint8_t* image = file.Release(&size, &capacity);
-  // SQLite owns the buffer from here, also when it refuses it.
-  if (sqlite3_deserialize(db, "main", image, static_cast<sqlite3_int64>(size), static_cast<sqlite3_int64>(capacity),
-                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK) {
-    return SqliteError(db, "opening the exported image");
-  }
+  if (file.HandTo(db) != SQLITE_OK) return SqliteError(db, "opening the exported image");
   // An in-memory database may grow past SQLite's default limit (1 GiB) with its indexes.
   sqlite3_int64 limit = int64_t{1} << 40;
   sqlite3_file_control(db, "main", SQLITE_FCNTL_SIZE_LIMIT, &limit);
