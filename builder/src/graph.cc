@@ -30,7 +30,6 @@ GraphIndex::GraphIndex(const format::Capture& capture) {
         n.function_name = e.function_name;
         n.event_handle = e.event_handle;
         n.capture_stream = e.capture_stream;
-        has_capture_streams_ |= e.capture_stream != format::kNoCaptureStream;
         if (nodes_.emplace(e.node_id, n).second && RendersAsOp(n.type)) op_nodes_[n.graph_id]++;  // the first creation wins
         break;
       }

@@ -59,10 +59,6 @@ class GraphIndex {
   const Dependencies& RenderedPredecessors(uint64_t origin) const;
 
   size_t nodes() const { return nodes_.size(); }
-  // Whether any capture-time node knows its capture stream (recorded with
-  // the recorder's capture-stream tracking): lanes and their counts are
-  // shown only then, so older captures render as before.
-  bool has_capture_streams() const { return has_capture_streams_; }
   // Capture-time nodes of graph `graph_id` that render as ops: how many ops
   // one launch of it runs (child graphs aside).
   uint32_t OpNodes(uint32_t graph_id) const {
@@ -91,7 +87,6 @@ class GraphIndex {
   std::vector<const format::GraphEvent*> host_node_runs_;
   std::unordered_map<uint32_t, std::vector<uint64_t>> event_records_;  // graph -> capture-time nodes
   std::unordered_map<uint64_t, std::vector<uint64_t>> successors_;
-  bool has_capture_streams_ = false;
 };
 
 // True for node types whose execution appears as an activity record.
