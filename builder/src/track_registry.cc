@@ -101,6 +101,7 @@ uint32_t TrackRegistry::StreamTrack(uint32_t device, uint32_t stream) {
     t.id = static_cast<uint32_t>(tracks_.size());
     t.process = GpuProcess(device);
     t.tid = stream;
+    t.stream = stream;
     // Kineto's name less its trailing space, which text readers trip on.
     t.name = "stream " + std::to_string(stream);
     t.sort_index = stream;
@@ -144,6 +145,7 @@ uint32_t TrackRegistry::CaptureLaneTrack(uint32_t device, uint32_t stream) {
   uint32_t id = SyntheticTrack(GpuProcess(device),
                                "stream " + std::to_string(stream) + std::string(trace_keys::kCaptureLaneSuffix),
                                stream);
+  tracks_[id].stream = stream;
   return capture_lanes_[key] = id;
 }
 

@@ -28,6 +28,17 @@ std::string Opt(const std::string& v, bool zero_is_null = false) {
   return v.empty() || v == "-1" || (zero_is_null && v == "0") ? "NULL" : v;
 }
 
+// The device and stream cells of a GPU span, read from the track the trace
+// draws it on: "stream <id>", its overlap lanes "stream <id> (overlap N)"
+// and a graph's capture-stream lane "stream <id> (graph)" all name their
+// stream; any other track gives none.
+std::string StreamCells(const Trace& t, const Json& x) {
+  std::string track = t.ThreadName(std::stoull(x["pid"].text), std::stoull(x["tid"].text));
+  if (!track.starts_with("stream ")) return "NULL|NULL";
+  std::string id = track.substr(7, track.find(' ', 7) - 7);
+  return x["pid"].text + "|" + id;
+}
+
 // One line per op or range a window's JSON trace shows, in a form the
 // database's rows are written in too.
 std::multiset<std::string> JsonRows(const Trace& t) {
@@ -44,14 +55,14 @@ std::multiset<std::string> JsonRows(const Trace& t) {
     std::string common = x["name"].text + "|" + std::to_string(ts) + "|" + std::to_string(end);
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
       out.insert(cat + "|" + common + "|" + ArgText(x, "device") + ArgText(x, "inDevice") + "|" +
-                 ArgText(x, "stream") + "|" + ArgText(x, "correlation") + "|" + ArgText(x, "annotation stack"));
+                 ArgText(x, "stream") + "|" + ArgText(x, "correlation") + "|" + ArgText(x, "annotation stack") +
+                 "|" + Opt(ArgText(x, "capture stream")));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       out.insert(cat + "|" + common + "|" + x["tid"].text + "|" + ArgText(x, "correlation"));
     } else if (cat == "user_annotation" || cat == "overhead") {
       out.insert(cat + "|" + common);
     } else if (cat == "gpu_user_annotation") {
-      out.insert(cat + "|" + common + "|" + x["pid"].text + "|" + x["tid"].text + "|" +
-                 Opt(ArgText(x, "External id"), true));
+      out.insert(cat + "|" + common + "|" + StreamCells(t, x) + "|" + Opt(ArgText(x, "External id"), true));
     } else if (cat == "cuda_sync") {
       out.insert(cat + "|" + common + "|" + ArgText(x, "device") + "|" + Opt(ArgText(x, "stream")) + "|" +
                  ArgText(x, "correlation") + "|" + Opt(ArgText(x, "wait_on_stream")) + "|" +
@@ -77,10 +88,10 @@ std::multiset<std::string> DbRows(const ExportDb& db, int64_t window) {
   }
   auto ops = [&](const char* table, const char* cat) {
     for (const auto& r : db.Rows(std::string("SELECT s.value, t.start_ns, t.end_ns, t.device, t.stream, "
-                                             "t.correlation, t.annotation_stack FROM ") +
+                                             "t.correlation, t.annotation_stack, t.capture_stream FROM ") +
                                  table + " t JOIN strings s ON s.id = t.name WHERE t.window = " + w)) {
       out.insert(std::string(cat) + "|" + r[0] + "|" + r[1] + "|" + r[2] + "|" + r[3] + "|" + r[4] + "|" + r[5] +
-                 "|" + (r[6] == "NULL" ? "" : stacks[r[6]]));
+                 "|" + (r[6] == "NULL" ? "" : stacks[r[6]]) + "|" + r[7]);
     }
   };
   ops("kernels", "kernel");

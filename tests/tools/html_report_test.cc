@@ -356,7 +356,7 @@ TEST(HtmlReport, PageFetchesNothing) {
 }
 
 TEST(HtmlReport, DeviceSplitAgreesWithTheKernelAndCopyTables) {
-  for (const char* name : {"allreduce-0", "nccl_graph", "torch_train", "peer"}) {
+  for (const char* name : {"allreduce-0", "nccl_graph", "torch_train", "peer", "capture_lanes"}) {
     auto index = OpenCapture(Fixture(name));
     ASSERT_TRUE(index.ok());
     auto stats = CollectStats(**index, builder::BuildOptions{}, nullptr);

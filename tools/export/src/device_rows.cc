@@ -19,11 +19,13 @@ void WindowRows::StreamOf(uint32_t track, RowWriter& row) const {
   const Track* t = &tracks_[track];
   if (t->kind == Track::Kind::kLane) t = &tracks_[t->lane_of];
   const builder::Process& p = processes_[t->process];
-  if (t->kind != Track::Kind::kStream || p.kind != builder::Process::Kind::kGpu) {
+  // A stream's track, or a graph's lane, which is named after (and stands
+  // for) the stream the graph was captured on.
+  if (t->stream == Track::kNoStream || p.kind != builder::Process::Kind::kGpu) {
     row.Null().Null();
     return;
   }
-  row.Int(p.pid).Int(t->tid);  // a GPU "process" is the device, a stream track's tid the stream
+  row.Int(p.pid).Int(t->stream);  // a GPU "process" is the device
 }
 
 void WindowRows::AddDeviceSpan(const Slice& s) {

@@ -20,7 +20,7 @@ constexpr std::string_view kAny = "";
 #define GPUCAP_OP_TAIL {"correlation", kInt}, {"external_id", kInt}, {"graph_id", kInt}, \
                        {"graph_node_id", kInt}, {"capture_node_id", kInt}, {"launch_id", kInt}, \
                        {"launch_tid", kInt}, {"launch_start_ns", kInt}, {"launch_end_ns", kInt}, \
-                       {"annotation_stack", kInt}
+                       {"annotation_stack", kInt}, {"capture_stream", kInt}
 
 constexpr ColumnDef kMeta[] = {{"process", kInt}, {"key", kText}, {"value", kAny}};
 constexpr ColumnDef kStrings[] = {{"value", kText}};

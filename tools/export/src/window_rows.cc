@@ -24,7 +24,7 @@ struct OpArgs {
   int64_t registers = -1, shared_memory = -1, bytes = -1;
   int64_t src_device = -1, dst_device = -1, wait_stream = -1, wait_event = -1, wait_correlation = -1;
   int64_t queued = 0;
-  int64_t graph_node = 0, graph = -1, capture_node = -1;
+  int64_t graph_node = 0, graph = -1, capture_node = -1, capture_stream = -1;
   std::span<const int64_t> grid, block;
   std::span<const std::string_view> stack;
 
@@ -50,6 +50,7 @@ struct OpArgs {
       else if (k == "graph node") graph_node = num();
       else if (k == "graph") graph = num();
       else if (k == "capture node") capture_node = num();
+      else if (k == builder::trace_keys::kCaptureStream) capture_stream = num();
       else if (k == "grid" && a.type == Arg::Type::kInts) grid = a.ints();
       else if (k == "block" && a.type == Arg::Type::kInts) block = a.ints();
       else if (k == "annotation stack" && a.type == Arg::Type::kStrings) stack = a.strings();
@@ -290,6 +291,7 @@ void WindowRows::AddOp(const Slice& s) {
     if (s.shared_id) stack_of_run_.emplace(s.shared_id, stack);
   }
   row.Stack(stack);
+  Maybe(row, a.capture_stream);
 }
 
 void WindowRows::AddApi(const Slice& s) {

@@ -112,9 +112,11 @@ Status StatsCollector::Begin(const builder::TraceHeader& h) {
     const builder::Process& p = h.processes[base.process];
     TrackInfo& info = tracks_[t.id];
     info.cpu = p.kind == builder::Process::Kind::kCpu;
-    info.gpu_stream = p.kind == builder::Process::Kind::kGpu && base.kind == builder::Track::Kind::kStream;
+    // A stream's track, or a graph's capture-stream lane: graph replays are
+    // counted on the stream they were captured on, as the trace draws them.
+    info.gpu_stream = p.kind == builder::Process::Kind::kGpu && base.stream != builder::Track::kNoStream;
     info.device = p.pid;
-    info.stream = base.tid;
+    info.stream = base.stream;
   }
   kernel_by_id_.clear();
   api_by_id_.clear();

@@ -18,8 +18,8 @@ Status TimelineCollector::Begin(const builder::TraceHeader& h) {
   for (const builder::Track& t : h.tracks) {
     const builder::Track& base = t.kind == builder::Track::Kind::kLane ? h.tracks[t.lane_of] : t;
     const builder::Process& p = h.processes[base.process];
-    if (p.kind == builder::Process::Kind::kGpu && base.kind == builder::Track::Kind::kStream) {
-      stream_of_[t.id] = {p.pid, base.tid};
+    if (p.kind == builder::Process::Kind::kGpu && base.stream != builder::Track::kNoStream) {
+      stream_of_[t.id] = {p.pid, base.stream};  // a stream's track or a graph's capture-stream lane
     }
     if (t.kind == builder::Track::Kind::kCounter) {
       CounterSeries& c = out_.counters[t.name];

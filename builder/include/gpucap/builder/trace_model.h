@@ -119,6 +119,11 @@ struct Track {
   uint32_t process = 0;   // index in TraceHeader::processes
   uint32_t tid = 0;       // unique within the process: OS tid, stream id, or synthetic
   uint32_t lane_of = 0;   // for kLane: the track whose overlapping slices it takes
+  // The CUDA stream whose work the track draws: a kStream track's stream, a
+  // graph's capture-stream lane's capture-time stream (kSynthetic, named
+  // after it); kNoStream for every other track.
+  static constexpr uint32_t kNoStream = UINT32_MAX;
+  uint32_t stream = kNoStream;
   std::string name;
   int64_t sort_index = 0;
   std::string unit;       // counters
