@@ -216,17 +216,22 @@ void ExpectSameTrace(const Trace& json, const PfTrace& pf, const std::string& wh
 }
 
 // GPU ops sit on their stream's track (or a lane of it, named alike), under
-// their GPU.
+// their GPU; a graph-replayed op with a capture-time stream on that stream's
+// lane, "stream <capture stream> (graph)".
 void ExpectOpsOnTheirStreams(const PfTrace& pf, const std::string& what) {
   for (const PfSlice& s : pf.slices) {
     if (s.category != "kernel" && s.category != "gpu_memcpy" && s.category != "gpu_memset") continue;
-    std::string stream;
+    std::string stream, capture_stream;
     for (const auto& [k, v] : s.args) {
       if (k == "stream") stream = v;
+      if (k == builder::trace_keys::kCaptureStream) capture_stream = v;
     }
     const PfTrack* t = pf.Track(s.track);
     ASSERT_NE(t, nullptr);
-    EXPECT_EQ(t->name, "stream " + stream) << what << ": " << s.name;
+    EXPECT_EQ(t->name, capture_stream.empty() ? "stream " + stream
+                                              : "stream " + capture_stream +
+                                                    std::string(builder::trace_keys::kCaptureLaneSuffix))
+        << what << ": " << s.name;
     const PfTrack* gpu = pf.Track(t->parent);
     ASSERT_NE(gpu, nullptr) << what << ": stream track without a GPU";
     EXPECT_EQ(gpu->name.substr(0, 4), "GPU ") << what;
