@@ -2,11 +2,14 @@
 // arithmetic on a synthetic capture, the three output forms, and damage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "../support/temp_dir.h"
 #include "cli.h"
 #include "scene.h"
+#include "gpucap/builder/capture_index.h"
 #include "gpucap/tools/stats/stats_table.h"
 #include "tool_test_util.h"
 
@@ -172,7 +175,20 @@ TEST(Stats, RendersTextCsvAndJsonOfTheSameTables) {
 TEST(Stats, WorksOnWhatADamagedCaptureStillHolds) {
   testing::TempDir dir;
   std::string flipped = dir.File("flipped.gpucap"), cut = dir.File("cut.gpucap");
-  testing::WriteFlippedCopy(Fixture("torch_train"), flipped, 0.5);
+  // Flipped in the middle of the largest activity chunk, so that chunk's
+  // kernels are lost and the rest is kept.
+  {
+    auto index = builder::CaptureIndex::Open(Fixture("torch_train"));
+    ASSERT_TRUE(index.ok());
+    const auto& chunks = (*index)->capture().chunks;
+    ASSERT_FALSE(chunks.empty());
+    auto largest = std::max_element(chunks.begin(), chunks.end(), [](const auto& a, const auto& b) {
+      return a.stored.size() < b.stored.size();
+    });
+    double size = static_cast<double>(std::filesystem::file_size(Fixture("torch_train")));
+    testing::WriteFlippedCopy(Fixture("torch_train"), flipped,
+                              (largest->frame_offset + largest->stored.size() / 2) / size);
+  }
   testing::WriteCutCopy(Fixture("torch_train"), cut, 0.7);
   uint64_t whole = 0;
   for (const auto& [n, d] : Stats(Fixture("torch_train")).kernels) whole += d.count;
