@@ -15,7 +15,9 @@
 # each sampled step and attached again, without activity, until the next),
 # gate_never (a capture range no step matches: the gate's checks on every
 # push/pop, CUPTI attached and never enabled), paused (--start-paused: the
-# paused price, ranges not gated).
+# paused price, ranges not gated), sample_detach_nohold (sample_detach without
+# attaching CUPTI again while paused: GPUCAP_PAUSED_GRAPHS=0, so graphs made
+# between samples lose their topology).
 # Environment: CPUS (taskset list, default 2-9), RUN_TIMEOUT (s, default 60),
 # DEADLINE (epoch s after which no run starts), SAMPLE (default 100), ROUND0
 # (the first round's number, default 0: streams run side by side on other
@@ -42,6 +44,8 @@ prefix() {
     gate_never) pre=("$g" record -q --capture-range 'nvtx:never#\d+' --capture-range-end repeat
                      -o "$out/never-r$2.gpucap" --) ;;
     paused) pre=("$g" record -q --start-paused -o "$out/paused-r$2.gpucap" --) ;;
+    sample_detach_nohold) pre=(env GPUCAP_PAUSE_DETACH=1 GPUCAP_PAUSED_GRAPHS=0 "$g" record -q
+                               --capture-range 'nvtx:step#\d+' --sample "$sample" -o "$out/nohold-r$2.gpucap" --) ;;
     *) echo "sample.sh: unknown variant $1" >&2; return 1 ;;
   esac
 }

@@ -165,7 +165,6 @@ Config Config::FromEnvironment() {
   c.quiet = EnvBool("GPUCAP_QUIET", false);
   c.subscribe = EnvBool("GPUCAP_SUBSCRIBE", true);
   if (const char* v = Env("GPUCAP_RESOURCE")) c.resource_domain = std::strcmp(v, "domain") == 0;
-  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
   c.paused_subscribe = EnvBool("GPUCAP_PAUSED_GRAPHS", true);
   if (const char* v = Env("GPUCAP_COUNTERS")) {
     std::string counters = v;
@@ -177,6 +176,12 @@ Config Config::FromEnvironment() {
   c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 10000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
   ReadCaptureRange(&c);
+  // A capture range pauses between its ranges: with CUPTI kept attached the
+  // steps after the first recorded one ran ~20% slower, finalized ~7%
+  // (bench/README.md, "Step sampling's price"), so there it detaches by
+  // default; a pause by hand (SIGUSR2) keeps CUPTI attached, where the
+  // difference did not show beyond the noise.
+  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", c.capture.enabled());
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;
     const char* eq = std::strchr(*e, '=');

@@ -69,6 +69,21 @@ TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
   for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
 }
 
+// Between the ranges of a capture range CUPTI is finalized unless told not
+// to; an unparsable range records as if none were given, so it keeps CUPTI.
+TEST(Config, ACaptureRangeDetachesWhilePausedByDefault) {
+  unsetenv("GPUCAP_PAUSE_DETACH");
+  setenv("GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+", 1);
+  EXPECT_TRUE(Config::FromEnvironment().pause_detach);
+  setenv("GPUCAP_PAUSE_DETACH", "0", 1);
+  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
+  unsetenv("GPUCAP_PAUSE_DETACH");
+  setenv("GPUCAP_CAPTURE_RANGE", "bogus", 1);
+  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
+  unsetenv("GPUCAP_CAPTURE_RANGE");
+  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
+}
+
 TEST(Config, CudaGraphTraceGraphAddsGraphTraceToTheKinds) {
   constexpr uint32_t kGraphTrace = static_cast<uint32_t>(gpucap::format::ActivityKind::kGraphTrace);
   auto count = [&](const Config& c) { return std::count(c.kinds.begin(), c.kinds.end(), kGraphTrace); };
