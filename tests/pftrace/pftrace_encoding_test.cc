@@ -65,6 +65,13 @@ TEST_P(PftraceEncoding, InternsWhatRepeatsAndLeavesOutWhatTheImporterDoesWithout
   // sequence_flags on each sequence's first packet only.
   EXPECT_GT(e.sequences, 0u) << fixture;
   EXPECT_EQ(e.packets_with_flags, e.sequences) << fixture;
+  // A run's definitions in one packet ahead of its events, never in an
+  // event's packet: no fixture's track has a run over kRunBytes, so at most
+  // one such packet per sequence (counter and recording sequences, which
+  // intern nothing, have none).
+  EXPECT_GT(e.packets_with_interned, 0u) << fixture;
+  EXPECT_LE(e.packets_with_interned, e.sequences) << fixture;
+  EXPECT_EQ(e.events_with_interned, 0u) << fixture;
   // Flow ids as varints.
   EXPECT_GT(e.varint_flow_ids, 0u) << fixture;
   EXPECT_EQ(e.fixed64_flow_ids, 0u) << fixture;

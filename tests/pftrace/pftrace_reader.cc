@@ -209,7 +209,11 @@ class Reader {
       }
     }
     if (defaults.data() != nullptr) Defaults(defaults, seq);
-    if (interned.data() != nullptr) Interned(interned, seq);
+    if (interned.data() != nullptr) {
+      out_.encoding.packets_with_interned++;
+      if (event.data() != nullptr) out_.encoding.events_with_interned++;
+      Interned(interned, seq);
+    }
     if (event.data() == nullptr) return;
     // The packet's time.
     int64_t ts = 0;

@@ -78,6 +78,8 @@ struct PfEncoding {
   uint64_t sequences = 0;                // sequences that cleared their state
   uint64_t packets_with_flags = 0;       // packets carrying sequence_flags
   uint64_t fixed64_flow_ids = 0, varint_flow_ids = 0;  // flow ends of either kind
+  uint64_t packets_with_interned = 0;    // packets carrying interned_data
+  uint64_t events_with_interned = 0;     // of those, the ones that also carry a track event
 };
 
 struct PfTrace {
