@@ -88,7 +88,7 @@ sqlite3* Write(const Case& c, size_t spill_every) {
     if (spill_every > 0 && rowid % static_cast<int64_t>(spill_every) == 0) {
       EXPECT_TRUE(ab.SpillTo(&spill).ok());
       EXPECT_TRUE(b.SpillTo(&spill).ok());
-      EXPECT_EQ(ab.bytes(), 0u);
+      EXPECT_EQ(ab.bytes(), 0u);  // freed, not only emptied
     }
     rowid++;
   }

@@ -163,13 +163,13 @@ Status IndexKeys::SpillTo(SpillFile* file) {
   return Status::Ok();
 }
 
-// Empties the entries held, keeping the vectors' room and the groups.
+// Frees the entries held, keeping the groups.
 void IndexKeys::StartRun() {
   spilled_ = entries_;
-  group_.clear();
-  tail_words_.clear();
-  keys_.clear();
-  text_.clear();
+  group_ = {};
+  tail_words_ = {};
+  keys_ = {};
+  text_ = {};
   if (general_) {
     general_ = false;
     group_words_.clear();

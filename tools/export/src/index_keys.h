@@ -76,11 +76,12 @@ class IndexKeys {
 
   uint64_t entries() const { return entries_; }
   bool general() const { return general_; }
-  // The entries held in memory, in bytes (what a spill frees; the vectors
-  // keep their capacity for the next run).
+  // The memory the entries held take, in bytes: the vectors' capacity,
+  // which a spill frees (kept capacity would add up, index by index, to
+  // several budgets).
   size_t bytes() const {
-    return group_.size() * sizeof(uint32_t) + tail_words_.size() * sizeof(uint64_t) + keys_.size() * sizeof(Key) +
-           text_.size();
+    return group_.capacity() * sizeof(uint32_t) + tail_words_.capacity() * sizeof(uint64_t) +
+           keys_.capacity() * sizeof(Key) + text_.size();
   }
   size_t runs() const { return runs_.size(); }
 
