@@ -12,6 +12,13 @@ namespace {
 
 constexpr uint64_t kSign = IndexKeys::kSign;
 
+// Gives a container's memory back (`v = {}` would only empty it: the
+// initializer-list assignment keeps the capacity).
+template <typename V>
+void Free(V* v) {
+  V().swap(*v);
+}
+
 Value FromWord(uint64_t w) { return w == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(w ^ kSign)); }
 
 // A word's serial type at `types[*nt]`, its bytes at `body + *nb` (which
@@ -113,10 +120,10 @@ void IndexKeys::ToGeneral() {
     if (tail_) row[columns_ - 1] = FromWord(tail_words_[e]);
     AddGeneral(row.data());
   }
-  group_words_ = {};
-  slots_ = {};
-  group_ = {};
-  tail_words_ = {};
+  Free(&group_words_);
+  Free(&slots_);
+  Free(&group_);
+  Free(&tail_words_);
 }
 
 Value IndexKeys::ValueOf(const Key& k) const {
@@ -166,10 +173,10 @@ Status IndexKeys::SpillTo(SpillFile* file) {
 // Frees the entries held, keeping the groups.
 void IndexKeys::StartRun() {
   spilled_ = entries_;
-  group_ = {};
-  tail_words_ = {};
-  keys_ = {};
-  text_ = {};
+  Free(&group_);
+  Free(&tail_words_);
+  Free(&keys_);
+  Free(&text_);
   if (general_) {
     general_ = false;
     group_words_.clear();
