@@ -4,7 +4,7 @@
 //
 //   build_bench make CAPTURE [--kernels N]
 //   export_bench OUT.sqlite CAPTURE... [--window SPEC] [--parallel N] [--threads N] [--join-only]
-//                [--no-indexes] [--sqlite-inserts]
+//                [--no-indexes] [--sqlite-inserts] [--key-memory BYTES]
 //
 // --join-only runs the same builder windows into a sink that drops every
 // slice: what the export costs above the join it reuses.
@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -70,7 +71,7 @@ int JoinOnly(const std::vector<std::string>& captures, const builder::BuildOptio
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: export_bench OUT.sqlite CAPTURE... [--window SPEC] [--parallel N] [--threads N] "
-                         "[--join-only] [--no-indexes] [--sqlite-inserts]\n");
+                         "[--join-only] [--no-indexes] [--sqlite-inserts] [--key-memory BYTES]\n");
     return 2;
   }
   std::string out = argv[1];
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     else if (a == "--join-only") join_only = true;
     else if (a == "--no-indexes") o.indexes = false;
     else if (a == "--sqlite-inserts") o.sqlite_inserts = true;
+    else if (a == "--key-memory" && i + 1 < argc) o.index_key_memory = std::strtoull(argv[++i], nullptr, 10);
     else captures.push_back(a);
   }
   if (join_only) return JoinOnly(captures, o.build);

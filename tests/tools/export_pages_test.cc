@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -114,6 +116,30 @@ TEST(ExportPages, TheFileIsAValidDatabaseWithAndWithoutIndexes) {
     EXPECT_EQ(rows, report->rows);
     sqlite3_close(db);
   }
+}
+
+// Index keys over a budget of one byte spill a run per row of every index
+// to a temporary file beside the output and are merged back: the file
+// comes out byte for byte the same, and nothing is left beside it.
+TEST(ExportPages, IndexKeysSpilledToATemporaryFileGiveTheSameBytes) {
+  TempDir dir;
+  const std::vector<std::string> captures = {Fixture("torch_train"), Fixture("allreduce-0"), Fixture("basics")};
+  std::string bytes[2];
+  for (size_t budget : {tools::kIndexKeyMemory, size_t{1}}) {
+    std::string out = dir.File(budget == 1 ? "spilled.sqlite" : "held.sqlite");
+    tools::ExportOptions o;
+    o.index_key_memory = budget;
+    o.jobs = 1;
+    auto report = tools::ExportToFile(captures, out, o);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    bytes[budget == 1] = ReadFile(out);
+  }
+  EXPECT_GT(bytes[0].size(), 16384u);
+  EXPECT_TRUE(bytes[0] == bytes[1]) << "sizes " << bytes[0].size() << " and " << bytes[1].size();
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"held.sqlite", "spilled.sqlite"}));
 }
 
 // The documented queries read the indexes the page writer wrote (the plan

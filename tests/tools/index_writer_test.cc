@@ -3,9 +3,13 @@
 // writer open, pass PRAGMA integrity_check (which looks every row up in
 // every index, so an entry out of order is a row "missing from index"),
 // and a scan of each index returns the rows in the order SQLite's own
-// sorter gives them.
+// sorter gives them. The keys spilled to a file in runs and merged give
+// the same image byte for byte.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,9 +21,11 @@
 #include "export_test_util.h"
 #include "index_btree.h"
 #include "index_keys.h"
+#include "index_merge.h"
 #include "page_file.h"
 #include "record.h"
 #include "schema_page.h"
+#include "spill_file.h"
 #include "table_btree.h"
 
 namespace gpucap::tools::sqlite {
@@ -46,13 +52,25 @@ struct Case {
   Value Text(std::string s) { return Value::Text(texts.emplace_back(std::move(s))); }
 };
 
-// Writes the image, opens it and checks it.
-void Check(const Case& c) {
+std::string SpillPattern() { return ::testing::TempDir() + "gpucap-index-spill-XXXXXX"; }
+
+std::string Bytes(sqlite3* db) {
+  sqlite3_int64 size = 0;
+  unsigned char* p = sqlite3_serialize(db, "main", &size, 0);
+  std::string bytes(reinterpret_cast<const char*>(p), static_cast<size_t>(size));
+  sqlite3_free(p);
+  return bytes;
+}
+
+// Writes the image and opens it; with `spill_every`, both indexes spill a
+// run after every that many rows.
+sqlite3* Write(const Case& c, size_t spill_every) {
   MemoryPageFile file(c.page_size);
   file.Allocate();  // page 1
   const uint32_t table_root = file.Allocate(), ab_root = file.Allocate(), b_root = file.Allocate();
   TableBtree table(&file, table_root);
   IndexKeys ab(2), b(1);
+  SpillFile spill(SpillPattern());
   const Affinity fa = AffinityOf(c.type_a), fb = AffinityOf(c.type_b);
   RecordBuilder record;
   std::string na, nb;
@@ -63,25 +81,45 @@ void Check(const Case& c) {
     record.Add(va, fa);
     record.Add(vb, fb);
     const std::vector<uint8_t>& r = record.Finish();
-    ASSERT_TRUE(table.Append(rowid, r.data(), r.size()).ok());
+    EXPECT_TRUE(table.Append(rowid, r.data(), r.size()).ok());
     const Value key[] = {Stored(va, fa, &na), Stored(vb, fb, &nb)};
-    ASSERT_TRUE(ab.Add(rowid, key).ok());
-    ASSERT_TRUE(b.Add(rowid, key + 1).ok());
+    EXPECT_TRUE(ab.Add(rowid, key).ok());
+    EXPECT_TRUE(b.Add(rowid, key + 1).ok());
+    if (spill_every > 0 && rowid % static_cast<int64_t>(spill_every) == 0) {
+      EXPECT_TRUE(ab.SpillTo(&spill).ok());
+      EXPECT_TRUE(b.SpillTo(&spill).ok());
+      EXPECT_EQ(ab.bytes(), 0u);  // freed, not only emptied
+    }
     rowid++;
   }
-  ASSERT_TRUE(table.Finish().ok());
+  if (spill_every > 0 && c.rows.size() >= spill_every) {
+    EXPECT_EQ(ab.runs(), c.rows.size() / spill_every);
+  }
+  EXPECT_TRUE(table.Finish().ok());
   IndexBtree ab_tree(&file, ab_root), b_tree(&file, b_root);
-  ASSERT_TRUE(ab.WriteTo(&ab_tree).ok());
-  ASSERT_TRUE(ab_tree.Finish().ok());
-  ASSERT_TRUE(b.WriteTo(&b_tree).ok());
-  ASSERT_TRUE(b_tree.Finish().ok());
+  EXPECT_TRUE(ab.WriteTo(&ab_tree).ok());
+  EXPECT_TRUE(ab_tree.Finish().ok());
+  EXPECT_TRUE(b.WriteTo(&b_tree).ok());
+  EXPECT_TRUE(b_tree.Finish().ok());
   EXPECT_EQ(ab_tree.entries(), c.rows.size());
   const std::string table_sql = "CREATE TABLE t (id INTEGER PRIMARY KEY, a " + c.type_a + ", b " + c.type_b + ")";
   const SchemaTable schema[] = {{"t", table_sql, table_root},
                                 {"t_ab", "CREATE INDEX t_ab ON t(a, b)", ab_root, "t"},
                                 {"t_b", "CREATE INDEX t_b ON t(b)", b_root, "t"}};
-  ASSERT_TRUE(WriteSchemaAndHeader(&file, schema).ok());
-  sqlite3* db = Open(&file);
+  EXPECT_TRUE(WriteSchemaAndHeader(&file, schema).ok());
+  return Open(&file);
+}
+
+// Writes the image, opens it and checks it; spilled every 1, 3 and 97
+// rows, the image is the same.
+void Check(const Case& c) {
+  sqlite3* db = Write(c, 0);
+  const std::string bytes = Bytes(db);
+  for (size_t every : {1, 3, 97}) {
+    sqlite3* spilled = Write(c, every);
+    EXPECT_TRUE(Bytes(spilled) == bytes) << "spilled every " << every << " rows";
+    sqlite3_close(spilled);
+  }
   EXPECT_EQ(QueryRows(db, "PRAGMA integrity_check"), (Rows{{"ok"}}));
   // A scan of the index in its order against SQLite's sorter on the table.
   EXPECT_EQ(QueryRows(db, "SELECT quote(a), quote(b), rowid FROM t INDEXED BY t_ab ORDER BY a, b, rowid"),
@@ -203,6 +241,71 @@ TEST(IndexWriter, AValueOffTheFastPathSwitchesMidway) {
   c.rows.push_back({Value::Real(2.5), Value::Int(INT64_MIN)});  // a real in INTEGER, INT64_MIN: general path
   for (int i = 0; i < 500; ++i) c.rows.push_back({Value::Int(i % 5), Value::Text("3")});  // numeric text -> 3
   Check(c);
+}
+
+TEST(IndexWriter, DuplicateKeysAcrossManyRunsKeepRowidOrder) {
+  Case c;
+  c.page_size = 1024;
+  std::mt19937 rng(3);
+  // Few distinct keys, repeated in every run, and NULLs among them.
+  for (int i = 0; i < 3000; ++i) {
+    const uint32_t r = rng();
+    c.rows.push_back({r % 5 == 0 ? Value::Null() : Value::Int(r % 3), r % 7 == 0 ? Value::Null() : Value::Int(r % 4)});
+  }
+  Check(c);
+}
+
+TEST(IndexWriter, TheSpillFileIsGoneFromItsDirectoryOnceMade) {
+  SpillFile spill(SpillPattern());
+  ASSERT_TRUE(spill.Begin().ok());
+  EXPECT_NE(spill.path(), SpillPattern());  // mkstemp named it
+  struct stat st;
+  EXPECT_NE(::stat(spill.path().c_str(), &st), 0);
+  const uint8_t record[] = {2, 1, 7};
+  ASSERT_TRUE(spill.Append(record, sizeof record).ok());
+  auto run = spill.End();
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->size, 1 + sizeof record);
+  uint8_t back[4];
+  ASSERT_TRUE(spill.Read(run->offset, sizeof back, back).ok());
+  EXPECT_EQ(back[0], sizeof record);
+  EXPECT_FALSE(spill.Read(run->offset, 64, back).ok());  // past its end
+}
+
+TEST(IndexWriter, ASpillFileThatCannotBeMadeIsAnErrorNamingIt) {
+  SpillFile spill(::testing::TempDir() + "no-such-dir/keys-XXXXXX");
+  IndexKeys keys(1);
+  const Value v = Value::Int(3);
+  ASSERT_TRUE(keys.Add(1, &v).ok());
+  Status s = keys.SpillTo(&spill);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("no-such-dir/keys-XXXXXX"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("temporary file"), std::string::npos) << s.message();
+}
+
+TEST(IndexWriter, AFullDiskWhileSpillingIsAnErrorNamingTheFileAndOffset) {
+  // The file size limit stands in for a full disk: writes past it fail
+  // with EFBIG (SIGXFSZ ignored) as they would with ENOSPC.
+  rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  SpillFile spill(SpillPattern());
+  IndexKeys keys(2);
+  Status s;
+  for (int64_t i = 1; i <= 200000 && s.ok(); ++i) {
+    const Value key[] = {Value::Int(i % 3), Value::Int(i)};
+    s = keys.Add(i, key);
+  }
+  if (s.ok()) s = keys.SpillTo(&spill);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Status::Code::kNoSpace) << s.message();
+  EXPECT_NE(s.message().find(spill.path()), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("at offset 4096"), std::string::npos) << s.message();
 }
 
 TEST(IndexWriter, RowsOutOfRowidOrderAreRefused) {

@@ -7,13 +7,24 @@
 
 namespace gpucap::tools::sqlite {
 ImageWriter::ImageWriter(PageFile* file, size_t captures,
-                         const std::vector<std::pair<std::string, std::string>>& meta, bool indexes)
-    : file_(file), captures_(captures) {
+                         const std::vector<std::pair<std::string, std::string>>& meta, bool indexes,
+                         size_t key_memory, std::string spill_pattern)
+    : file_(file),
+      key_memory_(key_memory),
+      // A row adds at most a few dozen bytes of keys: looking every 4096
+      // rows overshoots a budget of megabytes by little and costs nothing
+      // per row; a budget of a few KB (the tests) is looked at every row.
+      check_every_(std::clamp<size_t>(key_memory / 16384, 1, 4096)),
+      spill_(std::move(spill_pattern)),
+      captures_(captures) {
   file_->Allocate();  // page 1: sqlite_schema
   for (const TableDef& t : Tables()) {
     trees_.push_back(std::make_unique<TableBtree>(file_, file_->Allocate()));
     auto& a = affinity_[static_cast<size_t>(t.id)];
     for (const ColumnDef& c : t.columns) a.push_back(AffinityOf(c.type));
+    if (t.columns.size() + 1 > RecordBuilder::kMaxColumns && status_.ok()) {
+      status_ = Status::Internal("table " + std::string(t.name) + ": over RecordBuilder::kMaxColumns columns");
+    }
   }
   for (const IndexDef& d : indexes ? Indexes() : std::span<const IndexDef>()) {
     Index index{&d, file_->Allocate(), {}, std::make_unique<IndexKeys>(d.columns.size())};
@@ -61,13 +72,32 @@ Status ImageWriter::AddToIndexes(TableId table, int64_t rowid, const ValueOf& va
     }
     GPUCAP_RETURN_IF_ERROR(index.keys->Add(rowid, key_.data()));
   }
+  if (++rows_since_check_ < check_every_) return Status::Ok();
+  rows_since_check_ = 0;
+  return BoundKeys();
+}
+
+Status ImageWriter::BoundKeys() {
+  size_t held = 0;
+  for (const Index& index : indexes_) held += index.keys->bytes();
+  if (held <= key_memory_) return Status::Ok();
+  // The biggest first, down to half the budget: fewer, longer runs.
+  std::vector<Index*> by_size;
+  for (Index& index : indexes_) by_size.push_back(&index);
+  std::sort(by_size.begin(), by_size.end(),
+            [](const Index* a, const Index* b) { return a->keys->bytes() > b->keys->bytes(); });
+  for (Index* index : by_size) {
+    if (held <= key_memory_ / 2) break;
+    const size_t bytes = index->keys->bytes();
+    GPUCAP_RETURN_IF_ERROR(index->keys->SpillTo(&spill_));
+    held -= bytes;
+  }
   return Status::Ok();
 }
 
 Status ImageWriter::AppendRow(TableId table, int64_t rowid) {
-  const std::vector<uint8_t>& r = record_.Finish();
   rows_[static_cast<size_t>(table)]++;
-  return trees_[static_cast<size_t>(table)]->Append(rowid, r.data(), r.size());
+  return trees_[static_cast<size_t>(table)]->Append(rowid, &record_);
 }
 
 // As DbWriter::Intern: a batch's new strings and stacks get global ids (a

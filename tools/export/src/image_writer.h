@@ -3,7 +3,9 @@
 // table's B-tree (table_btree.h), rows appended in id order as batches
 // come, and, when asked, each index of schema.h: its keys collected as the
 // rows go out (index_keys.h), sorted and written as an index B-tree
-// (index_btree.h) at the end. SQLite only ever reads the result
+// (index_btree.h) at the end. The keys held in memory stay under a budget:
+// past it the biggest indexes spill sorted runs to a temporary file
+// (spill_file.h), merged at the end. SQLite only ever reads the result
 // (db_writer.h's path inserts the same rows and builds the same indexes
 // through SQL).
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_IMAGE_WRITER_H_
@@ -29,9 +31,10 @@ namespace gpucap::tools::sqlite {
 class ImageWriter {
  public:
   // Reserves page 1 (sqlite_schema) and one root page per table (and per
-  // index, with `indexes`).
+  // index, with `indexes`). `key_memory`: the index keys' budget in bytes;
+  // `spill_pattern`: mkstemp's template for the file they spill to.
   ImageWriter(PageFile* file, size_t captures, const std::vector<std::pair<std::string, std::string>>& meta,
-              bool indexes);
+              bool indexes, size_t key_memory, std::string spill_pattern);
 
   Status Write(const RowBatch& batch);
   // Writes the last pages, sqlite_schema and the header.
@@ -57,11 +60,17 @@ class ImageWriter {
   // row's column k as given (before the column's affinity).
   template <typename ValueOf>
   Status AddToIndexes(TableId table, int64_t rowid, const ValueOf& value);
+  // Spills the biggest indexes' keys while they hold more than the budget.
+  Status BoundKeys();
 
   PageFile* file_;
   Status status_;  // of the constructor's meta rows
   std::vector<std::unique_ptr<TableBtree>> trees_;  // by TableId
   std::vector<Index> indexes_;
+  size_t key_memory_;
+  size_t check_every_;  // rows between two looks at the keys' memory
+  size_t rows_since_check_ = 0;
+  SpillFile spill_;
   std::array<std::vector<size_t>, kTableCount> table_indexes_;  // positions in indexes_
   std::array<std::string, 16> numbers_;  // Stored's scratch, one per key column
   std::array<Value, 16> key_;            // the key being filed

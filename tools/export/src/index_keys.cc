@@ -4,10 +4,20 @@
 #include <cstring>
 #include <numeric>
 
+#include "index_merge.h"
+#include "index_order.h"
+
 namespace gpucap::tools::sqlite {
 namespace {
 
 constexpr uint64_t kSign = IndexKeys::kSign;
+
+// Gives a container's memory back (`v = {}` would only empty it: the
+// initializer-list assignment keeps the capacity).
+template <typename V>
+void Free(V* v) {
+  V().swap(*v);
+}
 
 Value FromWord(uint64_t w) { return w == 0 ? Value::Null() : Value::Int(static_cast<int64_t>(w ^ kSign)); }
 
@@ -32,27 +42,6 @@ uint64_t Hash(const uint64_t* words, size_t n) {
     h ^= h >> 29;
   }
   return h;
-}
-
-// SQLite's order of an integer and a real: by value, exactly (a double
-// converted to int64 only where it fits; the fraction decides ties).
-int CompareIntReal(int64_t i, double d) {
-  if (d < -9223372036854775808.0) return 1;
-  if (d >= 9223372036854775808.0) return -1;
-  const int64_t t = static_cast<int64_t>(d);  // toward zero
-  if (i != t) return i < t ? -1 : 1;
-  const double fraction = d - static_cast<double>(t);
-  return fraction > 0 ? -1 : fraction < 0 ? 1 : 0;
-}
-
-int Class(Value::Type t) {
-  switch (t) {
-    case Value::Type::kNull: return 0;
-    case Value::Type::kInt:
-    case Value::Type::kReal: return 1;
-    case Value::Type::kText: return 2;
-  }
-  return 3;
 }
 
 }  // namespace
@@ -131,10 +120,10 @@ void IndexKeys::ToGeneral() {
     if (tail_) row[columns_ - 1] = FromWord(tail_words_[e]);
     AddGeneral(row.data());
   }
-  group_words_ = {};
-  slots_ = {};
-  group_ = {};
-  tail_words_ = {};
+  Free(&group_words_);
+  Free(&slots_);
+  Free(&group_);
+  Free(&tail_words_);
 }
 
 Value IndexKeys::ValueOf(const Key& k) const {
@@ -147,7 +136,8 @@ Value IndexKeys::ValueOf(const Key& k) const {
   return Value::Null();
 }
 
-Status IndexKeys::Emit(IndexBtree* tree, const Value* key, int64_t rowid) {
+template <typename Sink>
+Status IndexKeys::Emit(Sink* tree, const Value* key, int64_t rowid) {
   record_.Clear();
   for (size_t c = 0; c < columns_; ++c) record_.Add(key[c], Affinity::kBlob);  // stored values: no conversion
   record_.Add(Value::Int(rowid), Affinity::kInteger);
@@ -156,12 +146,47 @@ Status IndexKeys::Emit(IndexBtree* tree, const Value* key, int64_t rowid) {
 }
 
 Status IndexKeys::WriteTo(IndexBtree* tree) {
-  Status s = general_ ? WriteGeneral(tree) : WriteFast(tree);
+  Status s;
+  if (runs_.empty()) {
+    s = general_ ? WriteGeneral(tree) : WriteFast(tree);
+  } else {
+    if (entries_ > spilled_) s = SpillTo(spill_);
+    if (s.ok()) s = MergeRuns(*spill_, runs_, tree);
+  }
   *this = IndexKeys(columns_);
   return s;
 }
 
-Status IndexKeys::WriteFast(IndexBtree* tree) {
+Status IndexKeys::SpillTo(SpillFile* file) {
+  if (entries_ == spilled_) return Status::Ok();
+  if (spill_ != nullptr && spill_ != file) return Status::Internal("index writer: runs of one index in two files");
+  spill_ = file;
+  GPUCAP_RETURN_IF_ERROR(file->Begin());
+  GPUCAP_RETURN_IF_ERROR(general_ ? WriteGeneral(file) : WriteFast(file));
+  auto run = file->End();
+  if (!run.ok()) return run.status();
+  runs_.push_back(*run);
+  StartRun();
+  return Status::Ok();
+}
+
+// Frees the entries held, keeping the groups.
+void IndexKeys::StartRun() {
+  spilled_ = entries_;
+  Free(&group_);
+  Free(&tail_words_);
+  Free(&keys_);
+  Free(&text_);
+  if (general_) {
+    general_ = false;
+    group_words_.clear();
+    slots_.assign(64, 0);
+    last_group_ = UINT32_MAX;
+  }
+}
+
+template <typename Sink>
+Status IndexKeys::WriteFast(Sink* tree) {
   const size_t n = group_columns_, groups = group_words_.size() / n;
   // Groups in key order, then every entry placed after the groups before its own.
   std::vector<uint32_t> by_key(groups);
@@ -184,8 +209,6 @@ Status IndexKeys::WriteFast(IndexBtree* tree) {
     std::vector<uint64_t> next(start.begin(), start.end() - 1);
     for (uint32_t e = 0; e < group_.size(); ++e) order[next[rank[group_[e]]]++] = {tail_ ? tail_words_[e] : 0, e};
   }
-  group_ = {};
-  tail_words_ = {};
   // Records straight from the words: the group's serial types and body
   // bytes once per group, then each entry's last column and rowid.
   uint8_t head[16], body[16 * 8 + 8], record[1 + 17 + 17 * 8 + 8];
@@ -208,7 +231,8 @@ Status IndexKeys::WriteFast(IndexBtree* tree) {
     for (Entry* e = first; e != last; ++e) {
       size_t nt = 0, nb = 0;
       if (tail_) PutWord(e->tail, own_types, &nt, own_body, &nb);
-      PutWord(static_cast<uint64_t>(int64_t{e->index} + 1) ^ kSign, own_types, &nt, own_body, &nb);
+      PutWord(static_cast<uint64_t>(static_cast<int64_t>(spilled_ + e->index) + 1) ^ kSign, own_types, &nt, own_body,
+              &nb);
       const auto size = static_cast<size_t>(own_body + nb - record);
       if (!tree->TryAppend(record, size)) GPUCAP_RETURN_IF_ERROR(tree->Append(record, size));
     }
@@ -216,23 +240,14 @@ Status IndexKeys::WriteFast(IndexBtree* tree) {
   return Status::Ok();
 }
 
-Status IndexKeys::WriteGeneral(IndexBtree* tree) {
+template <typename Sink>
+Status IndexKeys::WriteGeneral(Sink* tree) {
   const size_t cols = columns_;
   auto compare = [&](const Key& a, const Key& b) {
-    const int ca = Class(a.type), cb = Class(b.type);
-    if (ca != cb) return ca < cb ? -1 : 1;
-    if (ca == 0) return 0;
-    if (ca == 1) {
-      if (a.type == Value::Type::kInt && b.type == Value::Type::kInt) return a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
-      if (a.type == Value::Type::kReal && b.type == Value::Type::kReal) return a.d < b.d ? -1 : a.d > b.d ? 1 : 0;
-      if (a.type == Value::Type::kInt) return CompareIntReal(a.i, b.d);
-      return -CompareIntReal(b.i, a.d);
-    }
-    const int m = std::memcmp(text_.data() + a.text, text_.data() + b.text, std::min(a.size, b.size));
-    if (m != 0) return m < 0 ? -1 : 1;
-    return a.size < b.size ? -1 : a.size > b.size ? 1 : 0;
+    return CompareStored(a.type, a.i, a.d, text_.data() + a.text, a.size, b.type, b.i, b.d, text_.data() + b.text,
+                         b.size);
   };
-  std::vector<uint32_t> order(entries_);
+  std::vector<uint32_t> order(entries_ - spilled_);
   std::iota(order.begin(), order.end(), 0u);
   // Stable: entries equal on every key column stay in rowid order.
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -244,7 +259,7 @@ Status IndexKeys::WriteGeneral(IndexBtree* tree) {
   std::vector<Value> key(cols);
   for (uint32_t e : order) {
     for (size_t c = 0; c < cols; ++c) key[c] = ValueOf(keys_[e * cols + c]);
-    GPUCAP_RETURN_IF_ERROR(Emit(tree, key.data(), int64_t{e} + 1));
+    GPUCAP_RETURN_IF_ERROR(Emit(tree, key.data(), static_cast<int64_t>(spilled_ + e) + 1));
   }
   return Status::Ok();
 }

@@ -15,6 +15,11 @@
 // the word that costs a linear check when the rows came sorted (start
 // times on a stream). Any other value switches the index to the general
 // comparison.
+//
+// Memory is bounded by the caller: SpillTo sorts the entries held so far
+// (a run) and writes their records to a spill file (spill_file.h), and
+// WriteTo then merges the runs (index_merge.h) into the same B-tree, byte
+// for byte, that one sort in memory gives.
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_INDEX_KEYS_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_INDEX_KEYS_H_
 
@@ -25,6 +30,7 @@
 #include "gpucap/status.h"
 #include "index_btree.h"
 #include "record.h"
+#include "spill_file.h"
 
 namespace gpucap::tools::sqlite {
 
@@ -63,9 +69,21 @@ class IndexKeys {
   // Appends every entry's record (the key columns, then the rowid) to
   // `tree` in the index's order, and frees the entries.
   Status WriteTo(IndexBtree* tree);
+  // Writes the entries held in memory, sorted, as a run of `file` and
+  // drops them (the groups seen stay); WriteTo merges the runs. Every
+  // spill of one index goes to the same file.
+  Status SpillTo(SpillFile* file);
 
   uint64_t entries() const { return entries_; }
   bool general() const { return general_; }
+  // The memory the entries held take, in bytes: the vectors' capacity,
+  // which a spill frees (kept capacity would add up, index by index, to
+  // several budgets).
+  size_t bytes() const {
+    return group_.capacity() * sizeof(uint32_t) + tail_words_.capacity() * sizeof(uint64_t) +
+           keys_.capacity() * sizeof(Key) + text_.size();
+  }
+  size_t runs() const { return runs_.size(); }
 
  private:
   // A stored value, its text in `text_` (the general path).
@@ -88,14 +106,23 @@ class IndexKeys {
   void ToGeneral();
   void AddGeneral(const Value* key);
   Value ValueOf(const Key& k) const;
-  Status WriteFast(IndexBtree* tree);
-  Status WriteGeneral(IndexBtree* tree);
-  Status Emit(IndexBtree* tree, const Value* key, int64_t rowid);
+  // The entries held in memory, in order, to `sink` (an IndexBtree or a
+  // SpillFile run).
+  template <typename Sink>
+  Status WriteFast(Sink* sink);
+  template <typename Sink>
+  Status WriteGeneral(Sink* sink);
+  template <typename Sink>
+  Status Emit(Sink* sink, const Value* key, int64_t rowid);
+  void StartRun();
 
   size_t columns_, group_columns_;  // group: all but the last column (the only one of one)
   bool tail_;                       // a last column outside the group
   uint64_t entries_ = 0;
+  uint64_t spilled_ = 0;  // entries in runs_: the rowid of the first held is spilled_ + 1
   bool general_ = false;
+  SpillFile* spill_ = nullptr;
+  std::vector<SpillFile::Run> runs_;
   // The fast path.
   std::vector<uint64_t> group_words_;  // group_columns_ words per group
   std::vector<uint32_t> slots_;        // open addressing: group + 1, 0 free

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cassert>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -143,16 +144,16 @@ void RecordBuilder::AddConverted(Value v, Affinity affinity) {
 }
 
 const std::vector<uint8_t>& RecordBuilder::Finish() {
-  const size_t types = types_len_;
-  // The header's size counts its own varint.
-  size_t header = types + 1;
-  while (types + VarintLength(header) != header) header = types + VarintLength(header);
-  record_.resize(header + body_len_);
-  uint8_t* p = record_.data();
-  p += PutVarint(p, header);
-  std::memcpy(p, types_.data(), types_len_);
-  if (body_len_ > 0) std::memcpy(p + types_len_, body_.data(), body_len_);
+  record_.resize(Size());
+  CopyTo(record_.data());
   return record_;
+}
+
+void RecordBuilder::CopyTo(uint8_t* out) const {
+  assert(types_len_ <= kTypesRoom && "a record of more than kMaxColumns columns");
+  out += PutVarint(out, HeaderSize());
+  std::memcpy(out, types_.data(), types_len_);
+  if (body_len_ > 0) std::memcpy(out + types_len_, body_.data(), body_len_);
 }
 
 }  // namespace gpucap::tools::sqlite

@@ -51,11 +51,12 @@ inline Value StoredFast(const Value& v, Affinity affinity, std::string* number) 
 // The serial type of integer `i` (1-6 by magnitude, 8 and 9 for 0 and 1:
 // schema format 4, no body) and how many body bytes it takes.
 // Serial types 1-6 hold 1, 2, 3, 4, 6 and 8 bytes; the size follows from
-// the magnitude (two's complement: ~i for negatives).
+// the magnitude (two's complement: ~i for negatives) and a sign bit, found
+// with one count of leading zeros rather than a chain of compares.
 inline uint8_t SizedIntSerialType(int64_t i) {
   const uint64_t u = static_cast<uint64_t>(i), mag = i < 0 ? ~u : u;
-  return mag <= 0x7f ? 1 : mag <= 0x7fff ? 2 : mag <= 0x7fffff ? 3 : mag <= 0x7fffffff ? 4
-         : mag <= 0x7fffffffffffULL ? 5 : 6;
+  static constexpr uint8_t kTypeOfBytes[9] = {0, 1, 2, 3, 4, 5, 5, 6, 6};
+  return kTypeOfBytes[(72 - __builtin_clzll(mag | 1)) / 8];  // (bits + sign + 7) / 8
 }
 inline uint8_t IntSerialType(int64_t i) {
   return i == 0 || i == 1 ? static_cast<uint8_t>(8 + i) : SizedIntSerialType(i);
@@ -71,9 +72,12 @@ inline void PutBigEndian(uint8_t* out, uint64_t u, size_t bytes) {
 }
 
 // Builds one record at a time into buffers it keeps (the hot path of the
-// export: a few dozen columns per row, most of them small integers).
+// export: a few dozen columns per row, most of them small integers). A
+// record has at most kMaxColumns columns: the buffers always have room for
+// that many serial types and numbers, so adding an integer checks no size.
 class RecordBuilder {
  public:
+  static constexpr size_t kMaxColumns = 64;
   void Clear() {
     types_len_ = 0;
     body_len_ = 0;
@@ -86,35 +90,52 @@ class RecordBuilder {
   }
   // The record: header then body. Valid until the next Clear.
   const std::vector<uint8_t>& Finish();
+  // Finish's bytes written at `out` (Size() of them) without the copy in
+  // between: TableBtree puts a row's record straight on its leaf.
+  size_t Size() const { return HeaderSize() + body_len_; }
+  void CopyTo(uint8_t* out) const;
 
  private:
+  // Room for kMaxColumns serial types (9 bytes at most each) and numbers
+  // (8-byte stores) beyond what texts take.
+  static constexpr size_t kTypesRoom = 9 * kMaxColumns, kNumbersRoom = 8 * kMaxColumns + 8;
   void AddConverted(Value v, Affinity affinity);
-  void AddInt(int64_t i) {
-    if (i == 0 || i == 1) return Type(8 + static_cast<uint64_t>(i));  // schema format 4: no body
+  // The header's size counts its own varint: one byte under 127 types' bytes.
+  size_t HeaderSize() const {
+    if (types_len_ < 127) [[likely]] return types_len_ + 1;
+    size_t header = types_len_ + 1;
+    while (types_len_ + VarintLength(header) != header) header = types_len_ + VarintLength(header);
+    return header;
+  }
+  [[gnu::always_inline]] void AddInt(int64_t i) {
+    if (i == 0 || i == 1) {  // schema format 4: no body
+      types_[types_len_++] = static_cast<uint8_t>(8 + i);
+      return;
+    }
     const uint8_t type = SizedIntSerialType(i);
-    Type(type);
+    types_[types_len_++] = type;
     BigEndian(static_cast<uint64_t>(i), kSerialBytes[type]);
   }
   void Type(uint64_t t) {
-    if (types_len_ + 9 > types_.size()) types_.resize(2 * types_.size() + 64);
     if (t < 0x80) {
       types_[types_len_++] = static_cast<uint8_t>(t);
     } else {
       types_len_ += PutVarint(types_.data() + types_len_, t);
     }
   }
+  // `n` bytes of text: the room for numbers stays after them.
   uint8_t* Body(size_t n) {
-    if (body_len_ + n > body_.size()) body_.resize(2 * (body_len_ + n) + 256);
+    if (body_len_ + n + kNumbersRoom > body_.size()) body_.resize(2 * (body_len_ + n) + kNumbersRoom);
     uint8_t* p = body_.data() + body_len_;
     body_len_ += n;
     return p;
   }
-  void BigEndian(uint64_t u, size_t bytes) {  // 1-8 bytes
-    if (body_len_ + 8 > body_.size()) body_.resize(2 * body_.size() + 256);
+  void BigEndian(uint64_t u, size_t bytes) {  // 1-8 bytes, one 8-byte store
     PutBigEndian(body_.data() + body_len_, u, bytes);
     body_len_ += bytes;
   }
-  std::vector<uint8_t> types_, body_, record_;
+  std::vector<uint8_t> types_ = std::vector<uint8_t>(kTypesRoom), body_ = std::vector<uint8_t>(kNumbersRoom);
+  std::vector<uint8_t> record_;
   size_t types_len_ = 0, body_len_ = 0;
   std::string number_;  // a number given text affinity
 };

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -230,9 +231,11 @@ Result<ExportReport> ExportByInserts(sqlite3* db, std::span<const builder::Captu
 }
 
 // Joins and writes the image, indexes included, into `file`.
+// `spill_pattern`: where the index keys go past options.index_key_memory.
 Result<ExportReport> WriteImage(PageFile* file, std::span<const builder::CaptureIndex* const> captures,
-                                const ExportOptions& options) {
-  ImageWriter writer(file, captures.size(), Meta(options, captures.size()), options.indexes);
+                                const ExportOptions& options, std::string spill_pattern) {
+  ImageWriter writer(file, captures.size(), Meta(options, captures.size()), options.indexes,
+                     options.index_key_memory, std::move(spill_pattern));
   ExportReport report;
   GPUCAP_RETURN_IF_ERROR(Load(captures, options, [&](const RowBatch& b) { return writer.Write(b); }, &report));
   auto finishing = Clock::now();  // the indexes' sort and B-trees, mostly
@@ -256,7 +259,10 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
   if (options.sqlite_inserts) return ExportByInserts(db, captures, options);
   auto started = Clock::now();
   MemoryPageFile file(kPageSize);
-  auto report = WriteImage(&file, captures, options);
+  // No output file to sit beside: the system's temporary directory.
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  auto report = WriteImage(&file, captures, options, dir + "/gpucap-export-keys-XXXXXX");
   if (!report.ok()) return report;
   if (file.HandTo(db) != SQLITE_OK) return SqliteError(db, "opening the exported image");
   // An in-memory database may grow past SQLite's default limit (1 GiB) with its indexes.
@@ -275,7 +281,8 @@ Result<ExportReport> ExportImageFile(std::span<const builder::CaptureIndex* cons
   auto started = Clock::now();
   auto file = FilePageFile::Create(temp, kPageSize);
   if (!file.ok()) return file.status();
-  auto report = WriteImage(file->get(), captures, options);
+  // Beside the database: on the disk that has room for it.
+  auto report = WriteImage(file->get(), captures, options, temp + ".keys-XXXXXX");
   if (!report.ok()) return report;
   GPUCAP_RETURN_IF_ERROR((*file)->Close());
   report->seconds = Since(started);

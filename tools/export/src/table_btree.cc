@@ -20,12 +20,10 @@ TableBtree::TableBtree(PageFile* file, uint32_t root)
     : file_(file), root_(root), header_room_(root == 1 ? 100 : 0), leaf_(file->page_size()),
       content_(file->page_size()), scratch_(file->page_size()) {}
 
-Status TableBtree::Append(int64_t rowid, const uint8_t* record, size_t size) {
+Status TableBtree::Cell(int64_t rowid, size_t size, size_t local, uint8_t** payload) {
   if (rows_ > 0 && rowid <= last_rowid_) {
     return Status::Internal("page writer: rowid " + std::to_string(rowid) + " after " + std::to_string(last_rowid_));
   }
-  // How much of the record stays on the leaf ("Cell Payload Overflow Pages").
-  const size_t local = LocalPayload(file_->page_size(), size, Tree::kTable);
   const size_t cell = VarintLength(size) + VarintLength(static_cast<uint64_t>(rowid)) + local + (local < size ? 4 : 0);
   const size_t used = 8 + 2 * pointers_.size();
   if (!pointers_.empty() && used + 2 + cell > content_ - header_room_) {
@@ -33,17 +31,41 @@ Status TableBtree::Append(int64_t rowid, const uint8_t* record, size_t size) {
     GPUCAP_RETURN_IF_ERROR(WriteLeaf(number));
     GPUCAP_RETURN_IF_ERROR(Push(0, {number, last_rowid_}));
   }
-  uint32_t overflow = 0;
-  if (local < size) GPUCAP_RETURN_IF_ERROR(WriteOverflow(file_, record + local, size - local, &overflow, &scratch_));
   content_ -= cell;
   uint8_t* p = leaf_.data() + content_;
   p += PutVarint(p, size);
   p += PutVarint(p, static_cast<uint64_t>(rowid));
-  std::memcpy(p, record, local);
-  if (local < size) Put32(p + local, overflow);
+  *payload = p;
   pointers_.push_back(static_cast<uint16_t>(content_));
   last_rowid_ = rowid;
   rows_++;
+  return Status::Ok();
+}
+
+Status TableBtree::Append(int64_t rowid, const uint8_t* record, size_t size) {
+  // How much of the record stays on the leaf ("Cell Payload Overflow Pages").
+  const size_t local = LocalPayload(file_->page_size(), size, Tree::kTable);
+  uint8_t* p = nullptr;
+  GPUCAP_RETURN_IF_ERROR(Cell(rowid, size, local, &p));
+  std::memcpy(p, record, local);
+  if (local < size) {
+    // The overflow pages come after the leaf a full page wrote out.
+    uint32_t overflow = 0;
+    GPUCAP_RETURN_IF_ERROR(WriteOverflow(file_, record + local, size - local, &overflow, &scratch_));
+    Put32(p + local, overflow);
+  }
+  return Status::Ok();
+}
+
+Status TableBtree::Append(int64_t rowid, RecordBuilder* record) {
+  const size_t size = record->Size();
+  if (size > MaxLocal(file_->page_size(), Tree::kTable)) {
+    const std::vector<uint8_t>& r = record->Finish();
+    return Append(rowid, r.data(), r.size());
+  }
+  uint8_t* p = nullptr;
+  GPUCAP_RETURN_IF_ERROR(Cell(rowid, size, size, &p));
+  record->CopyTo(p);
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 
 #include "gpucap/status.h"
 #include "page_file.h"
+#include "record.h"
 
 namespace gpucap::tools::sqlite {
 
@@ -24,6 +25,9 @@ class TableBtree {
 
   // Rowids must increase from call to call.
   Status Append(int64_t rowid, const uint8_t* record, size_t size);
+  // The record `record` holds, written on the leaf without a copy between
+  // (the same cell as Append of its Finish).
+  Status Append(int64_t rowid, RecordBuilder* record);
   Status Finish();
 
   uint64_t rows() const { return rows_; }
@@ -39,6 +43,10 @@ class TableBtree {
     bool wrote = false;
   };
   size_t Usable() const { return file_->page_size() - header_room_; }
+  // The cell of a `size`-byte record keeping `local` bytes on the leaf:
+  // written out the full leaf first, then room made and the size and
+  // rowid put; `*payload` is where the local bytes go.
+  Status Cell(int64_t rowid, size_t size, size_t local, uint8_t** payload);
   Status WriteLeaf(uint32_t number);
   Status Push(size_t level, Entry e);
   Status WriteInterior(uint32_t number, const std::vector<Entry>& entries);

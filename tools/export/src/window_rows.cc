@@ -33,27 +33,65 @@ struct OpArgs {
       if (a.foreign_key) continue;  // the application's metadata blobs
       std::string_view k = a.key;
       auto num = [&]() { return a.type == Arg::Type::kInt ? a.i() : static_cast<int64_t>(a.u()); };
-      if (k == "device" || k == "inDevice") device = num();
-      else if (k == "context" || k == "inContext") context = num();
-      else if (k == "stream") stream = num();
-      else if (k == "correlation") correlation = num();
-      else if (k == "External id") external = num();
-      else if (k == "registers per thread") registers = num();
-      else if (k == "shared memory") shared_memory = num();
-      else if (k == "bytes") bytes = num();
-      else if (k == "fromDevice") src_device = num();
-      else if (k == "toDevice") dst_device = num();
-      else if (k == "wait_on_stream") wait_stream = num();
-      else if (k == "wait_on_cuda_event_id") wait_event = num();
-      else if (k == "wait_on_cuda_event_record_corr_id") wait_correlation = num();
-      else if (k == "queued") queued = num();
-      else if (k == "graph node") graph_node = num();
-      else if (k == "graph") graph = num();
-      else if (k == "capture node") capture_node = num();
-      else if (k == builder::trace_keys::kCaptureStream) capture_stream = num();
-      else if (k == "grid" && a.type == Arg::Type::kInts) grid = a.ints();
-      else if (k == "block" && a.type == Arg::Type::kInts) block = a.ints();
-      else if (k == "annotation stack" && a.type == Arg::Type::kStrings) stack = a.strings();
+      // By the key's length first: one compare picks the few keys of that
+      // length (a chain of every key cost ~60 instructions an argument).
+      switch (k.size()) {
+        case 4:
+          if (k == "grid" && a.type == Arg::Type::kInts) grid = a.ints();
+          break;
+        case 5:
+          if (k == "bytes") bytes = num();
+          else if (k == "graph") graph = num();
+          else if (k == "block" && a.type == Arg::Type::kInts) block = a.ints();
+          break;
+        case 6:
+          if (k == "device") device = num();
+          else if (k == "stream") stream = num();
+          else if (k == "queued") queued = num();
+          break;
+        case 7:
+          if (k == "context") context = num();
+          break;
+        case 8:
+          if (k == "inDevice") device = num();
+          else if (k == "toDevice") dst_device = num();
+          break;
+        case 9:
+          if (k == "inContext") context = num();
+          break;
+        case 10:
+          if (k == "fromDevice") src_device = num();
+          else if (k == "graph node") graph_node = num();
+          break;
+        case 11:
+          if (k == "correlation") correlation = num();
+          else if (k == "External id") external = num();
+          break;
+        case 12:
+          if (k == "capture node") capture_node = num();
+          break;
+        case 13:
+          if (k == "shared memory") shared_memory = num();
+          break;
+        case 14:
+          if (k == "wait_on_stream") wait_stream = num();
+          else if (k == builder::trace_keys::kCaptureStream) capture_stream = num();
+          static_assert(builder::trace_keys::kCaptureStream.size() == 14);
+          break;
+        case 16:
+          if (k == "annotation stack" && a.type == Arg::Type::kStrings) stack = a.strings();
+          break;
+        case 20:
+          if (k == "registers per thread") registers = num();
+          break;
+        case 21:
+          if (k == "wait_on_cuda_event_id") wait_event = num();
+          break;
+        case 33:
+          if (k == "wait_on_cuda_event_record_corr_id") wait_correlation = num();
+          break;
+        default: break;
+      }
     }
   }
 };

@@ -27,6 +27,11 @@ struct sqlite3;
 
 namespace gpucap::tools {
 
+// The index keys an export holds in memory at most, over all its indexes
+// (about 12 bytes per index entry, four entries per kernel); past it they
+// spill, sorted, to a temporary file and are merged at the end.
+inline constexpr size_t kIndexKeyMemory = size_t{64} << 20;
+
 struct ExportOptions {
   // The window spec, selection, lookback and join options, as for a build;
   // `output`, `format` and `threads` are not used.
@@ -39,6 +44,11 @@ struct ExportOptions {
   // Every row through SQLite's INSERT (the writer before the page writer,
   // kept to compare the two: bench/README.md, tests/tools/).
   bool sqlite_inserts = false;
+  // The index keys' memory budget in bytes (the database is the same
+  // whatever it is; a small one makes more, shorter runs). The temporary
+  // file sits beside the output (ExportToFile) or in $TMPDIR, else /tmp
+  // (ExportCaptures), and is unlinked as soon as it is made.
+  size_t index_key_memory = kIndexKeyMemory;
   // Called from the worker joining a capture before each of its windows.
   std::function<void(size_t capture, size_t window, size_t windows)> on_window;
 };
