@@ -122,6 +122,7 @@ double CpuSeconds() {
 
 int Build(const std::string& capture, const std::string& out, int argc, char** argv) {
   auto wall0 = std::chrono::steady_clock::now();
+  int64_t epoch_ns = BuildClockNs();
   double cpu0 = CpuSeconds();
   auto index = CaptureIndex::Open(capture);
   if (!index.ok()) {
@@ -141,6 +142,8 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
     return 2;
   }
   o.output_options.codec = *codec;
+  const char* times = std::getenv(kBuildTimesEnv);  // when each phase ran (build_times.h)
+  o.phase_times = times != nullptr && std::string_view(times) == "1";
   auto report = BuildTraces(**index, o);
   if (!report.ok()) {
     std::fprintf(stderr, "%s\n", report.status().message().c_str());
@@ -163,6 +166,9 @@ int Build(const std::string& capture, const std::string& out, int argc, char** a
               events / wall / 1e6, events / cpu / 1e6);
   std::printf("peak RSS %.0f MB, largest window's decoded rows %.0f MB\n", u.ru_maxrss / 1024.0,
               report->peak_table_bytes / 1e6);
+  if (o.phase_times) {
+    for (const std::string& line : DescribeBuildTimes(*report, epoch_ns)) std::fprintf(stderr, "%s\n", line.c_str());
+  }
   return 0;
 }
 

@@ -274,6 +274,7 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
     report->table_bytes += cached.tables.memory_bytes();
   }
   report->chunks_used = parts.size();
+  report->times.decoded_ns = BuildClockNs();
   // What a window frees (evicted rows, the renderer's and gzip's buffers)
   // stays with malloc for the next one. Handing it back to the kernel after
   // every window (malloc_trim) kept peak RSS 5-10% lower but faulted the
@@ -374,10 +375,12 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
                                    std::to_string(options.max_windows) +
                                    " is written only with --max-windows N (or pick some with --select)");
   }
+  report.times.started_ns = BuildClockNs();
   report.warnings = index.capture().report.Describe(index.path());
   for (std::string& w : index.Warnings()) report.warnings.push_back(std::move(w));
   if (!index.decoder().version_warning().empty()) report.warnings.push_back(index.decoder().version_warning());
   GPUCAP_RETURN_IF_ERROR(BuildWindowFiles(index, options, *windows, one, progress, &report));
+  report.times.done_ns = BuildClockNs();
   return report;
 }
 

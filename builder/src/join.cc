@@ -45,11 +45,11 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   CollectRefs();
   CollectMarkers();
   if (use_ != nullptr) ReportUse();
+  // The sort reads only the refs: the API rows go before it, so they and its
+  // permutation are never held at once (the 20M-event window's peak).
+  if (give_back) api_rows_.Release();
   stats_.overflow_lanes += SortAndPackSlices(&refs_, &tracks_, &t_.refs_scratch);
-  if (give_back) {
-    std::vector<uint32_t>().swap(t_.refs_scratch);  // 4 bytes a slice, kept for no next window this size
-    api_rows_.Release();
-  }
+  if (give_back) std::vector<uint32_t>().swap(t_.refs_scratch);  // 4 bytes a slice, kept for no next window this size
 
   // Tracks get the numbers of the order the trace lists them in. Slices are
   // grouped by track already (lanes aside): they are streamed by runs of one

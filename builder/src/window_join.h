@@ -365,7 +365,7 @@ class WindowJoin {
   // over (ids keep counting up, so a renderer's cache stays right): the
   // memory they take stays bounded in a window of any size, and a long
   // window still shares what repeats within each step.
-  static constexpr size_t kMaxRuns = 1 << 16;
+  static constexpr size_t kMaxRuns = kSharedIdsLive;
   void ForgetRuns();
   uint32_t run_id_base_ = 0;  // ids given out before the last ForgetRuns
   BlockStore<SharedRun> runs_;  // args point into their runs: stable addresses

@@ -1,6 +1,7 @@
 #include "window_workers.h"
 
 #include "counting_sink.h"
+#include "timed_sink.h"
 #include "work_queue.h"
 
 #include <algorithm>
@@ -40,13 +41,16 @@ class WindowQueue {
   }
 
   // One worker: builds windows until none is left or one failed.
-  void Work(const BuildOptions& worker_options, std::map<size_t, Builder::ChunkDecode>* decodes) {
+  void Work(int worker, const BuildOptions& worker_options, std::map<size_t, Builder::ChunkDecode>* decodes) {
     Builder builder(index_, worker_options);
     while (true) {
       size_t i = next_.fetch_add(1);
       if (i >= windows_.size() || failed_.load()) break;
       Started(i);
+      reports_[i].times.worker = worker;
+      reports_[i].times.start_ns = BuildClockNs();
       status_[i] = BuildOne(&builder, worker_options, i);
+      reports_[i].times.done_ns = BuildClockNs();
       if (!status_[i].ok()) failed_.store(true);
       Finished(i);
     }
@@ -79,8 +83,14 @@ class WindowQueue {
       size_t slash = wr.path.find_last_of('/');
       builder->set_trace_name(slash == std::string::npos ? wr.path : wr.path.substr(slash + 1));
     }
-    if (!progress_) return builder->BuildWindow(w, sink.get(), &wr);
-    CountingSink counted(sink.get(), &events_, [this] { Tick(/*force=*/false); });
+    TraceSink* into = sink.get();
+    std::unique_ptr<TimedSink> timed;
+    if (o.phase_times) {
+      timed = std::make_unique<TimedSink>(into, &wr.times);
+      into = timed.get();
+    }
+    if (!progress_) return builder->BuildWindow(w, into, &wr);
+    CountingSink counted(into, &events_, [this] { Tick(/*force=*/false); });
     return builder->BuildWindow(w, &counted, &wr);
   }
 
@@ -159,10 +169,12 @@ Status BuildWindowFiles(const CaptureIndex& index, const BuildOptions& options, 
   each.threads = plan.threads_each;
   WindowQueue queue(index, options, windows, one_window, progress);
   std::vector<std::map<size_t, Builder::ChunkDecode>> decodes(plan.workers);
+  report->times.workers_ns = BuildClockNs();
   GPUCAP_RETURN_IF_ERROR(threads->Each(plan.workers, [&](int t) {
-    queue.Work(each, &decodes[t]);
+    queue.Work(t, each, &decodes[t]);
     return Status::Ok();
   }));
+  report->times.workers_done_ns = BuildClockNs();
   GPUCAP_RETURN_IF_ERROR(queue.Collect(report));
   // Each chunk's stats once, from its fullest decode by any worker.
   std::map<size_t, Builder::ChunkDecode> merged;

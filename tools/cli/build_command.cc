@@ -3,6 +3,7 @@
 // gpucap build CAPTURE --into KINETO.json -o OUT: the GPU activity of the
 // profiler trace's span (or of one --window) spliced into that trace.
 #include <cinttypes>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -135,6 +136,10 @@ int RunBuild(const std::vector<std::string>& args) {
     o.format = FormatForPath(vm["output"].as<std::string>());
   }
 
+  // GPUCAP_BUILD_TIMES=1: when each phase ran, on stderr (build_times.h).
+  int64_t epoch_ns = BuildClockNs();
+  const char* times = std::getenv(kBuildTimesEnv);
+  o.phase_times = times != nullptr && std::string_view(times) == "1";
   std::string path = vm["capture"].as<std::string>();
   auto index = OpenCapture(path);
   if (!index.ok()) return Fail("build", index.status());
@@ -163,6 +168,9 @@ int RunBuild(const std::vector<std::string>& args) {
     return Fail("build", report.status(), usage ? kExitUsage : kExitFailed);
   }
   for (const std::string& w : report->warnings) Warn("build", w, vm["quiet"].as<bool>());
+  if (o.phase_times) {
+    for (const std::string& line : DescribeBuildTimes(*report, epoch_ns)) std::cerr << line << "\n";
+  }
   if (vm["quiet"].as<bool>()) return kExitOk;
   for (const WindowReport& w : report->windows) {
     std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpucap/builder/build_times.h"
 #include "gpucap/builder/capture_index.h"
 #include "gpucap/builder/decode.h"
 #include "gpucap/builder/join.h"
@@ -79,6 +80,8 @@ struct BuildOptions {
   // Called as BuildTraces starts each window (a progress line), `done`
   // windows finished; never from two threads at once. May be empty.
   std::function<void(const Window& w, size_t done, size_t total)> on_window;
+  // Note when each window's phases ran (WindowReport::times, build_times.h).
+  bool phase_times = false;
 };
 
 struct WindowReport {
@@ -97,6 +100,8 @@ struct WindowReport {
   // Set by the caller to learn what the join referenced (join_use.h; parts
   // are indices into `chunks`); left null, nothing is collected.
   JoinUse* use = nullptr;
+  // start_ns, decoded_ns and done_ns always; the rest with phase_times.
+  WindowTimes times;
 };
 
 struct BuildReport {
@@ -104,6 +109,7 @@ struct BuildReport {
   std::vector<std::string> warnings;  // capture damage, skipped records, ...
   uint64_t chunks_decoded = 0;
   uint64_t peak_table_bytes = 0;
+  BuildTimes times;
 };
 
 // Builds windows one after another, keeping decoded chunks between them.

@@ -141,7 +141,11 @@ struct Slice {
   // key and value for value, on every slice of this trace with the same
   // nonzero shared_id: a kernel's launch shape and annotation stack repeat
   // across the thousands of launches of one step. A renderer may write them
-  // once and repeat the bytes; every arg is still in `args`.
+  // once and repeat the bytes; every arg is still in `args`. Ids count up,
+  // and the ids in use at one time lie within kSharedIdsLive of each other:
+  // once an id is followed by one kSharedIdsLive or more above it, it is
+  // not seen again, so a cache of the last kSharedIdsLive ids (a slot per
+  // id modulo it) serves as well as one of every id, in bounded memory.
   uint32_t shared_id = 0;
   uint8_t shared_first = 0, shared_count = 0;
   std::span<const FlowEnd> flows_out;  // flows this slice starts
@@ -180,6 +184,9 @@ struct TraceHeader {
   std::vector<Process> processes;
   std::vector<Track> tracks;
 };
+
+// Slice::shared_id: how many consecutive ids may be in use at once.
+inline constexpr uint32_t kSharedIdsLive = 1u << 16;
 
 class TraceSink {
  public:
