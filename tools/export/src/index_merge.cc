@@ -65,7 +65,8 @@ class RunReader {
   // when that is less (false only on a read error).
   bool Have(size_t n, Status* status) {
     if (len_ - pos_ >= n || left_ == 0) return true;
-    std::memmove(buffer_.data(), buffer_.data() + pos_, len_ - pos_);
+    // An empty buffer's data() may be null, which memmove must not see.
+    if (len_ > pos_) std::memmove(buffer_.data(), buffer_.data() + pos_, len_ - pos_);
     len_ -= pos_;
     pos_ = 0;
     // Small runs (many, under a small budget) get small buffers.
