@@ -81,6 +81,8 @@ variant_prefix() {
     p_nonvtx) pre=("${nonvtx[@]}" GPUCAP_START_PAUSED=1) ;;
     p_bare) pre=("${nonvtx[@]}" GPUCAP_START_PAUSED=1 GPUCAP_PAUSED_GRAPHS=0 GPUCAP_SYSTEM_TIDS=0 GPUCAP_FLUSH_MS=0) ;;
     r_direct) pre=("${inj[@]}") ;;
+    r_cb) pre=("${inj[@]}" GPUCAP_API_RECORDS=callback) ;;       # API records from callbacks (api_records.h)
+    p_cb) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_API_RECORDS=callback) ;;
     r_nosub) pre=("${inj[@]}" GPUCAP_SUBSCRIBE=0) ;;
     r_domain) pre=("${inj[@]}" GPUCAP_RESOURCE=domain) ;;
     r_tids) pre=("${inj[@]}" GPUCAP_SYSTEM_TIDS=0) ;;

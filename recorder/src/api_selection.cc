@@ -23,7 +23,38 @@ constexpr const char* kLeanPrefixes[] = {
     "cuEventRecord",       "cuStreamWaitEvent",
 };
 
+// Every callback id CUPTI names in a domain.
+std::vector<CUpti_CallbackId> AllIds(CUpti_CallbackDomain domain) {
+  std::vector<CUpti_CallbackId> out;
+  CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                             ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
+                             : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
+  for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS) out.push_back(cbid);
+  }
+  return out;
+}
+
 }  // namespace
+
+const std::vector<std::pair<uint32_t, uint32_t>>& LeanApiIds() {
+  // Capture ranges switch at every sampled step, and asking CUPTI for ~1200
+  // names each time costs more than the switch.
+  static const std::vector<std::pair<uint32_t, uint32_t>> ids = [] {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+      for (CUpti_CallbackId cbid : AllIds(domain)) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && IsLeanApi(name)) {
+          out.emplace_back(static_cast<uint32_t>(domain), static_cast<uint32_t>(cbid));
+        }
+      }
+    }
+    return out;
+  }();
+  return ids;
+}
 
 bool IsLeanApi(const char* name) {
   if (!name) return false;
@@ -45,9 +76,6 @@ int SelectApis(ApiSelection selection, bool enable, bool late) {
     return 0;
   }
   if (selection != ApiSelection::kLean) return 0;
-  // The lean ids, found once by name: capture ranges switch at every
-  // sampled step, and asking CUPTI for ~1200 names each time costs more
-  // than the switch.
   struct Id {
     CUpti_CallbackDomain domain;
     CUpti_CallbackId cbid;
@@ -56,14 +84,10 @@ int SelectApis(ApiSelection selection, bool enable, bool late) {
   static const std::vector<Id> ids = [] {
     std::vector<Id> out;
     for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-      CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
-                                 ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
-                                 : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
-      for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
+      for (CUpti_CallbackId cbid : AllIds(domain)) {
         const char* name = nullptr;
-        if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS) {
-          out.push_back({domain, cbid, IsLeanApi(name)});
-        }
+        cuptiGetCallbackName(domain, cbid, &name);
+        out.push_back({domain, cbid, IsLeanApi(name)});
       }
     }
     return out;

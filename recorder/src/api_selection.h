@@ -6,7 +6,10 @@
 #ifndef GPUCAP_RECORDER_API_SELECTION_H_
 #define GPUCAP_RECORDER_API_SELECTION_H_
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config.h"
 
@@ -15,6 +18,10 @@ namespace gpucap::recorder {
 // True when a callback name (as CUPTI gives it, e.g. "cudaLaunchKernel_v7000")
 // belongs to the lean set.
 bool IsLeanApi(const char* name);
+
+// The lean set's (domain, callback id) pairs, CUPTI's numbers; asked of
+// CUPTI once by name (~1200 names) and kept.
+const std::vector<std::pair<uint32_t, uint32_t>>& LeanApiIds();
 
 // Turns the selected API records on or off in CUPTI: kAll switches the
 // RUNTIME and DRIVER kinds whole, kLean the lean callback ids one by one,

@@ -195,21 +195,16 @@ bool Succeeded(const CUpti_CallbackData* cb) {
 
 }  // namespace
 
-void CaptureStreams::Enable(void* subscriber) {
-  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber);
+void CaptureStreams::Enable() {
   std::lock_guard<std::mutex> lock(enable_mu_);
-  for (const BoundaryOp& b : kBoundaries) cuptiEnableCallback(1, sub, b.domain, b.cbid);
-  if (stream_ops_on_) {
-    for (const StreamOp& op : kStreamOps) cuptiEnableCallback(1, sub, op.domain, op.cbid);
-  }
+  for (const BoundaryOp& b : kBoundaries) callbacks_->Want(CallbackSwitch::kCaptureBoundaries, b.domain, b.cbid, true);
 }
 
-void CaptureStreams::SwitchStreamOps(void* subscriber, bool on) {
+void CaptureStreams::SwitchStreamOps(bool on) {
   // Under enable_mu_.
   if (stream_ops_on_ == on) return;
   auto t0 = std::chrono::steady_clock::now();
-  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber);
-  for (const StreamOp& op : kStreamOps) cuptiEnableCallback(on ? 1 : 0, sub, op.domain, op.cbid);
+  for (const StreamOp& op : kStreamOps) callbacks_->Want(CallbackSwitch::kCaptureStreamOps, op.domain, op.cbid, on);
   stream_ops_on_ = on;
   if (!on) g_generation.fetch_add(1, std::memory_order_relaxed);
   switches_.fetch_add(1, std::memory_order_relaxed);
@@ -219,7 +214,7 @@ void CaptureStreams::SwitchStreamOps(void* subscriber, bool on) {
                        std::memory_order_relaxed);
 }
 
-std::optional<format::GraphEvent> CaptureStreams::OnApi(void* subscriber, uint32_t domain, uint32_t cbid,
+std::optional<format::GraphEvent> CaptureStreams::OnApi(uint32_t domain, uint32_t cbid,
                                                         const void* data, uint64_t now_ns, uint32_t os_tid) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (cb == nullptr || cb->functionParams == nullptr) return std::nullopt;
@@ -265,7 +260,7 @@ std::optional<format::GraphEvent> CaptureStreams::OnApi(void* subscriber, uint32
     if (id == 0 || std::find(open_ids_.begin(), open_ids_.end(), id) != open_ids_.end()) return std::nullopt;
     open_ids_.push_back(id);
     open_.store(static_cast<int>(open_ids_.size()), std::memory_order_relaxed);
-    SwitchStreamOps(subscriber, true);
+    SwitchStreamOps(true);
     begun_.fetch_add(1, std::memory_order_relaxed);
     e.kind = format::GraphEventKind::kCaptureBegan;
     e.capture_id = id;
@@ -281,7 +276,7 @@ std::optional<format::GraphEvent> CaptureStreams::OnApi(void* subscriber, uint32
   if (id == 0 || it == open_ids_.end()) return std::nullopt;
   open_ids_.erase(it);
   open_.store(static_cast<int>(open_ids_.size()), std::memory_order_relaxed);
-  if (open_ids_.empty()) SwitchStreamOps(subscriber, false);
+  if (open_ids_.empty()) SwitchStreamOps(false);
   ended_.fetch_add(1, std::memory_order_relaxed);
   e.kind = format::GraphEventKind::kCaptureEnded;
   e.capture_id = id;

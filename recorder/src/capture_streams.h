@@ -24,6 +24,7 @@
 #include <optional>
 #include <vector>
 
+#include "callback_switch.h"
 #include "gpucap/format/model.h"
 
 namespace gpucap::recorder {
@@ -40,14 +41,16 @@ struct CaptureStreamStats {
 
 class CaptureStreams {
  public:
-  // `subscriber` is the recorder's CUpti_SubscriberHandle.
-  // Enables the begin/end-capture ids (again after the detach switched the
-  // API domains off), and the stream-op ids while a capture is open.
-  void Enable(void* subscriber);
+  // Its ids are switched through the recorder's `callbacks`, which outlives it.
+  explicit CaptureStreams(CallbackSwitch* callbacks) : callbacks_(callbacks) {}
+
+  // Wants the begin/end-capture ids; the stream-op ids are wanted while a
+  // capture is open.
+  void Enable();
 
   // Every runtime/driver API callback. Returns a captureBegan/captureEnded
   // event to record for the capture boundaries, else nothing.
-  std::optional<format::GraphEvent> OnApi(void* subscriber, uint32_t domain, uint32_t cbid, const void* callback_data,
+  std::optional<format::GraphEvent> OnApi(uint32_t domain, uint32_t cbid, const void* callback_data,
                                           uint64_t now_ns, uint32_t os_tid);
 
   // On a nodeCreated event, from the same thread: the stream-ordered call in
@@ -58,7 +61,9 @@ class CaptureStreams {
   CaptureStreamStats stats() const;
 
  private:
-  void SwitchStreamOps(void* subscriber, bool on);
+  void SwitchStreamOps(bool on);
+
+  CallbackSwitch* const callbacks_;
 
   std::mutex enable_mu_;  // the stream-op ids' state; boundary calls only
   std::atomic<int> open_{0};

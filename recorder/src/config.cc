@@ -144,6 +144,15 @@ Config Config::FromEnvironment() {
     if (std::strcmp(v, "all") == 0) c.api = ApiSelection::kAll;
     if (std::strcmp(v, "none") == 0) c.api = ApiSelection::kNone;
   }
+  if (const char* v = Env("GPUCAP_API_RECORDS")) {
+    if (std::strcmp(v, "callback") == 0) {
+      c.api_source = ApiRecordSource::kCallback;
+    } else if (std::strcmp(v, "activity") == 0) {
+      c.api_source = ApiRecordSource::kActivity;
+    } else {
+      c.raw.emplace_back("bad_api_records", v);
+    }
+  }
   c.buffer_bytes = static_cast<size_t>(EnvDouble("GPUCAP_BUFFER_KB", 4096)) << 10;
   if (c.buffer_bytes < (64u << 10)) c.buffer_bytes = 64u << 10;
   size_t pool_bytes = static_cast<size_t>(EnvDouble("GPUCAP_POOL_MB", 128)) << 20;

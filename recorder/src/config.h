@@ -14,11 +14,17 @@
 namespace gpucap::recorder {
 
 enum class ApiSelection { kLean, kAll, kNone };
+// Where the lean API records come from: CUPTI's RUNTIME/DRIVER activity
+// records, or the recorder's own from CUPTI's callbacks (api_records.h).
+enum class ApiRecordSource { kActivity, kCallback };
 
 struct Config {
   std::string output = "gpucap-%h-%p.gpucap";  // GPUCAP_OUTPUT, %p %r %h %t expanded
   std::vector<uint32_t> kinds;                // GPUCAP_KINDS: names, comma separated; empty = defaults
   ApiSelection api = ApiSelection::kLean;     // GPUCAP_API=lean|all|none
+  // GPUCAP_API_RECORDS=activity|callback; `all` always uses activity records,
+  // and so does a recorder with no subscriber (GPUCAP_SUBSCRIBE=0).
+  ApiRecordSource api_source = ApiRecordSource::kActivity;
   size_t buffer_bytes = 4u << 20;             // GPUCAP_BUFFER_KB
   size_t pool_buffers = 32;                   // GPUCAP_POOL_MB (128) / buffer size
   uint32_t device_buffer_bytes = 0;           // GPUCAP_DEVICE_BUFFER_KB (0: CUPTI default)

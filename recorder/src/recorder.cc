@@ -443,6 +443,11 @@ format::RecorderStats Recorder::Stats() {
   }
   GateStats(&s.extra);
   HostNodeStats(&s.extra);
+  if (api_records_) {
+    s.extra.emplace_back("api_records", api_records_->records());
+    s.extra.emplace_back("api_records_dropped", api_records_->dropped());
+    s.extra.emplace_back("api_records_unmatched", api_records_->unmatched());
+  }
   if (capture_streams_) {
     CaptureStreamStats cs = capture_streams_->stats();
     s.extra.emplace_back("capture_streams_captures_begun", cs.captures_begun);
@@ -467,6 +472,8 @@ format::RecorderStats Recorder::Stats() {
 void Recorder::Tick(bool final_tick) {
   SampleClock(final_tick ? format::ClockKind::kEnd : format::ClockKind::kPeriodic);
   ReportDevices();
+  // Before the threads: a collected buffer names the threads it saw.
+  if (api_records_) api_records_->Collect();
   ReportThreads();
   events_->Collect();
   writer_->Submit(format::SmallMessage(Stats()));

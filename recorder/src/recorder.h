@@ -23,7 +23,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api_records.h"
 #include "buffer_pool.h"
+#include "callback_switch.h"
 #include "capture_range.h"
 #include "capture_streams.h"
 #include "config.h"
@@ -136,7 +138,7 @@ class Recorder {
   // ranges. True when the recorder must stop now.
   bool PollGate();
   void GateStats(std::vector<std::pair<std::string, uint64_t>>* extra);
-  void EnableGateCallbacks(void* subscriber);
+  void EnableGateCallbacks();
   // cudaProfilerStart/Stop and cuProfilerStart/Stop; false for other calls.
   bool OnGateCallback(uint32_t domain, uint32_t cbid, const void* data);
   void NoteRecordingState(format::RecordingState state, const std::string& why);
@@ -152,6 +154,10 @@ class Recorder {
   std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
   // Capture ranges: what decides, which names open one, the trigger file.
   std::unique_ptr<CaptureGate> gate_;
+  // The API callback ids the subscriber has on, for every part that wants some.
+  CallbackSwitch callbacks_;
+  // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
+  std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.
   std::unique_ptr<CaptureStreams> capture_streams_;
   std::unique_ptr<RangeMatcher> gate_names_;

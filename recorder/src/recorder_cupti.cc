@@ -11,6 +11,9 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
 
@@ -82,7 +85,16 @@ constexpr CUpti_CallbackId kResourceCallbacks[] = {
 void Recorder::StartCupti() {
   if (cupti_started_.exchange(true)) return;
   // Made before any callback can reach it, and kept until the process ends.
-  if (config_.capture_streams && config_.graphs) capture_streams_ = std::make_unique<CaptureStreams>();
+  if (config_.capture_streams && config_.graphs) capture_streams_ = std::make_unique<CaptureStreams>(&callbacks_);
+  // Callback API records need the subscriber; `all` keeps CUPTI's records.
+  if (config_.api_source == ApiRecordSource::kCallback && config_.api == ApiSelection::kLean && config_.subscribe) {
+    BufferPool* pool = pool_.get();
+    api_records_ = std::make_unique<ApiRecords>(
+        LeanApiIds(), pool->buffer_bytes(), static_cast<uint32_t>(getpid()), [pool] { return pool->Take(); },
+        [this, pool](uint8_t* buffer, size_t valid) {
+          OnBufferCompleted(0, 0, buffer, pool->buffer_bytes(), valid, 0);
+        });
+  }
   bool recording = state_.load() == kRecording;
   // A recorder that starts paused holds what a paused one holds.
   AttachCupti(recording || config_.paused_subscribe);
@@ -105,6 +117,7 @@ void Recorder::AttachCupti(bool subscribe) {
     cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
     cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
     detach_pending_ = false;
+    callbacks_.Attach(subscriber_);  // the ids the domains' switch-off took
   }
   bool late = detached_;
   if (!callbacks_registered_) {
@@ -132,6 +145,7 @@ void Recorder::AttachCupti(bool subscribe) {
     if (check(cuptiSubscribe(&sub, OnCallback, this),
               "cuptiSubscribe (another CUPTI tool in this process?)")) {
       subscriber_ = sub;
+      callbacks_.Attach(sub);
       if (config_.resource_domain) {
         check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
       } else {
@@ -141,12 +155,10 @@ void Recorder::AttachCupti(bool subscribe) {
       }
     }
   }
-  // The profiler-API callbacks of a capture range (again after a detach,
-  // or after the domains were switched off above).
-  if (subscriber_) EnableGateCallbacks(subscriber_);
-  // The capture boundaries (and the stream-op ids while a capture is open),
-  // likewise restored after a detach or the domains' switch-off.
-  if (subscriber_ && capture_streams_) capture_streams_->Enable(subscriber_);
+  // The profiler-API callbacks of a capture range and the capture
+  // boundaries: wanted once, switched on by every Attach.
+  EnableGateCallbacks();
+  if (capture_streams_) capture_streams_->Enable();
   if (late) {
     // Contexts made while CUPTI was away announced no device: describe
     // every device, as the first context's callback would have.
@@ -196,6 +208,7 @@ void Recorder::ReleaseCupti(bool only_if_paused) {
   if (!sub) {
     if (cuptiSubscribe(&sub, OnCallback, this) != CUPTI_SUCCESS) return;
     subscriber_ = sub;
+    callbacks_.Attach(sub);
   }
   detach_pending_ = true;
   detach_wanted_.store(true);
@@ -204,14 +217,24 @@ void Recorder::ReleaseCupti(bool only_if_paused) {
 }
 
 void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (ApiRecords* records = api_records_.get(); records && cb && records->Records(domain, cbid)) {
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+      records->OnEnter(cb->correlationId, Now());
+    } else {
+      uint64_t now = Now();
+      uint32_t result = cb->functionReturnValue ? *static_cast<const uint32_t*>(cb->functionReturnValue) : 0;
+      uint32_t tid = config_.system_thread_ids ? CurrentOsTid() : static_cast<uint32_t>(pthread_self());
+      records->OnExit(domain, cbid, cb->correlationId, result, now, tid);
+    }
+  }
   if (gate_ && OnGateCallback(domain, cbid, data)) return;
   // Before the detach's check: that one only acts at an EXIT it wants.
   if (CaptureStreams* cs = capture_streams_.get()) {
-    if (auto e = cs->OnApi(subscriber_, domain, cbid, data, Now(), CurrentOsTid())) {
+    if (auto e = cs->OnApi(domain, cbid, data, Now(), CurrentOsTid())) {
       if (state_.load(std::memory_order_acquire) != kStopped) AddEvent(std::move(*e));
     }
   }
-  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (!cb || cb->callbackSite != CUPTI_API_EXIT || !detach_wanted_.exchange(false)) return;
   // Never wait on the application's thread: if the control thread is
   // changing the hold now, the next exit tries again.
@@ -230,6 +253,7 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
   if (ns > detach_ns_max_.load(std::memory_order_relaxed)) detach_ns_max_.store(ns, std::memory_order_relaxed);
   if (finalized == CUPTI_SUCCESS) {
     subscriber_ = nullptr;
+    callbacks_.Detach();
     callbacks_registered_ = false;
     detached_ = true;
     detaches_.fetch_add(1, std::memory_order_relaxed);
@@ -273,8 +297,17 @@ void Recorder::SetActivityEnabled(bool enabled, bool at_start) {
               (msg ? msg : "error"));
     }
   }
+  if (!want_api) return;
+  if (ApiRecords* records = api_records_.get()) {
+    // The lean calls through callbacks: no RUNTIME or DRIVER activity kind.
+    records->SetOn(enabled);
+    for (const auto& [domain, cbid] : records->ids()) {
+      callbacks_.Want(CallbackSwitch::kApiRecords, domain, cbid, enabled);
+    }
+    return;
+  }
   // An enable at cuInit (StartCupti) or a later one: a resume.
-  if (want_api) SelectApis(config_.api, enabled, enabled && !at_start);
+  SelectApis(config_.api, enabled, enabled && !at_start);
 }
 
 }  // namespace gpucap::recorder

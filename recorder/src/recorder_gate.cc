@@ -186,13 +186,13 @@ void Recorder::NoteRecordingState(format::RecordingState state, const std::strin
   AddEvent(format::RecordingChangeBlob(c));
 }
 
-void Recorder::EnableGateCallbacks(void* subscriber) {
+void Recorder::EnableGateCallbacks() {
   if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
-  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber);
-  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
-  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
-  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
-  cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  auto want = [&](uint32_t domain, uint32_t cbid) { callbacks_.Want(CallbackSwitch::kGate, domain, cbid, true); };
+  want(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+  want(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+  want(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  want(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 }
 
 bool Recorder::OnGateCallback(uint32_t domain, uint32_t cbid, const void* data) {

@@ -189,3 +189,24 @@ TEST(CaptureRangeConfig, RefusedSettingsLeaveTheRecorderRecordingWhole) {
 
 }  // namespace
 }  // namespace gpucap::recorder
+
+namespace gpucap::recorder {
+namespace {
+
+TEST(Config, ApiRecordsComeFromActivityUnlessCallbacksAreAsked) {
+  unsetenv("GPUCAP_API_RECORDS");
+  EXPECT_EQ(Config::FromEnvironment().api_source, ApiRecordSource::kActivity);
+  setenv("GPUCAP_API_RECORDS", "callback", 1);
+  EXPECT_EQ(Config::FromEnvironment().api_source, ApiRecordSource::kCallback);
+  setenv("GPUCAP_API_RECORDS", "activity", 1);
+  EXPECT_EQ(Config::FromEnvironment().api_source, ApiRecordSource::kActivity);
+  setenv("GPUCAP_API_RECORDS", "callbacks", 1);  // a typo keeps the default, and is kept in the session
+  Config bad = Config::FromEnvironment();
+  EXPECT_EQ(bad.api_source, ApiRecordSource::kActivity);
+  EXPECT_NE(std::find(bad.raw.begin(), bad.raw.end(), std::make_pair(std::string("bad_api_records"), std::string("callbacks"))),
+            bad.raw.end());
+  unsetenv("GPUCAP_API_RECORDS");
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
