@@ -67,7 +67,7 @@ TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   CliRun r = Run("-o " + out +
                  " --kinds kernel,memcpy,synchronization --api all --pool-mb 16 --buffer-kb 512"
                  " --delay 1.5 --duration 2 --max-mb 10 --start-paused --counters nvml,pm --counter-ms 50"
-                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx --cuda-graph-trace graph -q");
+                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx --cuda-graph-trace graph --api-records callback -q");
   ASSERT_EQ(r.code, 0) << r.output;
   Env env = ReadEnv();
   ASSERT_FALSE(env.empty()) << "the program did not run";
@@ -91,6 +91,7 @@ TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   EXPECT_EQ(env["GPUCAP_NVTX"], "0");
   EXPECT_EQ(env["GPUCAP_QUIET"], "1");
   EXPECT_EQ(env["GPUCAP_CUDA_GRAPH_TRACE"], "graph");
+  EXPECT_EQ(env["GPUCAP_API_RECORDS"], "callback");
 }
 
 TEST_F(Record, DefaultsWithoutFlags) {
@@ -115,7 +116,7 @@ TEST_F(Record, DefaultsWithoutFlags) {
   for (const char* unset : {"GPUCAP_KINDS", "GPUCAP_DELAY_S", "GPUCAP_DURATION_S", "GPUCAP_MAX_MB",
                             "GPUCAP_START_PAUSED", "GPUCAP_COUNTERS", "GPUCAP_COUNTER_MS", "GPUCAP_PM_METRICS",
                             "GPUCAP_PM_INTERVAL_US", "GPUCAP_WINDOW_NVTX", "GPUCAP_GRAPHS", "GPUCAP_NVTX",
-                            "GPUCAP_QUIET", "GPUCAP_CUDA_GRAPH_TRACE"}) {
+                            "GPUCAP_QUIET", "GPUCAP_CUDA_GRAPH_TRACE", "GPUCAP_API_RECORDS"}) {
     EXPECT_EQ(env.count(unset), 0u) << unset << " is set without its flag";
   }
 }
@@ -143,6 +144,11 @@ TEST_F(Record, BadUsageIsRefusedBeforeRunning) {
   EXPECT_NE(mode.output.find("--cuda-graph-trace must be node or graph, not 'nodes'"), std::string::npos)
       << mode.output;
   EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad --cuda-graph-trace";
+  CliRun records = Run("--api-records callbacks");
+  EXPECT_EQ(records.code, 2);
+  EXPECT_NE(records.output.find("--api-records must be activity or callback, not 'callbacks'"), std::string::npos)
+      << records.output;
+  EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad --api-records";
   CliRun none = Gpucap("record --recorder " + lib_);
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.output.find("no program given"), std::string::npos) << none.output;

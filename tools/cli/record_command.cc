@@ -95,6 +95,9 @@ po::options_description RecordOptions() {
        "when this file appears, record the next --trigger-windows capture (or --window-nvtx) ranges, then "
        "rename it to PATH.done")
       ("trigger-windows", po::value<unsigned>(), "ranges one trigger file records (default 1)")
+      ("api-records", po::value<std::string>(),
+       "where the API calls' records come from: activity (CUPTI's RUNTIME/DRIVER activity records) or "
+       "callback (written by gpucap from CUPTI's callbacks; the same capture; see bench/README.md)")
       ("latency-timestamps",
        "record when each kernel was queued and submitted (the trace's \"queued\" arg); costs ~5% per launch")
       ("no-graphs", "do not record CUDA graph topology")
@@ -130,6 +133,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("trigger-file")) set("GPUCAP_TRIGGER_FILE", fs::absolute(vm["trigger-file"].as<std::string>()).string());
   if (vm.count("trigger-windows")) set("GPUCAP_TRIGGER_WINDOWS", std::to_string(vm["trigger-windows"].as<unsigned>()));
   if (vm.count("latency-timestamps")) set("GPUCAP_LATENCY_TIMESTAMPS", "1");
+  if (vm.count("api-records")) set("GPUCAP_API_RECORDS", vm["api-records"].as<std::string>());
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
@@ -247,6 +251,14 @@ int RunRecord(const std::vector<std::string>& args) {
   if (graph_trace != "node" && graph_trace != "graph") {
     std::cerr << "gpucap record: --cuda-graph-trace must be node or graph, not '" << graph_trace << "'\n";
     return 2;
+  }
+
+  if (vm.count("api-records")) {
+    std::string source = vm["api-records"].as<std::string>();
+    if (source != "activity" && source != "callback") {
+      std::cerr << "gpucap record: --api-records must be activity or callback, not '" << source << "'\n";
+      return 2;
+    }
   }
 
   if (std::string bad = CaptureRangeUsageError(vm); !bad.empty()) {
