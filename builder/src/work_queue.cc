@@ -84,6 +84,19 @@ void WorkQueue::RunShort(std::unique_lock<std::mutex>* lock) {
   cv_.notify_all();
 }
 
+bool WorkQueue::RunIfQueued(Task* t, std::unique_lock<std::mutex>* lock) {
+  auto it = std::find(short_.begin(), short_.end(), t);
+  if (it == short_.end()) return false;
+  short_.erase(it);
+  lock->unlock();
+  Status s = Guarded(t->fn);
+  lock->lock();
+  t->status = std::move(s);
+  t->done = true;
+  cv_.notify_all();
+  return true;
+}
+
 void WorkQueue::RunLong(std::unique_lock<std::mutex>* lock) {
   Long* t = long_.front();
   long_.pop_front();
@@ -154,6 +167,7 @@ Status WorkQueue::Ordered::TakeOldest() {
   {
     std::unique_lock<std::mutex> lock(queue_->mu_);
     // Not done and nothing queued: a thread that never waits is running it.
+    if (!t->done) queue_->RunIfQueued(t, &lock);
     while (!t->done) {
       if (!queue_->short_.empty()) {
         queue_->RunShort(&lock);

@@ -1,5 +1,6 @@
 // The build's one set of threads (builder/src/work_queue.h): results in
-// submission order whatever order tasks finish in, never more threads than
+// submission order whatever order tasks finish in, a taker's own task first,
+// never more threads than
 // asked, one thread meaning the caller alone, failures as statuses, and no
 // wait that never ends when every thread is inside a long task.
 #include "work_queue.h"
@@ -76,6 +77,28 @@ TEST(WorkQueue, ResultsAreTakenInSubmissionOrder) {
     EXPECT_EQ(tasks.size(), 0u);
     EXPECT_TRUE(tasks.TakeOldest().ok());  // none left
   }
+}
+
+// A taker runs the task it waits for ahead of older ones of other takers
+// (another window's gzip members), which wait for their own takers.
+TEST(WorkQueue, ATakerRunsItsOwnTaskBeforeOlderOnes) {
+  WorkQueue queue(1);
+  WorkQueue::Ordered others(&queue), mine(&queue);
+  std::vector<int> ran;
+  for (int i = 0; i < 3; ++i) {
+    others.Submit([&ran, i] {
+      ran.push_back(i);
+      return Status::Ok();
+    });
+  }
+  mine.Submit([&ran] {
+    ran.push_back(100);
+    return Status::Ok();
+  });
+  EXPECT_TRUE(mine.TakeOldest().ok());
+  EXPECT_EQ(ran, std::vector<int>{100});
+  while (others.size() > 0) EXPECT_TRUE(others.TakeOldest().ok());
+  EXPECT_EQ(ran, (std::vector<int>{100, 0, 1, 2}));
 }
 
 TEST(WorkQueue, OneThreadRunsEverythingOnTheCaller) {
