@@ -126,7 +126,6 @@ void ApiRecords::OnExit(uint32_t domain, uint32_t cbid, uint32_t correlation, ui
   }
   std::memcpy(b->data + b->used, &r, sizeof(r));
   b->used += sizeof(r);
-  records_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void ApiRecords::HandLocked(ThreadBuffer* b) {
@@ -134,6 +133,9 @@ void ApiRecords::HandLocked(ThreadBuffer* b) {
   size_t used = b->used;
   b->data = nullptr;
   b->used = 0;
+  // Counted here, not per record: one shared counter per record would move
+  // its cache line between the launching threads at every call.
+  records_.fetch_add(used / sizeof(CUpti_ActivityAPI), std::memory_order_relaxed);
   hand_(data, used);  // queues it for the writer; never waits for the disk
 }
 

@@ -60,6 +60,7 @@ class ApiRecords {
   // Hands every thread's partly filled buffer over.
   void Collect();
 
+  // Records handed over so far (those still in a thread's buffer are not).
   uint64_t records() const { return records_.load(std::memory_order_relaxed); }
   uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
   // EXITs with no ENTER seen (switched on inside the call, or nesting deeper
