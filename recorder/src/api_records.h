@@ -9,10 +9,12 @@
 // correlation id is CUPTI's, the one its kernel records carry), the NVTX
 // join and thread lanes come out as before.
 //
-// Why: on the launch path CUPTI's API activity records cost more than its
-// kernel records (bench/README.md, "The recorder's price"); a callback that
-// writes 40 bytes is the cheapest launch record the yardstick's kernel_cb
-// floor found. Which is cheaper on the H200 is measured there.
+// Why it exists: on the launch path CUPTI's API activity records cost more
+// than its kernel records, and the yardstick's kernel_cb floor (launch
+// callbacks into a ring) looked cheaper. Measured on the H200 it is not:
+// +17.8% +-3.6 per launch against CUPTI's records, whose recorder sits at the
+// lean floor (bench/README.md, "API records from callbacks"). So it is off by
+// default, kept for measuring again on other drivers and CUPTI versions.
 //
 // Buffers come from the recorder's pool; a full one is handed over by the
 // thread that filled it, the rest by Collect (the control thread, every
@@ -52,8 +54,9 @@ class ApiRecords {
   bool on() const { return on_.load(std::memory_order_acquire); }
 
   // One callback of a recorded id, on the calling thread. `now`: CUPTI's
-  // clock; `thread_id`: what CUPTI would write as the record's thread.
-  void OnEnter(uint32_t correlation, uint64_t now);
+  // clock; `thread_id`: what CUPTI would write as the record's thread. A
+  // driver call inside a runtime call makes no record, as in CUPTI's own.
+  void OnEnter(uint32_t domain, uint32_t correlation, uint64_t now);
   void OnExit(uint32_t domain, uint32_t cbid, uint32_t correlation, uint32_t return_value, uint64_t now,
               uint32_t thread_id);
 

@@ -220,7 +220,7 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (ApiRecords* records = api_records_.get(); records && cb && records->Records(domain, cbid)) {
     if (cb->callbackSite == CUPTI_API_ENTER) {
-      records->OnEnter(cb->correlationId, Now());
+      records->OnEnter(domain, cb->correlationId, Now());
     } else {
       uint64_t now = Now();
       uint32_t result = cb->functionReturnValue ? *static_cast<const uint32_t*>(cb->functionReturnValue) : 0;

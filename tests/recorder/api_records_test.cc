@@ -84,12 +84,15 @@ TEST(ApiRecords, AnExitWritesCuptisLayoutWithTheEntersStart) {
   Sink sink(4096, 4);
   ApiRecords records(Ids(), 4096, 77, sink.take(), sink.hand());
   records.SetOn(true);
-  // A runtime launch with its nested driver launch, then a copy.
-  records.OnEnter(10, 1000);
-  records.OnEnter(11, 1100);
+  // A driver launch of its own, then a runtime launch with its nested
+  // driver launch (no record, as in CUPTI's activity records), then a copy.
+  records.OnEnter(kDriver, 9, 900);
+  records.OnExit(kDriver, kCuLaunch, 9, 0, 950, 5);
+  records.OnEnter(kRuntime, 10, 1000);
+  records.OnEnter(kDriver, 11, 1100);
   records.OnExit(kDriver, kCuLaunch, 11, 0, 1200, 5);
   records.OnExit(kRuntime, kLaunch, 10, 0, 1300, 5);
-  records.OnEnter(12, 2000);
+  records.OnEnter(kRuntime, 12, 2000);
   records.OnExit(kRuntime, kMemcpy, 12, 700, 2500, 5);
   records.Collect();
   ASSERT_EQ(sink.handed.size(), 1u);
@@ -98,9 +101,9 @@ TEST(ApiRecords, AnExitWritesCuptisLayoutWithTheEntersStart) {
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].kind, CUPTI_ACTIVITY_KIND_DRIVER);
   EXPECT_EQ(r[0].cbid, kCuLaunch);
-  EXPECT_EQ(r[0].start, 1100u);
-  EXPECT_EQ(r[0].end, 1200u);
-  EXPECT_EQ(r[0].correlationId, 11u);
+  EXPECT_EQ(r[0].start, 900u);
+  EXPECT_EQ(r[0].end, 950u);
+  EXPECT_EQ(r[0].correlationId, 9u);
   EXPECT_EQ(r[1].kind, CUPTI_ACTIVITY_KIND_RUNTIME);
   EXPECT_EQ(r[1].cbid, kLaunch);
   EXPECT_EQ(r[1].start, 1000u);
@@ -116,7 +119,7 @@ TEST(ApiRecords, AnExitWritesCuptisLayoutWithTheEntersStart) {
   StringInterner interner;
   WalkResult w = WalkBuffer(sink.handed[0].data, sink.handed[0].valid, &interner);
   EXPECT_EQ(w.info.record_count, 3u);
-  EXPECT_EQ(w.info.min_start_ns, 1000u);
+  EXPECT_EQ(w.info.min_start_ns, 900u);
   EXPECT_EQ(w.info.max_end_ns, 2500u);
   EXPECT_EQ(w.threads, std::vector<uint32_t>{5});
 }
@@ -124,14 +127,14 @@ TEST(ApiRecords, AnExitWritesCuptisLayoutWithTheEntersStart) {
 TEST(ApiRecords, CallsAroundASwitchMakeNoHalfRecord) {
   Sink sink(4096, 4);
   ApiRecords records(Ids(), 4096, 1, sink.take(), sink.hand());
-  records.OnEnter(1, 100);  // off: not noted
+  records.OnEnter(kRuntime, 1, 100);  // off: not noted
   records.SetOn(true);
   records.OnExit(kRuntime, kLaunch, 1, 0, 200, 9);  // its ENTER was before the switch
-  records.OnEnter(2, 300);
+  records.OnEnter(kRuntime, 2, 300);
   records.SetOn(false);
   records.OnExit(kRuntime, kLaunch, 2, 0, 400, 9);  // ends after the switch-off
   records.SetOn(true);
-  records.OnEnter(3, 500);
+  records.OnEnter(kRuntime, 3, 500);
   records.OnExit(kRuntime, kLaunch, 3, 0, 600, 9);
   records.Collect();
   std::vector<CUpti_ActivityAPI> r = sink.Records();
@@ -144,10 +147,10 @@ TEST(ApiRecords, AnExitWhoseInnerCallsLostTheirsClosesThem) {
   Sink sink(4096, 4);
   ApiRecords records(Ids(), 4096, 1, sink.take(), sink.hand());
   records.SetOn(true);
-  records.OnEnter(1, 100);
-  records.OnEnter(2, 110);  // its EXIT never comes
+  records.OnEnter(kRuntime, 1, 100);
+  records.OnEnter(kRuntime, 2, 110);  // its EXIT never comes
   records.OnExit(kRuntime, kLaunch, 1, 0, 200, 9);
-  records.OnEnter(3, 300);
+  records.OnEnter(kRuntime, 3, 300);
   records.OnExit(kRuntime, kLaunch, 3, 0, 400, 9);
   records.Collect();
   std::vector<CUpti_ActivityAPI> r = sink.Records();
@@ -162,7 +165,7 @@ TEST(ApiRecords, AFullBufferGoesOutAndAnEmptyPoolDropsAndCounts) {
   ApiRecords records(Ids(), bytes, 1, sink.take(), sink.hand());
   records.SetOn(true);
   for (uint32_t c = 1; c <= 10; ++c) {
-    records.OnEnter(c, c * 10);
+    records.OnEnter(kRuntime, c, c * 10);
     records.OnExit(kRuntime, kLaunch, c, 0, c * 10 + 5, 9);
   }
   // Two buffers of four, each handed over full by the thread when the next
@@ -186,7 +189,7 @@ TEST(ApiRecords, EachThreadHasItsBufferAndAnExitedThreadsRecordsAreCollected) {
     threads.emplace_back([&records, t] {
       for (uint32_t i = 0; i < 5; ++i) {
         uint32_t c = t * 100 + i;
-        records.OnEnter(c, c);
+        records.OnEnter(kRuntime, c, c);
         records.OnExit(kRuntime, kLaunch, c, 0, c + 1, 1000 + t);
       }
     });
