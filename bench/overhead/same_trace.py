@@ -38,6 +38,8 @@ def facts(path):
         "GPU projections of ranges": [e["name"] for e in by_cat["gpu_user_annotation"]],
         "API calls per thread lane": collections.Counter(
             (lanes.get((e["pid"], e["tid"]), "?"), e["name"]) for e in by_cat["cuda_runtime"]),
+        "driver calls per thread lane": collections.Counter(
+            (lanes.get((e["pid"], e["tid"]), "?"), e["name"]) for e in by_cat["cuda_driver"]),
         "thread lanes": sorted(set(lanes.values())),
     }
     return out
