@@ -24,28 +24,13 @@ struct ApiRecords::ThreadBuffer {
   int depth = 0;
 };
 
-namespace {
-
-struct ThreadSlot {
-  uint64_t owner = 0;  // the ApiRecords' id: an address can be reused
-  std::shared_ptr<ApiRecords::ThreadBuffer> buffer;
-  std::function<void()> on_exit;
-  ~ThreadSlot() {
-    if (on_exit) on_exit();
-  }
-};
-thread_local ThreadSlot t_slot;
-std::atomic<uint64_t> g_next_id{1};
-
-}  // namespace
-
 ApiRecords::ApiRecords(std::vector<Id> ids, size_t buffer_bytes, uint32_t process_id, Take take, Hand hand)
     : ids_(std::move(ids)),
       buffer_bytes_(buffer_bytes),
       process_id_(process_id),
       take_(std::move(take)),
       hand_(std::move(hand)),
-      id_(g_next_id.fetch_add(1)) {
+      buffers_(std::make_unique<ThreadBuffers<ThreadBuffer>>()) {
   for (const Id& id : ids_) {
     std::vector<uint8_t>& table = id.first == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_ : driver_;
     if (id.first != CUPTI_CB_DOMAIN_RUNTIME_API && id.first != CUPTI_CB_DOMAIN_DRIVER_API) continue;
@@ -63,37 +48,16 @@ bool ApiRecords::Records(uint32_t domain, uint32_t cbid) const {
   return table && cbid < table->size() && (*table)[cbid];
 }
 
-ApiRecords::ThreadBuffer* ApiRecords::Mine() {
-  if (t_slot.owner == id_) return t_slot.buffer.get();
-  auto buffer = std::make_shared<ThreadBuffer>();
-  {
-    std::lock_guard<std::mutex> lock(registry_mu_);
-    buffers_.push_back(buffer);
-  }
-  t_slot.owner = id_;
-  t_slot.buffer = buffer;
-  // At thread exit the buffer is only marked: Collect hands it over and
-  // forgets it (the ApiRecords may be gone by then; the registry is not).
-  std::weak_ptr<ThreadBuffer> weak = buffer;
-  t_slot.on_exit = [weak] {
-    if (auto b = weak.lock()) {
-      std::lock_guard<std::mutex> lock(b->mu);
-      b->retired = true;
-    }
-  };
-  return buffer.get();
-}
-
 void ApiRecords::OnEnter(uint32_t domain, uint32_t correlation, uint64_t now) {
   if (!on()) return;
-  ThreadBuffer* b = Mine();
+  ThreadBuffer* b = buffers_->Mine();
   if (b->depth == ThreadBuffer::kDepth) return;  // its EXIT counts as unmatched
   b->open[b->depth++] = {correlation, now, domain == CUPTI_CB_DOMAIN_RUNTIME_API};
 }
 
 void ApiRecords::OnExit(uint32_t domain, uint32_t cbid, uint32_t correlation, uint32_t return_value,
                         uint64_t now, uint32_t thread_id) {
-  ThreadBuffer* b = Mine();
+  ThreadBuffer* b = buffers_->Mine();
   // The innermost open call with this id; calls above it lost their EXIT
   // (switched off inside them) and are forgotten.
   int d = b->depth - 1;
@@ -150,25 +114,11 @@ void ApiRecords::HandLocked(ThreadBuffer* b) {
 }
 
 void ApiRecords::Collect() {
-  std::vector<std::shared_ptr<ThreadBuffer>> buffers;
-  {
-    std::lock_guard<std::mutex> lock(registry_mu_);
-    buffers = buffers_;
-  }
-  bool any_retired = false;
-  for (auto& b : buffers) {
-    std::lock_guard<std::mutex> lock(b->mu);
-    if (b->data) HandLocked(b.get());
-    any_retired |= b->retired;
-  }
-  if (!any_retired) return;
-  std::lock_guard<std::mutex> lock(registry_mu_);
-  buffers_.erase(std::remove_if(buffers_.begin(), buffers_.end(),
-                                [](const std::shared_ptr<ThreadBuffer>& b) {
-                                  std::lock_guard<std::mutex> l(b->mu);
-                                  return b->retired && !b->data;
-                                }),
-                 buffers_.end());
+  buffers_->Collect(
+      [this](ThreadBuffer& b) {
+        if (b.data) HandLocked(&b);
+      },
+      [](const ThreadBuffer& b) { return b.data == nullptr; });
 }
 
 }  // namespace gpucap::recorder

@@ -32,6 +32,8 @@
 #include <utility>
 #include <vector>
 
+#include "thread_buffers.h"
+
 namespace gpucap::recorder {
 
 class ApiRecords {
@@ -73,7 +75,6 @@ class ApiRecords {
   struct ThreadBuffer;
 
  private:
-  ThreadBuffer* Mine();
   void HandLocked(ThreadBuffer* b);
 
   const std::vector<Id> ids_;
@@ -83,10 +84,8 @@ class ApiRecords {
   Take take_;
   Hand hand_;
   std::atomic<bool> on_{false};
-  std::mutex registry_mu_;
-  std::vector<std::shared_ptr<ThreadBuffer>> buffers_;
+  std::unique_ptr<ThreadBuffers<ThreadBuffer>> buffers_;
   std::atomic<uint64_t> records_{0}, dropped_{0}, unmatched_{0};
-  const uint64_t id_;
 };
 
 }  // namespace gpucap::recorder

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpucap/format/model.h"
+#include "thread_buffers.h"
 
 namespace gpucap::recorder {
 
@@ -28,16 +29,17 @@ class EventLog {
   uint64_t dropped() const;
 
  private:
-  struct ThreadBuffer;
-  ThreadBuffer* Mine();
+  struct ThreadBuffer {
+    std::mutex mu;
+    std::vector<format::SmallMessage> events;
+    bool retired = false;  // its thread exited; collected once more, then dropped
+  };
   void Hand(std::vector<format::SmallMessage>* events);
 
   Submit submit_;
   size_t batch_events_;
-  std::mutex registry_mu_;
-  std::vector<std::shared_ptr<ThreadBuffer>> buffers_;
+  ThreadBuffers<ThreadBuffer> buffers_;
   std::atomic<uint64_t> dropped_{0};
-  const uint64_t id_;
 };
 
 }  // namespace gpucap::recorder
