@@ -128,8 +128,11 @@ const GraphNode* GraphIndex::Origin(uint64_t node) const {
 }
 
 const GraphIndex::Dependencies& GraphIndex::RenderedPredecessors(uint64_t origin) const {
-  auto memo = collapsed_.find(origin);
-  if (memo != collapsed_.end()) return memo->second;
+  {
+    std::lock_guard<std::mutex> lock(collapsed_mu_);
+    auto memo = collapsed_.find(origin);
+    if (memo != collapsed_.end()) return memo->second;
+  }
   Dependencies deps;
   std::vector<uint64_t> todo;
   std::unordered_set<uint64_t> seen;
@@ -160,7 +163,8 @@ const GraphIndex::Dependencies& GraphIndex::RenderedPredecessors(uint64_t origin
   std::sort(deps.host_functions.begin(), deps.host_functions.end());
   deps.host_functions.erase(std::unique(deps.host_functions.begin(), deps.host_functions.end()),
                             deps.host_functions.end());
-  return collapsed_.emplace(origin, std::move(deps)).first->second;
+  std::lock_guard<std::mutex> lock(collapsed_mu_);
+  return collapsed_.emplace(origin, std::move(deps)).first->second;  // the first made, if another thread won
 }
 
 }  // namespace gpucap::builder

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -83,7 +84,11 @@ class GraphIndex {
   std::unordered_map<uint64_t, uint64_t> cloned_from_;  // clone -> original
   std::unordered_map<uint32_t, uint32_t> op_nodes_;     // graph -> op node count
   std::unordered_map<uint64_t, std::vector<uint64_t>> predecessors_;
-  mutable std::unordered_map<uint64_t, Dependencies> collapsed_;  // memo, filled on demand
+  // Memo, filled on demand by whichever thread asks first: windows (and a
+  // window's pieces) are described on several threads at once. Entries
+  // never move (a node-based map), so a reference outlives the lock.
+  mutable std::mutex collapsed_mu_;
+  mutable std::unordered_map<uint64_t, Dependencies> collapsed_;
   std::vector<const format::GraphEvent*> host_node_runs_;
   std::unordered_map<uint32_t, std::vector<uint64_t>> event_records_;  // graph -> capture-time nodes
   std::unordered_map<uint64_t, std::vector<uint64_t>> successors_;
