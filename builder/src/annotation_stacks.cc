@@ -93,6 +93,19 @@ uint32_t AnnotationStacks::Innermost(uint32_t id) const {
   return s.empty() ? RangeIndex::kNone : s.back();
 }
 
+uint32_t AnnotationStacks::InnermostAt(uint32_t tid, uint64_t t, std::vector<uint32_t>* scratch) const {
+  ranges_.Stack(ranges_.StackIdAt(tid, t), scratch);
+  // At's stack is the step range (when the thread has none open), then the
+  // thread's closed ranges: the innermost is the last closed one, else the step.
+  const std::vector<Range>& all = ranges_.ranges();
+  for (auto r = scratch->rbegin(); r != scratch->rend(); ++r) {
+    if (all[*r].closed) return *r;
+  }
+  bool has_step = std::any_of(scratch->begin(), scratch->end(), [&](uint32_t r) { return steps_.IsStep(r); });
+  uint32_t step = has_step ? StepRanges::kNone : steps_.OpenAt(t, tid);
+  return step == StepRanges::kNone ? RangeIndex::kNone : step;
+}
+
 size_t AnnotationStacks::MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const {
   std::span<const uint32_t> a = Stack(outer);
   out->assign(a.begin(), a.end());

@@ -300,7 +300,9 @@ Status Builder::BuildWindow(const Window& w, TraceSink* sink, WindowReport* repo
     // not reuse them. Once per such window, not per window (see below).
     malloc_trim(0);
   };
-  return JoinWindow(index_, w, parts, decode, options_.join, sink, &report->join, &workspace_, report->use, rows);
+  JoinOptions join = options_.join;
+  join.queue = queue();
+  return JoinWindow(index_, w, parts, decode, join, sink, &report->join, &workspace_, report->use, rows);
 }
 
 namespace {

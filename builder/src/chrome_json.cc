@@ -17,6 +17,27 @@ class ChromeJsonRenderer : public TraceSink {
  public:
   explicit ChromeJsonRenderer(std::unique_ptr<ByteSink> out) : out_(std::move(out)), w_(out_.get()) {}
 
+  // A renderer of one piece of `whole`'s slices (after its Begin): the same
+  // event heads, caches of its own. Every event after Begin's metadata
+  // starts with ",\n", so a piece's text is what `whole` would have written.
+  ChromeJsonRenderer(const ChromeJsonRenderer& whole, std::unique_ptr<ByteSink> out)
+      : out_(std::move(out)), w_(out_.get()), base_(whole.base_), first_(false), tracks_(whole.tracks_),
+        piece_(true) {
+    for (size_t i = 0; i < 2; ++i) {
+      for (size_t c = 0; c < kCategories; ++c) heads_[i][c] = whole.heads_[i][c];
+    }
+  }
+
+  std::unique_ptr<TraceSink> NewPiece(RenderedPiece* out) override {
+    if (piece_ || first_) return nullptr;
+    return std::make_unique<ChromeJsonRenderer>(*this, NewRenderedPieceSink(out));
+  }
+
+  Status AddPiece(RenderedPiece* piece) override {
+    GPUCAP_RETURN_IF_ERROR(w_.Flush());
+    return piece->MoveTo(out_.get());
+  }
+
   Status Begin(const TraceHeader& h) override {
     Status pieces = MakePieces(h);
     if (!pieces.ok()) return pieces;
@@ -91,6 +112,10 @@ class ChromeJsonRenderer : public TraceSink {
   }
 
   Status End() override {
+    if (piece_) {
+      GPUCAP_RETURN_IF_ERROR(w_.Flush());
+      return out_->Close();
+    }
     // The window itself, as Kineto's "PyTorch Profiler (0)" span: a window
     // with nothing else in it still has a duration event, which readers
     // that tabulate ts and dur (HTA) need.
@@ -471,6 +496,7 @@ class ChromeJsonRenderer : public TraceSink {
   std::vector<SharedText> shared_;
   std::string trace_name_;
   WindowFacts window_;
+  bool piece_ = false;  // renders a piece of another's slices (no header, no end)
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "gpucap/builder/trace_model.h"
 
@@ -32,6 +33,16 @@ class CountingSink : public TraceSink {
     Flush();
     return inner_->End();
   }
+  // A piece's slices are counted as its renderer takes them, on whichever
+  // thread renders it.
+  std::unique_ptr<TraceSink> NewPiece(RenderedPiece* out) override {
+    std::unique_ptr<TraceSink> inner = inner_->NewPiece(out);
+    if (inner == nullptr) return nullptr;
+    auto piece = std::make_unique<CountingSink>(inner.get(), events_, tick_);
+    piece->owned_ = std::move(inner);
+    return piece;
+  }
+  Status AddPiece(RenderedPiece* piece) override { return inner_->AddPiece(piece); }
 
  private:
   void Count(uint64_t n) {
@@ -45,6 +56,7 @@ class CountingSink : public TraceSink {
   }
 
   TraceSink* inner_;
+  std::unique_ptr<TraceSink> owned_;  // a piece's renderer
   std::atomic<uint64_t>* events_;
   std::function<void()> tick_;
   uint64_t pending_ = 0;

@@ -1,5 +1,10 @@
 #include "window_join.h"
 
+#include <deque>
+#include <optional>
+
+#include "work_queue.h"
+
 namespace gpucap::builder {
 
 std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
@@ -56,10 +61,6 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   // track, the runs ordered by the track's new number, rather than moved.
   TrackRegistry::Ordered order = tracks_.Order();
   const std::vector<uint32_t>& track_id = order.track_id;
-  struct Segment {
-    uint32_t track;  // renumbered
-    size_t begin, end;
-  };
   std::vector<Segment> segments;
   for (size_t i = 0; i < refs_.size();) {
     size_t j = i + 1;
@@ -82,7 +83,12 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
   header.processes = std::move(order.processes);
   header.tracks = std::move(order.tracks);
   GPUCAP_RETURN_IF_ERROR(sink->Begin(header));
-  for (const Segment& g : segments) {
+  // A large window's slices are described and rendered in pieces, on the
+  // build's threads (StreamPieces); the rest, one by one here.
+  bool streamed = false;
+  if (refs_.size() > kSlicesPerPiece) GPUCAP_RETURN_IF_ERROR(StreamPieces(segments, sink, &streamed));
+  for (size_t n = 0; !streamed && n < segments.size(); ++n) {
+    const Segment& g = segments[n];
     for (size_t i = g.begin; i < g.end; ++i) {
       Slice s;
       Describe(refs_[i], &s);
@@ -99,6 +105,84 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
     GPUCAP_RETURN_IF_ERROR(sink->AddCounter(CounterPoint{c.track, c.ts, c.value}));
   }
   return sink->End();
+}
+
+Status WindowJoin::StreamPieces(const std::vector<Segment>& segments, TraceSink* sink, bool* streamed) {
+  // Where each piece starts: every kSlicesPerPiece slices in stream order,
+  // whatever the threads, so the trace (and where its gzip members end) is
+  // the same at every thread count.
+  struct Start {
+    size_t segment, ref;
+  };
+  std::vector<Start> starts;
+  size_t count = 0;
+  for (size_t g = 0; g < segments.size(); ++g) {
+    for (size_t i = segments[g].begin; i < segments[g].end;) {
+      if (count % kSlicesPerPiece == 0) starts.push_back({g, i});
+      size_t take = std::min(segments[g].end - i, kSlicesPerPiece - count % kSlicesPerPiece);
+      i += take;
+      count += take;
+    }
+  }
+  // Describes piece p into its renderer, on whichever thread takes it: a
+  // describer of its own reads what the phases built (window_join.h). When
+  // describing would write (uses reported to a JoinUse, rows had again),
+  // this join describes every piece itself, on this thread: the same pieces.
+  bool apart = use_ == nullptr && kernels_.AllWhole() && api_rows_.AllWhole();
+  auto render = [&](size_t p, TraceSink* piece) -> Status {
+    std::optional<WindowJoin> own;
+    if (apart) own.emplace(*this);
+    WindowJoin& describer = apart ? *own : *this;
+    size_t g = starts[p].segment, i = starts[p].ref;
+    for (size_t left = kSlicesPerPiece; left > 0 && g < segments.size(); --left) {
+      Slice s;
+      describer.Describe(refs_[i], &s);
+      if (!kernels_.status().ok()) [[unlikely]] return kernels_.status();
+      if (!api_rows_.status().ok()) [[unlikely]] return api_rows_.status();
+      s.track = segments[g].track;
+      GPUCAP_RETURN_IF_ERROR(piece->AddSlice(s));
+      if (++i == segments[g].end && ++g < segments.size()) i = segments[g].begin;
+    }
+    return piece->End();
+  };
+  struct InFlight {
+    RenderedPiece out;
+    std::unique_ptr<TraceSink> renderer;
+    Status status = Status::Ok();  // rendered on this thread (no queue)
+  };
+  BlockPool blocks;
+  std::deque<std::unique_ptr<InFlight>> flight;
+  // Declared last: destroyed first, waiting for pieces still rendering.
+  std::unique_ptr<WorkQueue::Ordered> tasks;
+  if (options_.queue != nullptr && apart) tasks = std::make_unique<WorkQueue::Ordered>(options_.queue);
+  auto emit_oldest = [&]() -> Status {
+    InFlight& f = *flight.front();
+    Status s = tasks != nullptr ? tasks->TakeOldest() : f.status;
+    f.renderer.reset();
+    if (s.ok()) s = sink->AddPiece(&f.out);
+    flight.pop_front();
+    return s;
+  };
+  for (size_t p = 0; p < starts.size(); ++p) {
+    auto f = std::make_unique<InFlight>();
+    f->out.pool = &blocks;
+    f->renderer = sink->NewPiece(&f->out);
+    if (f->renderer == nullptr) {
+      if (p == 0) return Status::Ok();  // a renderer without pieces: one by one
+      return Status::Internal("the renderer stopped giving pieces");
+    }
+    TraceSink* renderer = f->renderer.get();
+    if (tasks != nullptr) {
+      tasks->Submit([&render, p, renderer] { return render(p, renderer); });
+    } else {
+      f->status = render(p, renderer);
+    }
+    flight.push_back(std::move(f));
+    while (flight.size() > kPiecesInFlight) GPUCAP_RETURN_IF_ERROR(emit_oldest());
+  }
+  while (!flight.empty()) GPUCAP_RETURN_IF_ERROR(emit_oldest());
+  *streamed = true;
+  return Status::Ok();
 }
 
 }  // namespace join_internal

@@ -113,7 +113,7 @@ void WindowJoin::ApiArgs(const ApiRef& a) {
   args_.clear();
   const ApiTable& t = api_rows_.Of(a.part);
   uint64_t external =
-      LaunchExternalId(t.correlation[a.row], stacks_.At(t.tid[a.row], t.start[a.row]));
+      LaunchExternalIdAt(t.correlation[a.row], t.tid[a.row], t.start[a.row]);
   if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
@@ -155,7 +155,7 @@ void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
   s.name_id = name.first;
   s.name = name.second;
   OpArgs(op);
-  s.flows_in = launch_flows_.In(ops_, r.index, op_flows_in_.Of(r.index));
+  s.flows_in = launch_flows_.In(ops_, r.index, op_flows_in_.Of(r.index), &launch_ends_in_);
   s.flows_out = op_flows_out_.Of(r.index);
 }
 
@@ -176,7 +176,7 @@ void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
   s.name = cached.second;
   s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
   ApiArgs(a);
-  s.flows_out = launch_flows_.Out(ops_, r.index);
+  s.flows_out = launch_flows_.Out(ops_, r.index, &launch_ends_out_);
 }
 
 void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {

@@ -42,7 +42,8 @@ uint64_t LaunchFlows::Build(std::span<const Op> ops, std::span<const ApiRef> api
   return flows;
 }
 
-std::span<const FlowEnd> LaunchFlows::In(std::span<const Op> ops, uint32_t op, std::span<const FlowEnd> deps) {
+std::span<const FlowEnd> LaunchFlows::In(std::span<const Op> ops, uint32_t op, std::span<const FlowEnd> deps,
+                                         Ends* ends) const {
   const Op& o = ops[op];
   if (o.api == kNone || !apis_[o.api].in_window || has_predecessor_[op]) return deps;
   // A launch with several ops (a graph launch) starts one flow per op:
@@ -50,30 +51,30 @@ std::span<const FlowEnd> LaunchFlows::In(std::span<const Op> ops, uint32_t op, s
   // among its launch's ops by start.
   FlowEnd f{trace_keys::LaunchFlowId(o.correlation, rank_[op]), FlowKind::kLaunch};
   if (deps.empty()) {
-    in_one_ = f;
-    return {&in_one_, 1};
+    ends->one = f;
+    return {&ends->one, 1};
   }
-  in_.assign(deps.begin(), deps.end());
-  in_.push_back(f);
-  return in_;
+  ends->many.assign(deps.begin(), deps.end());
+  ends->many.push_back(f);
+  return ends->many;
 }
 
-std::span<const FlowEnd> LaunchFlows::Out(std::span<const Op> ops, uint32_t api) {
+std::span<const FlowEnd> LaunchFlows::Out(std::span<const Op> ops, uint32_t api, Ends* ends) const {
   if (api + 1 >= begin_.size()) return {};
   uint32_t b = begin_[api], e = begin_[api + 1];
   if (e - b == 1) {
     if (has_predecessor_[order_[b]]) return {};
-    out_one_ = {trace_keys::LaunchFlowId(ops[order_[b]].correlation, 0), FlowKind::kLaunch};
-    return {&out_one_, 1};
+    ends->one = {trace_keys::LaunchFlowId(ops[order_[b]].correlation, 0), FlowKind::kLaunch};
+    return {&ends->one, 1};
   }
-  out_.clear();
+  ends->many.clear();
   for (uint32_t p = b; p < e; ++p) {
     uint32_t op = order_[p];
     if (!has_predecessor_[op]) {
-      out_.push_back({trace_keys::LaunchFlowId(ops[op].correlation, p - b), FlowKind::kLaunch});
+      ends->many.push_back({trace_keys::LaunchFlowId(ops[op].correlation, p - b), FlowKind::kLaunch});
     }
   }
-  return out_;
+  return ends->many;
 }
 
 void LaunchFlows::Release() {

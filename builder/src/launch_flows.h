@@ -24,12 +24,20 @@ class LaunchFlows {
   // op reached by dependency arrows) keeps its place in its group's
   // numbering but gets no launch flow. Returns the number of launch flows.
   uint64_t Build(std::span<const Op> ops, std::span<const ApiRef> apis, std::vector<bool> has_predecessor);
+  // Where In and Out put what they return: one end, the common case,
+  // without a vector. One per describing thread (a window's pieces are
+  // described on several), so that In and Out only read the grouping.
+  struct Ends {
+    FlowEnd one;
+    std::vector<FlowEnd> many;
+  };
   // Op `op`'s flows in: `deps` (its dependency arrows), then its launch's
-  // flow if it has one. Valid until the next In.
-  std::span<const FlowEnd> In(std::span<const Op> ops, uint32_t op, std::span<const FlowEnd> deps);
+  // flow if it has one. Valid until the next In into `ends`.
+  std::span<const FlowEnd> In(std::span<const Op> ops, uint32_t op, std::span<const FlowEnd> deps,
+                              Ends* ends) const;
   // Launch `api`'s flows out, one per op in its group order. Valid until
-  // the next Out.
-  std::span<const FlowEnd> Out(std::span<const Op> ops, uint32_t api);
+  // the next Out into `ends`.
+  std::span<const FlowEnd> Out(std::span<const Op> ops, uint32_t api, Ends* ends) const;
   // Gives back the grouping of a large window; a small one keeps its
   // memory for the next window.
   void Release();
@@ -40,9 +48,6 @@ class LaunchFlows {
   std::vector<uint32_t> rank_;   // op -> its place in its launch's group
   std::vector<bool> has_predecessor_;
   std::span<const ApiRef> apis_;
-  // What In and Out return: one end, the common case, without a vector.
-  FlowEnd in_one_, out_one_;
-  std::vector<FlowEnd> in_, out_;
 };
 
 }  // namespace gpucap::builder::join_internal

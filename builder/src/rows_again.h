@@ -54,6 +54,15 @@ class RowsAgain {
   // (RowSource::release); from here on every Of decodes again.
   void Release();
   bool released() const { return released_; }
+  // Whether every part holds its rows whole, so that Of only reads (and
+  // several threads may call it at once).
+  bool AllWhole() const {
+    if (released_) return false;
+    for (uint16_t p = 0; p < parts_.size(); ++p) {
+      if (!Whole(Mine(p))) return false;
+    }
+    return true;
+  }
   const Status& status() const { return status_; }
   uint64_t decodes() const { return decodes_; }  // chunks decoded again
 

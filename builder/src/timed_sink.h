@@ -24,6 +24,8 @@ class TimedSink : public TraceSink {
     times_->written_ns = BuildClockNs();
     return inner_->End();
   }
+  std::unique_ptr<TraceSink> NewPiece(RenderedPiece* out) override { return inner_->NewPiece(out); }
+  Status AddPiece(RenderedPiece* piece) override { return inner_->AddPiece(piece); }
 
  private:
   TraceSink* inner_;

@@ -139,17 +139,88 @@ class WindowJoin {
   WindowJoin(const CaptureIndex& index, const Window& window,
              std::span<const ActivityTables* const> parts, const JoinOptions& options,
              JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use, const RowSource& rows)
-      : use_(use), idx_(index), w_(window), parts_(parts), kernels_(parts, kKernels, rows), api_rows_(parts, kApis, rows), options_(options),
-        stats_(*stats), t_(*tables),
-        apis_(t_.apis), api_by_correlation_(t_.api_by_correlation), ops_(t_.ops), op_flows_in_(t_.op_flows_in),
-        op_flows_out_(t_.op_flows_out), launch_flows_(t_.launch_flows), tracks_(index), refs_(t_.refs),
-        stacks_(index.ranges(), index.steps()) {
+      : WindowJoin(index, window, parts, options, stats, tables, use, rows, std::make_unique<Built>(index),
+                   nullptr) {
     t_.Clear();
   }
+  // A describer of `join`'s slices, for a piece of them on another thread:
+  // it reads what `join`'s phases built and has caches of its own. Only
+  // while `join` lives, after its phases, when nothing is reported to a
+  // JoinUse and no rows were given back (Describe then reads only).
+  explicit WindowJoin(WindowJoin& join)
+      : WindowJoin(join.idx_, join.w_, join.parts_, join.options_, &join.stats_, &join.t_, nullptr, join.rows_,
+                   nullptr, &join.built_) {}
 
   Status Run(const DecodeStats& decode, TraceSink* sink);
+  // Turns a ref back into the slice it stands for (args in this join's
+  // scratch, valid until the next Describe).
+  void Describe(const SliceRef& r, Slice* s);
+
 
  private:
+  struct GraphRecord {
+    uint16_t part;
+    uint32_t row;
+    uint64_t node;  // the event-record node, 0: not known
+  };
+  // A context's device: the first kernel or copy seen on it.
+  struct ContextOwner {
+    uint32_t device;
+    uint16_t part;
+    uint32_t family, row;
+  };
+  struct Counter {
+    uint32_t track;
+    int64_t ts;
+    double value;
+  };
+  // What the phases build and describing only reads. The join that ran the
+  // phases owns it; the describers of its pieces (the describing
+  // constructor) share it, with caches and scratch of their own.
+  struct Built {
+    explicit Built(const CaptureIndex& index) : tracks(index), stacks(index.ranges(), index.steps()) {}
+    std::vector<uint64_t> external_ids;
+    std::vector<std::pair<uint16_t, uint32_t>> external_rows;  // (part, row) of external_ids
+    FlatMap external_by_correlation;
+    FlatMap event_by_sync_id;  // cudaEventSyncId -> index into events
+    std::vector<std::pair<uint16_t, uint32_t>> events;    // (part, row)
+    std::vector<std::pair<uint16_t, uint32_t>> row_refs;  // overhead / CUDA event slices
+    std::vector<GraphRecord> graph_records;  // untimed event records of replays
+    std::unordered_map<uint32_t, ContextOwner> context_device;
+    std::vector<AnnotationSpan> spans;
+    std::vector<MarkerRange> markers;
+    TrackRegistry tracks;
+    // Annotation stacks by docs/semantics.md (never-closed ranges out, the
+    // step rule). Describing asks only InnermostAt, which makes no id.
+    AnnotationStacks stacks;
+  };
+
+  WindowJoin(const CaptureIndex& index, const Window& window, std::span<const ActivityTables* const> parts,
+             const JoinOptions& options, JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use,
+             const RowSource& rows, std::unique_ptr<Built> own, Built* shared)
+      : use_(use), idx_(index), w_(window), parts_(parts), rows_(rows), kernels_(parts, kKernels, rows),
+        api_rows_(parts, kApis, rows), options_(options), stats_(*stats), t_(*tables), own_built_(std::move(own)),
+        built_(own_built_ != nullptr ? *own_built_ : *shared), apis_(t_.apis),
+        api_by_correlation_(t_.api_by_correlation), external_ids_(built_.external_ids),
+        external_rows_(built_.external_rows), external_by_correlation_(built_.external_by_correlation),
+        event_by_sync_id_(built_.event_by_sync_id), events_(built_.events), row_refs_(built_.row_refs),
+        graph_records_(built_.graph_records), context_device_(built_.context_device), ops_(t_.ops),
+        op_flows_in_(t_.op_flows_in), op_flows_out_(t_.op_flows_out), launch_flows_(t_.launch_flows),
+        spans_(built_.spans), markers_(built_.markers), tracks_(built_.tracks), refs_(t_.refs),
+        stacks_(built_.stacks) {}
+  // Slices are streamed by runs of one track (join.cc).
+  struct Segment {
+    uint32_t track;  // renumbered
+    size_t begin, end;
+  };
+  // A window of more slices than this is rendered in pieces of this many,
+  // when the renderer takes pieces (*streamed: whether it did), at most
+  // kPiecesInFlight at once (each its slices' text, ~3.5 MB of JSON); on
+  // the build's threads when describing only reads (no JoinUse, every row
+  // whole), else on this one.
+  static constexpr size_t kSlicesPerPiece = 1 << 14;
+  static constexpr size_t kPiecesInFlight = 4;
+  Status StreamPieces(const std::vector<Segment>& segments, TraceSink* sink, bool* streamed);
   // Phases, in order.
   void IndexLaunches();
   void CollectOps();
@@ -171,8 +242,6 @@ class WindowJoin {
   void UseRangeOfEvent(uint32_t event);  // the range that event opens or closes
   void UseContextOwner(uint32_t context);
   void UseExternal(uint32_t correlation);
-  // Turns a ref back into the slice it stands for (args in args_).
-  void Describe(const SliceRef& r, Slice* s);
   // Describe, per kind of ref with more to it than a name.
   void DescribeOp(const SliceRef& r, Slice& s);
   void DescribeApi(const SliceRef& r, Slice& s);
@@ -205,6 +274,12 @@ class WindowJoin {
   // Kineto's "External id" of a launch and its GPU ops: the id the process
   // pushed for it (EXTERNAL_CORRELATION), else the stand-in of the innermost
   // range open around the launch. 0: none.
+  // LaunchExternalId of a call made on `tid` at `t` (its stack then).
+  uint64_t LaunchExternalIdAt(uint32_t correlation, uint32_t tid, uint64_t t) {
+    if (uint64_t pushed = ExternalId(correlation)) return pushed;
+    uint32_t innermost = stacks_.InnermostAt(tid, t, &api_stack_scratch_);
+    return innermost == RangeIndex::kNone ? 0 : RangeExternalId(innermost);
+  }
   uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
     if (uint64_t pushed = ExternalId(correlation)) return pushed;
     uint32_t innermost = stacks_.Innermost(launch_stack);
@@ -250,6 +325,7 @@ class WindowJoin {
   const CaptureIndex& idx_;
   const Window& w_;
   std::span<const ActivityTables* const> parts_;
+  const RowSource& rows_;
   // Kernel and API rows as slices are written: the parts', or decoded again.
   RowsAgain<KernelTable> kernels_;
   RowsAgain<ApiTable> api_rows_;
@@ -257,41 +333,28 @@ class WindowJoin {
   JoinStats& stats_;
 
   JoinWorkspace::Tables& t_;
+  std::unique_ptr<Built> own_built_;  // null in a describer
+  Built& built_;
   std::vector<ApiRef>& apis_;
   CorrelationMap& api_by_correlation_;
-  std::vector<uint64_t> external_ids_;
-  std::vector<std::pair<uint16_t, uint32_t>> external_rows_;  // (part, row) of external_ids_
-  FlatMap external_by_correlation_;
-  FlatMap event_by_sync_id_;  // cudaEventSyncId -> index into events_
-  std::vector<std::pair<uint16_t, uint32_t>> events_;      // (part, row)
-  std::vector<std::pair<uint16_t, uint32_t>> row_refs_;    // overhead / CUDA event slices
+  std::vector<uint64_t>& external_ids_;
+  std::vector<std::pair<uint16_t, uint32_t>>& external_rows_;
+  FlatMap& external_by_correlation_;
+  FlatMap& event_by_sync_id_;
+  std::vector<std::pair<uint16_t, uint32_t>>& events_;
+  std::vector<std::pair<uint16_t, uint32_t>>& row_refs_;
   char host_address_[24] = {};                               // DescribeHostNode's "0x..." arg
-  struct GraphRecord {
-    uint16_t part;
-    uint32_t row;
-    uint64_t node;  // the event-record node, 0: not known
-  };
-  std::vector<GraphRecord> graph_records_;  // untimed event records of replays
-  // A context's device: the first kernel or copy seen on it.
-  struct ContextOwner {
-    uint32_t device;
-    uint16_t part;
-    uint32_t family, row;
-  };
-  std::unordered_map<uint32_t, ContextOwner> context_device_;
+  std::vector<GraphRecord>& graph_records_;
+  std::unordered_map<uint32_t, ContextOwner>& context_device_;
 
   std::vector<Op>& ops_;
   FlowTable &op_flows_in_, &op_flows_out_;
   LaunchFlows& launch_flows_;
-  std::vector<AnnotationSpan> spans_;
-  std::vector<MarkerRange> markers_;
+  LaunchFlows::Ends launch_ends_in_, launch_ends_out_;
+  std::vector<AnnotationSpan>& spans_;
+  std::vector<MarkerRange>& markers_;
 
-  TrackRegistry tracks_;
-  struct Counter {
-    uint32_t track;
-    int64_t ts;
-    double value;
-  };
+  TrackRegistry& tracks_;
   std::vector<Counter> counters_;
   std::vector<SliceRef>& refs_;
 
@@ -319,8 +382,8 @@ class WindowJoin {
   } args_;
   std::vector<uint32_t> stack_scratch_, collective_scratch_;
   std::unordered_map<uint32_t, uint32_t> range_of_event_;  // filled on first UseRangeOfEvent
-  // Annotation stacks by docs/semantics.md (never-closed ranges out, the step rule).
-  AnnotationStacks stacks_;
+  AnnotationStacks& stacks_;
+  std::vector<uint32_t> api_stack_scratch_;  // LaunchExternalIdAt's
   std::string scratch_string_;
 
   // Runs of an op's arguments that repeat from launch to launch: for a

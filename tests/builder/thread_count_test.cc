@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "../support/temp_dir.h"
+#include "gpucap/builder/builder.h"
+#include "gpucap/builder/renderer.h"
 #include "scene.h"
 #include "trace_util.h"
 #include "window_workers.h"
@@ -175,6 +177,65 @@ TEST(ThreadCount, OneLargeWindowGivesTheSameFilesAtEveryThreadCount) {
   Scene s;
   std::string capture = LargeWindowCapture(&s);
   EXPECT_EQ(ExpectSameAtEveryThreadCount(capture, "all"), 1u);
+}
+
+// A sink in front of a renderer that passes slices on one by one, or also
+// the renderer's pieces (counting them) when `pieces` is set.
+class Forward : public builder::TraceSink {
+ public:
+  Forward(builder::TraceSink* inner, bool pieces) : inner_(inner), pieces_(pieces) {}
+  Status Begin(const builder::TraceHeader& h) override { return inner_->Begin(h); }
+  Status AddSlice(const builder::Slice& s) override { return inner_->AddSlice(s); }
+  Status AddCounter(const builder::CounterPoint& c) override { return inner_->AddCounter(c); }
+  Status End() override { return inner_->End(); }
+  std::unique_ptr<builder::TraceSink> NewPiece(builder::RenderedPiece* out) override {
+    if (!pieces_) return nullptr;
+    pieces_made++;
+    return inner_->NewPiece(out);
+  }
+  Status AddPiece(builder::RenderedPiece* piece) override { return inner_->AddPiece(piece); }
+  int pieces_made = 0;
+
+ private:
+  builder::TraceSink* inner_;
+  bool pieces_;
+};
+
+// A large window's slices described and rendered in pieces (join.cc), on
+// one thread or on four, read as the same text as the slices rendered one
+// by one by one renderer: a piece's describer and renderer start with
+// caches of their own, and nothing they write may depend on those.
+TEST(ThreadCount, PiecesGiveTheTextOfSlicesRenderedOneByOne) {
+  Scene s;
+  std::string capture = LargeWindowCapture(&s);
+  auto index = builder::CaptureIndex::Open(capture);
+  ASSERT_TRUE(index.ok());
+  auto text = [&](int threads, bool pieces, int* made) {
+    BuildOptions o;
+    o.window = "all";
+    o.threads = threads;
+    builder::Builder b(**index, o);
+    auto windows = b.Windows();
+    EXPECT_TRUE(windows.ok());
+    std::string out;
+    auto renderer = builder::MakeRenderer(builder::OutputFormat::kChromeJson, builder::NewStringSink(&out));
+    Forward forward(renderer.get(), pieces);
+    builder::WindowReport report;
+    Status st = b.BuildWindow((*windows)[0], &forward, &report);
+    EXPECT_TRUE(st.ok()) << st.message();
+    *made = forward.pieces_made;
+    return out;
+  };
+  int made = 0;
+  std::string one_by_one = text(1, false, &made);
+  EXPECT_EQ(made, 0);
+  EXPECT_GT(one_by_one.size(), 1'000'000u);
+  for (int threads : {1, 4}) {
+    std::string pieced = text(threads, true, &made);
+    EXPECT_EQ(made, 4) << threads;  // 60,006 slices in pieces of 16,384
+    EXPECT_TRUE(pieced == one_by_one) << "-j" << threads << ": " << pieced.size() << " bytes against "
+                                      << one_by_one.size();
+  }
 }
 
 size_t ProcessThreads() {

@@ -55,6 +55,9 @@ class AnnotationStacks {
   bool Contains(uint32_t id, uint32_t range) const;
   // The innermost range of a stack; RangeIndex::kNone for the empty one.
   uint32_t Innermost(uint32_t id) const;
+  // Innermost(At(tid, t)) without making the stack an id: for threads that
+  // describe slices side by side (`scratch` is the caller's).
+  uint32_t InnermostAt(uint32_t tid, uint64_t t, std::vector<uint32_t>* scratch) const;
   // `outer`'s ranges, then those of `inner` not already in it (a graph
   // replay: launch-time stack outside, capture-time stack inside; a range
   // open at both times appears once). Returns how many came from `outer`.

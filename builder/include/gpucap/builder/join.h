@@ -50,6 +50,10 @@ struct JoinOptions {
   bool graph_dependencies = false;  // node -> node arrows inside graph replays
   GraphLanes graph_lanes = GraphLanes::kCapture;
   std::string trace_name;           // written as the trace's name
+  // Threads that describe and render a large window's slices in pieces
+  // beside the join's (join.cc); null: the join's thread renders them. The
+  // trace is the same bytes either way.
+  WorkQueue* queue = nullptr;
 };
 
 // What one window's join did, for the trace's metadata and the report.

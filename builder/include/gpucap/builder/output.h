@@ -9,6 +9,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "gpucap/status.h"
 
@@ -83,6 +86,35 @@ Result<std::unique_ptr<ByteSink>> OpenFileSink(const std::string& path);
 std::unique_ptr<ByteSink> NewGzipSink(std::unique_ptr<ByteSink> inner, const OutputOptions& options);
 // Appends to a string (tests, tools that post-process).
 std::unique_ptr<ByteSink> NewStringSink(std::string* out);
+
+// Blocks handed back and forth between the renderers of a window's pieces
+// (on any thread) and the window's sink, so that a piece's bytes land in
+// storage used before rather than in pages new to the process.
+class BlockPool {
+ public:
+  // A block of at least `capacity` bytes: a used one if any is kept.
+  ByteBlock Take(size_t capacity);
+  void Give(ByteBlock block);
+
+ private:
+  static constexpr size_t kKept = 64;
+  std::mutex mu_;
+  std::vector<ByteBlock> free_;
+};
+
+// Bytes rendered apart from the sink they are bound for (a piece of a
+// window's slices, rendered on another thread: trace_model.h), kept as the
+// writer handed them over, block by block, so that passing them on copies
+// nothing.
+struct RenderedPiece {
+  std::vector<std::pair<ByteBlock, size_t>> blocks;  // (block, bytes used)
+  BlockPool* pool = nullptr;  // where the blocks come from and go back to (may be null)
+  // Hands every block to `sink` (AppendBlock), in order, and empties this;
+  // what the sink gives back goes to the pool.
+  Status MoveTo(ByteSink* sink);
+};
+// A sink that keeps what it is given in `into`.
+std::unique_ptr<ByteSink> NewRenderedPieceSink(RenderedPiece* into);
 
 }  // namespace gpucap::builder
 

@@ -12,12 +12,14 @@
 #define GPUCAP_BUILDER_TRACE_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "gpucap/builder/output.h"
 #include "gpucap/format/model.h"
 #include "gpucap/format/recording_state.h"
 #include "gpucap/status.h"
@@ -196,6 +198,22 @@ class TraceSink {
   virtual Status AddCounter(const CounterPoint& point) = 0;
   // Flushes and closes the output; nothing may follow.
   virtual Status End() = 0;
+
+  // Pieces: a renderer whose slices can be rendered apart, a run of them at
+  // a time on other threads, gives a renderer for one run (called after
+  // Begin, on the thread that calls AddPiece; the run's renderer takes
+  // AddSlice calls, then End, on any one thread, and leaves its bytes in
+  // `out`). AddPiece then writes a run's bytes where AddSlice would have
+  // written them, so the trace reads the same as one rendered slice by
+  // slice. Null (the default): this sink takes its slices one by one.
+  virtual std::unique_ptr<TraceSink> NewPiece(RenderedPiece* out) {
+    (void)out;
+    return nullptr;
+  }
+  virtual Status AddPiece(RenderedPiece* piece) {
+    (void)piece;
+    return Status::Internal("this trace's renderer renders no pieces");
+  }
 };
 
 }  // namespace gpucap::builder
