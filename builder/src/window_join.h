@@ -213,11 +213,11 @@ class WindowJoin {
     uint32_t track;  // renumbered
     size_t begin, end;
   };
-  // A window of more slices than this is rendered in pieces of this many,
-  // when the renderer takes pieces (*streamed: whether it did), at most
-  // kPiecesInFlight at once (each its slices' text, ~3.5 MB of JSON); on
-  // the build's threads when describing only reads (no JoinUse, every row
-  // whole), else on this one.
+  // A window of more slices than this, whose describing only reads (no
+  // JoinUse, every row whole), is described and rendered in pieces of this
+  // many on the build's threads when the renderer takes pieces (*streamed:
+  // whether it did), at most kPiecesInFlight at once (each its slices'
+  // text, ~3.5 MB of JSON).
   static constexpr size_t kSlicesPerPiece = 1 << 14;
   static constexpr size_t kPiecesInFlight = 4;
   Status StreamPieces(const std::vector<Segment>& segments, TraceSink* sink, bool* streamed);

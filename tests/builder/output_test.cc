@@ -10,35 +10,13 @@
 
 #include "../support/skip.h"
 #include "../support/temp_dir.h"
+#include "gunzip_util.h"
 
 namespace gpucap::builder {
 namespace {
 
-// Inflates every gzip member in turn, as gzip readers do.
-std::string Gunzip(const std::string& in, int* members) {
-  std::string out;
-  *members = 0;
-  z_stream z{};
-  inflateInit2(&z, 15 + 32);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  char buf[65536];
-  while (z.avail_in > 0) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof(buf);
-    int rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof(buf) - z.avail_out);
-    if (rc == Z_STREAM_END) {
-      (*members)++;
-      inflateReset(&z);
-    } else if (rc != Z_OK) {
-      ADD_FAILURE() << "inflate failed: " << rc;
-      break;
-    }
-  }
-  inflateEnd(&z);
-  return out;
-}
+using testing::Gunzip;
+
 
 TEST(Output, GzipMembersCompressedInParallelReadBackInOrder) {
   std::string text;
