@@ -46,12 +46,16 @@ uint32_t StepRanges::OpenAt(uint64_t t, uint32_t tid) const {
 AnnotationStacks::AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps)
     : ranges_(ranges), steps_(steps) {}
 
+uint32_t AnnotationStacks::RootStep(uint32_t tid, uint64_t t, const std::vector<uint32_t>& own) const {
+  bool has_step = std::any_of(own.begin(), own.end(), [&](uint32_t r) { return steps_.IsStep(r); });
+  return has_step ? StepRanges::kNone : steps_.OpenAt(t, tid);
+}
+
 uint32_t AnnotationStacks::At(uint32_t tid, uint64_t t) {
   uint32_t base = ranges_.StackIdAt(tid, t);
   ranges_.Stack(base, &own_);
   const std::vector<uint32_t>& own = own_;
-  bool has_step = std::any_of(own.begin(), own.end(), [&](uint32_t r) { return steps_.IsStep(r); });
-  uint32_t step = has_step ? StepRanges::kNone : steps_.OpenAt(t, tid);
+  uint32_t step = RootStep(tid, t, own);
   uint64_t key = uint64_t{base} << 32 | step;
   if (key == last_key_) return last_id_;
   auto [it, inserted] = ids_.try_emplace(key, 0);
@@ -101,8 +105,7 @@ uint32_t AnnotationStacks::InnermostAt(uint32_t tid, uint64_t t, std::vector<uin
   for (auto r = scratch->rbegin(); r != scratch->rend(); ++r) {
     if (all[*r].closed) return *r;
   }
-  bool has_step = std::any_of(scratch->begin(), scratch->end(), [&](uint32_t r) { return steps_.IsStep(r); });
-  uint32_t step = has_step ? StepRanges::kNone : steps_.OpenAt(t, tid);
+  uint32_t step = RootStep(tid, t, *scratch);
   return step == StepRanges::kNone ? RangeIndex::kNone : step;
 }
 

@@ -156,7 +156,6 @@ class WindowJoin {
   // scratch, valid until the next Describe).
   void Describe(const SliceRef& r, Slice* s);
 
-
  private:
   struct GraphRecord {
     uint16_t part;
@@ -274,15 +273,17 @@ class WindowJoin {
   // Kineto's "External id" of a launch and its GPU ops: the id the process
   // pushed for it (EXTERNAL_CORRELATION), else the stand-in of the innermost
   // range open around the launch. 0: none.
-  // LaunchExternalId of a call made on `tid` at `t` (its stack then).
-  uint64_t LaunchExternalIdAt(uint32_t correlation, uint32_t tid, uint64_t t) {
-    if (uint64_t pushed = ExternalId(correlation)) return pushed;
-    uint32_t innermost = stacks_.InnermostAt(tid, t, &api_stack_scratch_);
-    return innermost == RangeIndex::kNone ? 0 : RangeExternalId(innermost);
-  }
   uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
     if (uint64_t pushed = ExternalId(correlation)) return pushed;
-    uint32_t innermost = stacks_.Innermost(launch_stack);
+    return StandInExternalId(stacks_.Innermost(launch_stack));
+  }
+  // The same for a call made on `tid` at `t` (its stack then), without
+  // making the stack an id.
+  uint64_t LaunchExternalIdAt(uint32_t correlation, uint32_t tid, uint64_t t) {
+    if (uint64_t pushed = ExternalId(correlation)) return pushed;
+    return StandInExternalId(stacks_.InnermostAt(tid, t, &api_stack_scratch_));
+  }
+  uint64_t StandInExternalId(uint32_t innermost) const {
     return innermost == RangeIndex::kNone ? 0 : RangeExternalId(innermost);
   }
   // The stand-in "External id" of an NVTX range (docs/cli.md, "Kineto's

@@ -64,6 +64,11 @@ class AnnotationStacks {
   size_t MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const;
 
  private:
+  // The step rule: the step range that roots the stack of thread `tid` at
+  // `t`, whose own ranges are `own`; StepRanges::kNone when it has a step
+  // of its own or none is open elsewhere.
+  uint32_t RootStep(uint32_t tid, uint64_t t, const std::vector<uint32_t>& own) const;
+
   const RangeIndex& ranges_;
   const StepRanges& steps_;
   std::vector<uint32_t> own_;  // scratch: the thread's own stack
