@@ -1,6 +1,7 @@
 #include "window_join.h"
 
 #include <deque>
+#include <mutex>
 
 #include "work_queue.h"
 
@@ -111,44 +112,96 @@ Status WindowJoin::Run(const DecodeStats& decode, TraceSink* sink) {
 }
 
 Status WindowJoin::StreamPieces(const std::vector<Segment>& segments, TraceSink* sink, bool* streamed) {
-  // Where each piece starts: every kSlicesPerPiece slices in stream order,
-  // whatever the threads, so the trace (and where its gzip members end) is
-  // the same at every thread count.
+  // Where each piece starts: the first slice, in stream order, at least
+  // kSlicesPerPiece after the last start where every earlier slice of its
+  // track has ended (or a track begins), so a piece holds whole slices of
+  // each track (a pftrace piece's sequences close what they open). Counted
+  // on the slices alone: the trace, and where its gzip members end, is the
+  // same at every thread count.
   struct Start {
     size_t segment, ref;
+    bool operator==(const Start&) const = default;
   };
   std::vector<Start> starts;
-  size_t count = 0;
+  size_t since = kSlicesPerPiece;
+  int64_t track_open_until = 0;
   for (size_t g = 0; g < segments.size(); ++g) {
-    for (size_t i = segments[g].begin; i < segments[g].end;) {
-      if (count % kSlicesPerPiece == 0) starts.push_back({g, i});
-      size_t take = std::min(segments[g].end - i, kSlicesPerPiece - count % kSlicesPerPiece);
-      i += take;
-      count += take;
+    bool new_track = g == 0 || segments[g].track != segments[g - 1].track;
+    for (size_t i = segments[g].begin; i < segments[g].end; ++i) {
+      const SliceRef& r = refs_[i];
+      bool track_starts = new_track && i == segments[g].begin;
+      if (since >= kSlicesPerPiece && (track_starts || r.ts >= track_open_until)) {
+        starts.push_back({g, i});
+        since = 0;
+      }
+      int64_t end = r.ts + std::max<int64_t>(r.dur, 0);
+      track_open_until = track_starts ? end : std::max(track_open_until, end);
+      ++since;
     }
   }
-  // Describes piece p into its renderer, on whichever thread takes it: a
-  // describer of its own reads what the phases built (window_join.h).
-  auto render = [&](size_t p, TraceSink* piece) -> Status {
-    WindowJoin describer(*this);
-    size_t g = starts[p].segment, i = starts[p].ref;
-    for (size_t left = kSlicesPerPiece; left > 0 && g < segments.size(); --left) {
-      Slice s;
-      describer.Describe(refs_[i], &s);
-      if (!kernels_.status().ok()) [[unlikely]] return kernels_.status();
-      if (!api_rows_.status().ok()) [[unlikely]] return api_rows_.status();
-      s.track = segments[g].track;
-      GPUCAP_RETURN_IF_ERROR(piece->AddSlice(s));
-      if (++i == segments[g].end && ++g < segments.size()) i = segments[g].begin;
-    }
-    return piece->End();
-  };
-  struct InFlight {
-    RenderedPiece out;
+  const Start kDone{segments.size(), 0};
+  // A describer and the renderer of what it describes, kept for the next
+  // piece so that their caches stay warm (the float and shared-argument
+  // texts, the runs of shared arguments): a renderer's caches are keyed by
+  // its describer's ids, so the two stay together. As many as pieces may
+  // be in flight, made here (NewPiece is called on this thread), taken and
+  // given back by the pieces' tasks.
+  struct PieceWorker {
+    explicit PieceWorker(WindowJoin& join) : describer(join) {}
+    WindowJoin describer;
+    RenderedPiece rendered;
     std::unique_ptr<TraceSink> renderer;
-    Status status = Status::Ok();  // rendered on this thread (no queue)
   };
   BlockPool blocks;
+  std::vector<std::unique_ptr<PieceWorker>> workers;
+  std::vector<PieceWorker*> idle;
+  std::mutex idle_mu;
+  for (size_t n = 0; n < std::min(starts.size(), kPiecesInFlight + 1); ++n) {
+    auto worker = std::make_unique<PieceWorker>(*this);
+    worker->rendered.pool = &blocks;
+    worker->renderer = sink->NewPiece(&worker->rendered);
+    if (worker->renderer == nullptr) {
+      if (n == 0) return Status::Ok();  // a renderer without pieces: one by one
+      return Status::Internal("the renderer stopped giving pieces");
+    }
+    idle.push_back(worker.get());
+    workers.push_back(std::move(worker));
+  }
+  struct InFlight {
+    RenderedPiece out;
+    Status status = Status::Ok();  // rendered on this thread (no queue)
+  };
+  // Describes piece p with an idle worker, on whichever thread takes it,
+  // and leaves its bytes in `out`. A worker is always idle: no more pieces
+  // are in flight than there are workers.
+  auto render = [&](size_t p, RenderedPiece* out) -> Status {
+    PieceWorker* worker;
+    {
+      std::lock_guard<std::mutex> lock(idle_mu);
+      worker = idle.back();
+      idle.pop_back();
+    }
+    worker->rendered.index = static_cast<uint32_t>(p);
+    Status status = Status::Ok();
+    const Start end = p + 1 < starts.size() ? starts[p + 1] : kDone;
+    size_t g = starts[p].segment, i = starts[p].ref;
+    while (status.ok() && Start{g, i} != end) {
+      Slice s;
+      worker->describer.Describe(refs_[i], &s);
+      if (!kernels_.status().ok()) [[unlikely]] status = kernels_.status();
+      if (!api_rows_.status().ok()) [[unlikely]] status = api_rows_.status();
+      s.track = segments[g].track;
+      if (status.ok()) status = worker->renderer->AddSlice(s);
+      if (++i == segments[g].end) {
+        i = ++g < segments.size() ? segments[g].begin : 0;
+      }
+    }
+    if (status.ok()) status = worker->renderer->End();
+    out->blocks.swap(worker->rendered.blocks);  // out's were none
+    std::lock_guard<std::mutex> lock(idle_mu);
+    idle.push_back(worker);
+    return status;
+  };
   std::deque<std::unique_ptr<InFlight>> flight;
   // Declared last: destroyed first, waiting for pieces still rendering.
   std::unique_ptr<WorkQueue::Ordered> tasks;
@@ -156,7 +209,6 @@ Status WindowJoin::StreamPieces(const std::vector<Segment>& segments, TraceSink*
   auto emit_oldest = [&]() -> Status {
     InFlight& f = *flight.front();
     Status s = tasks != nullptr ? tasks->TakeOldest() : f.status;
-    f.renderer.reset();
     if (s.ok()) s = sink->AddPiece(&f.out);
     flight.pop_front();
     return s;
@@ -164,16 +216,11 @@ Status WindowJoin::StreamPieces(const std::vector<Segment>& segments, TraceSink*
   for (size_t p = 0; p < starts.size(); ++p) {
     auto f = std::make_unique<InFlight>();
     f->out.pool = &blocks;
-    f->renderer = sink->NewPiece(&f->out);
-    if (f->renderer == nullptr) {
-      if (p == 0) return Status::Ok();  // a renderer without pieces: one by one
-      return Status::Internal("the renderer stopped giving pieces");
-    }
-    TraceSink* renderer = f->renderer.get();
+    RenderedPiece* out = &f->out;
     if (tasks != nullptr) {
-      tasks->Submit([&render, p, renderer] { return render(p, renderer); });
+      tasks->Submit([&render, p, out] { return render(p, out); });
     } else {
-      f->status = render(p, renderer);
+      f->status = render(p, out);
     }
     flight.push_back(std::move(f));
     while (flight.size() > kPiecesInFlight) GPUCAP_RETURN_IF_ERROR(emit_oldest());

@@ -24,9 +24,14 @@
 //   - nothing the importer does without: no sequence_flags after a
 //     sequence's first packet, flow ids and whole counter values as
 //     varints.
-// A sequence's state (clock, defaults, iids) is its own, so pieces of a
-// trace rendered apart stay correct side by side if each piece's
-// sequences get ids of their own.
+//   - pieces (a run of a large window's slices rendered on another thread,
+//     trace_model.h): a sequence of their own for each track they hold
+//     (id kPieceSequenceBase + the piece's index + the track: unique, as
+//     both only grow along the window), with iids of their own in the order
+//     the piece first uses them, so a piece's bytes depend on nothing else.
+//     A sequence's state (clock, defaults, iids) is its own, so pieces side
+//     by side stay correct. The join cuts pieces where every slice of the
+//     track before has ended, so a piece's sequence holds whole slices.
 //
 // Complete slices become BEGIN/END pairs: the END is held on the track's
 // stack of open slices and written once a later slice starts at or after
@@ -42,7 +47,9 @@
 #include <vector>
 
 #include "gpucap/builder/renderer.h"
+#include "gpucap/builder/output.h"
 #include "gpucap/builder/trace_keys.h"
+#include "flat_map.h"
 #include "perfetto_fields.h"
 #include "perfetto_interning.h"
 #include "perfetto_recording.h"
@@ -67,6 +74,22 @@ class PerfettoRenderer : public TraceSink {
  public:
   explicit PerfettoRenderer(std::unique_ptr<ByteSink> out) : out_(std::move(out)) {}
 
+  // A renderer of pieces of `whole`'s slices, after its Begin.
+  PerfettoRenderer(const PerfettoRenderer& whole, RenderedPiece* out)
+      : out_(NewRenderedPieceSink(out)), piece_sequence_base_(whole.piece_sequence_base_), piece_(out) {
+    for (const Sequence& q : whole.sequences_) track_uuids_.push_back(q.track_uuid);
+  }
+
+  std::unique_ptr<TraceSink> NewPiece(RenderedPiece* out) override {
+    if (piece_ != nullptr || sequences_.empty()) return nullptr;
+    return std::make_unique<PerfettoRenderer>(*this, out);
+  }
+
+  Status AddPiece(RenderedPiece* piece) override {
+    GPUCAP_RETURN_IF_ERROR(Flush());
+    return piece->MoveTo(out_.get());
+  }
+
   Status Begin(const TraceHeader& h) override {
     TrackLayout layout = LayOutTracks(h);
     uint64_t free_uuid = 1;
@@ -75,6 +98,7 @@ class PerfettoRenderer : public TraceSink {
       free_uuid = std::max(free_uuid, d.uuid + 1);
     }
     WriteRecordingTrack(h, free_uuid, static_cast<uint32_t>(h.tracks.size() + 1), &w_);
+    piece_sequence_base_ = static_cast<uint32_t>(h.tracks.size() + 2);
     sequences_.resize(h.tracks.size());
     for (size_t i = 0; i < h.tracks.size(); ++i) {
       sequences_[i].id = static_cast<uint32_t>(i + 1);
@@ -85,30 +109,9 @@ class PerfettoRenderer : public TraceSink {
   }
 
   Status AddSlice(const Slice& s) override {
+    if (piece_ != nullptr) [[unlikely]] return AddPieceSlice(s);
     if (s.track >= sequences_.size()) return Status::Internal("pftrace: slice on an unknown track");
-    Sequence& q = sequences_[s.track];
-    EnterRun(q);
-    CloseUntil(q, s.ts_ns);
-    if (!s.instant() && !q.open.empty() && s.ts_ns + s.dur_ns > q.open.back()) {
-      // The importer would nest it anyway, silently wrong: the join puts
-      // such slices on lanes, so this is a bug, and said so.
-      return Status::Internal("pftrace: slice '" + std::string(s.name) + "' at " + std::to_string(s.ts_ns) +
-                              " overlaps the slice open on its track without nesting in it");
-    }
-    Intern(q, s);
-    auto packet = StartPacket(q, s.ts_ns);
-    auto event = w_.Begin(pf::packet::kTrackEvent);
-    w_.Varint(pf::event::kType, s.instant() ? pf::event::kInstant : pf::event::kSliceBegin);
-    w_.Varint(pf::event::kNameIid, name_iid_);
-    w_.Varint(pf::event::kCategoryIids, CategoryIid(s.category));
-    WriteArgs(q.layout, s.args);
-    // Flow ids unpacked (the importer ignores packed ones), as varints.
-    for (const FlowEnd& f : s.flows_out) w_.Varint(pf::event::kFlowIdsVarint, FlowId(f));
-    for (const FlowEnd& f : s.flows_in) w_.Varint(pf::event::kTerminatingFlowIdsVarint, FlowId(f));
-    w_.End(event);
-    FinishPacket(q, s.ts_ns, packet);
-    if (!s.instant()) q.open.push_back(s.ts_ns + s.dur_ns);
-    return MaybeFlush();
+    return AddSliceTo(sequences_[s.track], s);
   }
 
   Status AddCounter(const CounterPoint& c) override {
@@ -131,6 +134,7 @@ class PerfettoRenderer : public TraceSink {
   }
 
   Status End() override {
+    if (piece_ != nullptr) return EndPiece();
     for (Sequence& q : sequences_) {
       EnterRun(q);
       CloseUntil(q, INT64_MAX);
@@ -180,6 +184,67 @@ class PerfettoRenderer : public TraceSink {
     IidSet names, own_names, arg_names, strings;
     Layout layout;
   };
+
+  // A piece's slice: on the piece's sequence for its track, started when
+  // the track changes (a piece's slices come track by track).
+  Status AddPieceSlice(const Slice& s) {
+    if (s.track >= track_uuids_.size()) return Status::Internal("pftrace: slice on an unknown track");
+    if (!piece_sequence_open_ || piece_track_ != s.track) {
+      if (piece_sequence_open_) CloseSequence(piece_sequence_);
+      piece_sequence_open_ = true;
+      piece_track_ = s.track;
+      piece_sequence_ = Sequence();
+      piece_sequence_.id = piece_sequence_base_ + piece_->index + s.track;
+      piece_sequence_.track_uuid = track_uuids_[s.track];
+    }
+    return AddSliceTo(piece_sequence_, s);
+  }
+
+  void CloseSequence(Sequence& q) {
+    EnterRun(q);
+    CloseUntil(q, INT64_MAX);
+    EndRun();
+  }
+
+  // Ends the piece: its bytes out, and every id it gave forgotten, so that
+  // the next piece's bytes depend on its slices alone.
+  Status EndPiece() {
+    if (piece_sequence_open_) CloseSequence(piece_sequence_);
+    piece_sequence_open_ = false;
+    own_names_ = StringIds();
+    arg_names_ = StringIds();
+    strings_ = StringIds();
+    correlation_iid_ = arg_names_.Id(trace_keys::kCorrelation);
+    external_id_iid_ = arg_names_.Id(trace_keys::kExternalId);
+    piece_names_.Reset(0);
+    GPUCAP_RETURN_IF_ERROR(Flush());
+    return out_->Close();
+  }
+
+  Status AddSliceTo(Sequence& q, const Slice& s) {
+    EnterRun(q);
+    CloseUntil(q, s.ts_ns);
+    if (!s.instant() && !q.open.empty() && s.ts_ns + s.dur_ns > q.open.back()) {
+      // The importer would nest it anyway, silently wrong: the join puts
+      // such slices on lanes, so this is a bug, and said so.
+      return Status::Internal("pftrace: slice '" + std::string(s.name) + "' at " + std::to_string(s.ts_ns) +
+                              " overlaps the slice open on its track without nesting in it");
+    }
+    Intern(q, s);
+    auto packet = StartPacket(q, s.ts_ns);
+    auto event = w_.Begin(pf::packet::kTrackEvent);
+    w_.Varint(pf::event::kType, s.instant() ? pf::event::kInstant : pf::event::kSliceBegin);
+    w_.Varint(pf::event::kNameIid, name_iid_);
+    w_.Varint(pf::event::kCategoryIids, CategoryIid(s.category));
+    WriteArgs(q.layout, s.args);
+    // Flow ids unpacked (the importer ignores packed ones), as varints.
+    for (const FlowEnd& f : s.flows_out) w_.Varint(pf::event::kFlowIdsVarint, FlowId(f));
+    for (const FlowEnd& f : s.flows_in) w_.Varint(pf::event::kTerminatingFlowIdsVarint, FlowId(f));
+    w_.End(event);
+    FinishPacket(q, s.ts_ns, packet);
+    if (!s.instant()) q.open.push_back(s.ts_ns + s.dur_ns);
+    return MaybeFlush();
+  }
 
   static uint64_t CategoryIid(Category c) { return static_cast<uint64_t>(c) + 1; }
   // The join's flow ids carry their kind in their high bits
@@ -375,7 +440,10 @@ class PerfettoRenderer : public TraceSink {
   // and adds the definitions `q` lacks to the run's (entries_).
   void Intern(Sequence& q, const Slice& s) {
     if (s.name_id != 0) {
-      name_iid_ = s.name_id;
+      // A piece's describer numbers names as they come to it, over all the
+      // pieces it described: a piece numbers them again, its own way.
+      name_iid_ = piece_ == nullptr ? s.name_id
+                                    : piece_names_.Insert(s.name_id, static_cast<uint32_t>(piece_names_.size() + 1));
       if (q.names.Insert(name_iid_)) AddEntry(pf::interned::kEventNames, name_iid_, s.name);
     } else {
       uint64_t own = own_names_.Id(s.name);
@@ -519,8 +587,18 @@ class PerfettoRenderer : public TraceSink {
   uint64_t name_iid_ = 0;
   std::vector<uint64_t> string_iids_;
   std::vector<uint32_t> tail_;
-  const uint64_t correlation_iid_ = arg_names_.Id(trace_keys::kCorrelation);
-  const uint64_t external_id_iid_ = arg_names_.Id(trace_keys::kExternalId);
+  uint64_t correlation_iid_ = arg_names_.Id(trace_keys::kCorrelation);
+  uint64_t external_id_iid_ = arg_names_.Id(trace_keys::kExternalId);
+  // Pieces: sequence ids start above the whole's; a piece renderer knows
+  // the piece it renders (its index), the tracks' uuids, its sequences,
+  // and its own numbering of the describer's name ids.
+  uint32_t piece_sequence_base_ = 0;
+  RenderedPiece* piece_ = nullptr;
+  std::vector<uint64_t> track_uuids_;
+  Sequence piece_sequence_;  // the current track's
+  bool piece_sequence_open_ = false;
+  uint32_t piece_track_ = 0;
+  FlatMap piece_names_;
 };
 
 }  // namespace

@@ -216,7 +216,8 @@ class WindowJoin {
   // JoinUse, every row whole), is described and rendered in pieces of this
   // many on the build's threads when the renderer takes pieces (*streamed:
   // whether it did), at most kPiecesInFlight at once (each its slices'
-  // text, ~3.5 MB of JSON).
+  // text, ~3.5 MB of JSON), by describer-renderer pairs kept from piece to
+  // piece.
   static constexpr size_t kSlicesPerPiece = 1 << 14;
   static constexpr size_t kPiecesInFlight = 4;
   Status StreamPieces(const std::vector<Segment>& segments, TraceSink* sink, bool* streamed);

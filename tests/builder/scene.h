@@ -84,6 +84,26 @@ class Scene {
   std::unique_ptr<builder::testing::SyntheticCapture> capture_;
 };
 
+// A capture of one large window: 3 steps (ranges on thread 100) of 10k
+// launches, 60,006 slices (30k launches, 30k kernels, 3 ranges and their 3
+// GPU spans), 15 chunks: enough for the join to describe and render it in
+// pieces, and with slices that hold others where a piece might be cut.
+inline std::string LargeWindowCapture(Scene* s) {
+  Scene::Ok(s->c().String(0x1000, "_Z6kernelv"));
+  uint32_t correlation = 1;
+  for (int step = 0; step < 3; ++step) {
+    uint64_t t0 = kT0 + 10'000 + step * 100'000'000ull;
+    Scene::Ok(s->c().Push(100, t0, "ProfilerStep#" + std::to_string(step)));
+    for (int k = 0; k < 10'000; ++k) {
+      uint64_t t = t0 + 100 + k * 4'000;
+      s->Launch(correlation++, 100, t, t + 1'000'000, t + 1'003'000);
+      if (s->c().pending_records() >= 2000) Scene::Ok(s->c().EndChunk());
+    }
+    Scene::Ok(s->c().Pop(100, t0 + 90'000'000));
+  }
+  return s->Path();
+}
+
 }  // namespace gpucap::testing
 
 #endif  // GPUCAP_TESTS_BUILDER_SCENE_H_

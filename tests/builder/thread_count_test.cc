@@ -154,25 +154,6 @@ TEST(ThreadCount, SyntheticCaptureGivesTheSameFilesAtEveryThreadCount) {
   EXPECT_EQ(ExpectSameAtEveryThreadCount(s.Path(), "nvtx:ProfilerStep#\\d+"), 40u);
 }
 
-// A capture of one large window: 3 steps of 10k launches, 60,006 slices
-// (30k launches, 30k kernels, 3 ranges and their 3 GPU spans), 15 chunks
-// decoded and ~6 gzip members compressed on the build's threads.
-std::string LargeWindowCapture(Scene* s) {
-  Scene::Ok(s->c().String(0x1000, "_Z6kernelv"));
-  uint32_t correlation = 1;
-  for (int step = 0; step < 3; ++step) {
-    uint64_t t0 = kT0 + 10'000 + step * 100'000'000ull;
-    Scene::Ok(s->c().Push(100, t0, "ProfilerStep#" + std::to_string(step)));
-    for (int k = 0; k < 10'000; ++k) {
-      uint64_t t = t0 + 100 + k * 4'000;
-      s->Launch(correlation++, 100, t, t + 1'000'000, t + 1'003'000);
-      if (s->c().pending_records() >= 2000) Scene::Ok(s->c().EndChunk());
-    }
-    Scene::Ok(s->c().Pop(100, t0 + 90'000'000));
-  }
-  return s->Path();
-}
-
 TEST(ThreadCount, OneLargeWindowGivesTheSameFilesAtEveryThreadCount) {
   Scene s;
   std::string capture = LargeWindowCapture(&s);
@@ -190,11 +171,13 @@ class Forward : public builder::TraceSink {
   Status End() override { return inner_->End(); }
   std::unique_ptr<builder::TraceSink> NewPiece(builder::RenderedPiece* out) override {
     if (!pieces_) return nullptr;
-    pieces_made++;
     return inner_->NewPiece(out);
   }
-  Status AddPiece(builder::RenderedPiece* piece) override { return inner_->AddPiece(piece); }
-  int pieces_made = 0;
+  Status AddPiece(builder::RenderedPiece* piece) override {
+    pieces_added++;
+    return inner_->AddPiece(piece);
+  }
+  int pieces_added = 0;
 
  private:
   builder::TraceSink* inner_;
@@ -203,8 +186,8 @@ class Forward : public builder::TraceSink {
 
 // A large window's slices described and rendered in pieces (join.cc), on
 // one thread or on four, read as the same text as the slices rendered one
-// by one by one renderer: a piece's describer and renderer start with
-// caches of their own, and nothing they write may depend on those.
+// by one by one renderer: a piece's describer and renderer keep their
+// caches from piece to piece, and nothing they write may depend on those.
 TEST(ThreadCount, PiecesGiveTheTextOfSlicesRenderedOneByOne) {
   Scene s;
   std::string capture = LargeWindowCapture(&s);
@@ -223,7 +206,7 @@ TEST(ThreadCount, PiecesGiveTheTextOfSlicesRenderedOneByOne) {
     builder::WindowReport report;
     Status st = b.BuildWindow((*windows)[0], &forward, &report);
     EXPECT_TRUE(st.ok()) << st.message();
-    *made = forward.pieces_made;
+    *made = forward.pieces_added;
     return out;
   };
   int made = 0;
@@ -232,7 +215,9 @@ TEST(ThreadCount, PiecesGiveTheTextOfSlicesRenderedOneByOne) {
   EXPECT_GT(one_by_one.size(), 1'000'000u);
   for (int threads : {1, 4}) {
     std::string pieced = text(threads, true, &made);
-    EXPECT_EQ(made, 4) << threads;  // 60,006 slices in pieces of 16,384
+    // 60,006 slices in pieces of at least 16,384, cut where the track's
+    // earlier slices have ended (the thread's only between its steps).
+    EXPECT_GE(made, 3) << threads;
     EXPECT_TRUE(pieced == one_by_one) << "-j" << threads << ": " << pieced.size() << " bytes against "
                                       << one_by_one.size();
   }

@@ -438,6 +438,35 @@ TEST(Pftrace, AnEndComesBeforeABeginAtTheSameTime) {
   EXPECT_EQ(kernels, 2);
 }
 
+// A window large enough to be rendered in pieces (join.cc): each piece's
+// tracks on sequences of its own, with iids of their own. Read as the
+// importer reads it, it breaks no rule and says what the JSON says, and it
+// is the same bytes on one thread and on four.
+TEST(Pftrace, AWindowRenderedInPiecesReadsAsTheJson) {
+  Scene s;
+  std::string path = LargeWindowCapture(&s);
+  builder::BuildOptions o;
+  o.join.trace_name = "t";
+  std::vector<Trace> json = BuildTraces(path, o);
+  std::vector<std::string> one, four;
+  o.threads = 1;
+  one = BuildPftraces(path, o);
+  o.threads = 4;
+  four = BuildPftraces(path, o);
+  ASSERT_EQ(json.size(), 1u);
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(four.size(), 1u);
+  EXPECT_TRUE(one[0] == four[0]) << one[0].size() << " bytes on one thread, " << four[0].size() << " on four";
+  PfTrace t = ReadChecked(four[0], "pieces");
+  EXPECT_EQ(t.slices.size(), 60'006u);
+  ExpectSameTrace(json[0], t, "pieces");
+  ExpectOpsOnTheirStreams(t, "pieces");
+  // More sequences than tracks with slices: the pieces had their own.
+  std::set<uint64_t> tracks;
+  for (const PfSlice& x : t.slices) tracks.insert(x.track);
+  EXPECT_GT(t.encoding.sequences, tracks.size());
+}
+
 TEST(Pftrace, AGraphLaunchFansOutWithAFlowPerOp) {
   Scene s;
   // One launch (a graph launch has one correlation id) and three ops.

@@ -109,6 +109,9 @@ class BlockPool {
 struct RenderedPiece {
   std::vector<std::pair<ByteBlock, size_t>> blocks;  // (block, bytes used)
   BlockPool* pool = nullptr;  // where the blocks come from and go back to (may be null)
+  // The run's place among its window's runs, set before its first slice:
+  // for a renderer whose output tells runs apart (pftrace's sequence ids).
+  uint32_t index = 0;
   // Hands every block to `sink` (AppendBlock), in order, and empties this;
   // what the sink gives back goes to the pool.
   Status MoveTo(ByteSink* sink);

@@ -200,12 +200,13 @@ class TraceSink {
   virtual Status End() = 0;
 
   // Pieces: a renderer whose slices can be rendered apart, a run of them at
-  // a time on other threads, gives a renderer for one run (called after
-  // Begin, on the thread that calls AddPiece; the run's renderer takes
-  // AddSlice calls, then End, on any one thread, and leaves its bytes in
-  // `out`). AddPiece then writes a run's bytes where AddSlice would have
-  // written them, so the trace reads the same as one rendered slice by
-  // slice. Null (the default): this sink takes its slices one by one.
+  // a time on other threads, gives a renderer of runs (called after Begin,
+  // on the thread that calls AddPiece). That renderer takes a run's
+  // AddSlice calls, then End, on one thread at a time, and leaves the run's
+  // bytes in `out`; after End it takes the next run's the same way, its
+  // caches kept. AddPiece then writes a run's bytes where AddSlice would
+  // have written them, so the trace reads the same as one rendered slice
+  // by slice. Null (the default): this sink takes its slices one by one.
   virtual std::unique_ptr<TraceSink> NewPiece(RenderedPiece* out) {
     (void)out;
     return nullptr;
