@@ -6,7 +6,7 @@ namespace gpucap::builder::join_internal {
 
 void WindowJoin::ForgetRuns() {
   run_id_base_ += static_cast<uint32_t>(runs_.size());
-  runs_.clear();
+  runs_.Rewind();
   run_by_hash_.Reset(0);
   recent_runs_.fill(0);
   name_stack_pool_.clear();

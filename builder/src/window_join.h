@@ -427,7 +427,8 @@ class WindowJoin {
   // (too many distinct stacks, or a hash collision).
   uint32_t NameStackId(std::span<const uint32_t> stack);
   // The runs and name stacks kept at once. When either fills up both start
-  // over (ids keep counting up, so a renderer's cache stays right): the
+  // over, in the memory they had (BlockStore::Rewind; ids keep counting up,
+  // so a renderer's cache stays right): the
   // memory they take stays bounded in a window of any size, and a long
   // window still shares what repeats within each step.
   static constexpr size_t kMaxRuns = kSharedIdsLive;
