@@ -23,33 +23,40 @@ constexpr const char* kLeanPrefixes[] = {
     "cuEventRecord",       "cuStreamWaitEvent",
 };
 
-// Every callback id CUPTI names in a domain.
-std::vector<CUpti_CallbackId> AllIds(CUpti_CallbackDomain domain) {
-  std::vector<CUpti_CallbackId> out;
-  CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
-                             ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
-                             : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
-  for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS) out.push_back(cbid);
-  }
-  return out;
+// Every callback id CUPTI names, runtime then driver, with its lean mark:
+// asked of CUPTI once (~1200 names), since capture ranges switch at every
+// sampled step and the names cost more than the switch.
+struct NamedId {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+  bool lean;
+};
+
+const std::vector<NamedId>& NamedIds() {
+  static const std::vector<NamedId> ids = [] {
+    std::vector<NamedId> out;
+    for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
+      CUpti_CallbackId end = domain == CUPTI_CB_DOMAIN_RUNTIME_API
+                                 ? static_cast<CUpti_CallbackId>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
+                                 : static_cast<CUpti_CallbackId>(CUPTI_DRIVER_TRACE_CBID_SIZE);
+      for (CUpti_CallbackId cbid = 1; cbid < end; ++cbid) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) continue;
+        out.push_back({domain, cbid, IsLeanApi(name)});
+      }
+    }
+    return out;
+  }();
+  return ids;
 }
 
 }  // namespace
 
 const std::vector<std::pair<uint32_t, uint32_t>>& LeanApiIds() {
-  // Capture ranges switch at every sampled step, and asking CUPTI for ~1200
-  // names each time costs more than the switch.
   static const std::vector<std::pair<uint32_t, uint32_t>> ids = [] {
     std::vector<std::pair<uint32_t, uint32_t>> out;
-    for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-      for (CUpti_CallbackId cbid : AllIds(domain)) {
-        const char* name = nullptr;
-        if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && IsLeanApi(name)) {
-          out.emplace_back(static_cast<uint32_t>(domain), static_cast<uint32_t>(cbid));
-        }
-      }
+    for (const NamedId& id : NamedIds()) {
+      if (id.lean) out.emplace_back(static_cast<uint32_t>(id.domain), static_cast<uint32_t>(id.cbid));
     }
     return out;
   }();
@@ -76,23 +83,8 @@ int SelectApis(ApiSelection selection, bool enable, bool late) {
     return 0;
   }
   if (selection != ApiSelection::kLean) return 0;
-  struct Id {
-    CUpti_CallbackDomain domain;
-    CUpti_CallbackId cbid;
-    bool lean;
-  };
-  static const std::vector<Id> ids = [] {
-    std::vector<Id> out;
-    for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API}) {
-      for (CUpti_CallbackId cbid : AllIds(domain)) {
-        const char* name = nullptr;
-        cuptiGetCallbackName(domain, cbid, &name);
-        out.push_back({domain, cbid, IsLeanApi(name)});
-      }
-    }
-    return out;
-  }();
-  auto set = [](const Id& id, bool on) {
+  const std::vector<NamedId>& ids = NamedIds();
+  auto set = [](const NamedId& id, bool on) {
     return id.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id.cbid, on)
                                                     : cuptiActivityEnableDriverApi(id.cbid, on);
   };
@@ -100,7 +92,7 @@ int SelectApis(ApiSelection selection, bool enable, bool late) {
   if (late && enable) {
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-    for (const Id& id : ids) {
+    for (const NamedId& id : ids) {
       if (id.lean) {
         switched += set(id, true) == CUPTI_SUCCESS;
       } else {
@@ -109,7 +101,7 @@ int SelectApis(ApiSelection selection, bool enable, bool late) {
     }
     return switched;
   }
-  for (const Id& id : ids) {
+  for (const NamedId& id : ids) {
     if (id.lean) switched += set(id, enable) == CUPTI_SUCCESS;
   }
   if (!enable) {
