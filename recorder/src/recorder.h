@@ -203,8 +203,9 @@ class Recorder {
   bool detach_pending_ = false;  // API callbacks on, waiting for an exit to finalize at
   bool detached_ = false;        // finalized since the last attach
   std::atomic<bool> detach_wanted_{false};
-  std::atomic<uint64_t> detaches_{0};
-  std::atomic<uint64_t> detach_ns_total_{0}, detach_ns_max_{0};  // cuptiFinalize on the app thread
+  std::atomic<uint64_t> detach_thread_{0};  // pthread_self() of the thread whose exit may finalize; 0: any
+  std::atomic<uint64_t> detaches_{0}, detaches_on_own_thread_{0};
+  std::atomic<uint64_t> detach_ns_total_{0}, detach_ns_max_{0};  // cuptiFinalize, on whichever thread
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};
