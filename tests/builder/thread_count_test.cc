@@ -258,7 +258,9 @@ TEST(ThreadCount, BuildRunsOnTheThreadsAskedFor) {
       EXPECT_GE(report->windows.size(), window == "all" ? 1u : 10u);
       EXPECT_GT(calls, 0u);
       EXPECT_EQ(most, before + threads - 1) << window << " -j" << threads;
-      if (threads == 1) EXPECT_TRUE(on_caller) << window;
+      if (threads == 1) {
+        EXPECT_TRUE(on_caller) << window;
+      }
     }
   }
 }
