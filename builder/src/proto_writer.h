@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -55,12 +56,17 @@ class Writer {
     size_t at;
   };
 
-  explicit Writer(size_t capacity = 1 << 16) { buf_.resize(capacity); }
+  // The capacity is allocated, not touched: a renderer of pieces holds
+  // several writers of ~1 MB per window, and zeroing them (std::string's
+  // resize) faulted in pages no byte was written to (bench/README.md,
+  // session 12).
+  explicit Writer(size_t capacity = 1 << 16)
+      : buf_(std::make_unique_for_overwrite<char[]>(capacity)), capacity_(capacity) {}
 
   // Makes room for `n` more bytes. Every Append* below needs at most 20
   // bytes beyond what it copies, and checks for itself.
   void Reserve(size_t n) {
-    if (size_ + n > buf_.size()) [[unlikely]] Grow(n);
+    if (size_ + n > capacity_) [[unlikely]] Grow(n);
   }
 
   [[gnu::always_inline]] void Varint(uint32_t field, uint64_t v) {
@@ -131,15 +137,22 @@ class Writer {
     size_ += bytes.size();
   }
 
-  std::string_view view() const { return {buf_.data(), size_}; }
+  std::string_view view() const { return {buf_.get(), size_}; }
   size_t size() const { return size_; }
   void Clear() { size_ = 0; }
 
  private:
-  uint8_t* Data() { return reinterpret_cast<uint8_t*>(buf_.data()); }
-  void Grow(size_t n) { buf_.resize(std::max(buf_.size() * 2, size_ + n)); }
+  uint8_t* Data() { return reinterpret_cast<uint8_t*>(buf_.get()); }
+  void Grow(size_t n) {
+    size_t capacity = std::max(capacity_ * 2, size_ + n);
+    auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+    if (size_ != 0) std::memcpy(bigger.get(), buf_.get(), size_);
+    buf_ = std::move(bigger);
+    capacity_ = capacity;
+  }
 
-  std::string buf_;  // capacity; bytes past size_ are scratch
+  std::unique_ptr<char[]> buf_;  // capacity_ bytes; those past size_ are scratch
+  size_t capacity_ = 0;
   size_t size_ = 0;
 };
 
