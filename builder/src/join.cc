@@ -152,7 +152,8 @@ Status WindowJoin::StreamPieces(const std::vector<Segment>& segments, TraceSink*
     RenderedPiece rendered;
     std::unique_ptr<TraceSink> renderer;
   };
-  BlockPool blocks;
+  BlockPool own_blocks;
+  BlockPool& blocks = options_.blocks != nullptr ? *options_.blocks : own_blocks;
   std::vector<std::unique_ptr<PieceWorker>> workers;
   std::vector<PieceWorker*> idle;
   std::mutex idle_mu;

@@ -217,6 +217,9 @@ class PerfettoRenderer : public TraceSink {
     correlation_iid_ = arg_names_.Id(trace_keys::kCorrelation);
     external_id_iid_ = arg_names_.Id(trace_keys::kExternalId);
     piece_names_.Reset(0);
+    Status status = piece_status_;
+    piece_status_ = Status::Ok();
+    GPUCAP_RETURN_IF_ERROR(status);
     GPUCAP_RETURN_IF_ERROR(Flush());
     return out_->Close();
   }
@@ -366,7 +369,17 @@ class PerfettoRenderer : public TraceSink {
     // state was lost, and a file written whole loses none.
     entries_.clear();
     entry_text_.clear();
-    out_w_.Raw(w_.view());
+    if (piece_ != nullptr && !w_.view().empty()) {
+      // A piece's run goes to its sink as it is, not through out_w_: one
+      // copy fewer, and out_w_ stays the size of the state packets (a
+      // window's piece renderers are new each window: their bytes touch
+      // new pages).
+      Status s = Flush();
+      if (s.ok()) s = out_->Append(w_.view());
+      if (piece_status_.ok()) piece_status_ = s;
+    } else {
+      out_w_.Raw(w_.view());
+    }
     w_.Clear();
   }
 
@@ -599,6 +612,7 @@ class PerfettoRenderer : public TraceSink {
   bool piece_sequence_open_ = false;
   uint32_t piece_track_ = 0;
   FlatMap piece_names_;
+  Status piece_status_ = Status::Ok();  // of the piece's appends in EndRun
 };
 
 }  // namespace

@@ -165,6 +165,8 @@ Status BuildWindowFiles(const CaptureIndex& index, const BuildOptions& options, 
   BuildOptions each = options;
   each.queue = threads;
   each.output_options.queue = threads;
+  BlockPool pieces;  // every window's pieces (join.h)
+  if (each.join.blocks == nullptr) each.join.blocks = &pieces;
   // The lookback and lookahead decode chunks in batches of this many.
   each.threads = plan.threads_each;
   WindowQueue queue(index, options, windows, one_window, progress);

@@ -39,6 +39,8 @@
 
 namespace gpucap::builder {
 
+class BlockPool;  // output.h
+
 // Which track a graph-replayed op is drawn on (docs/semantics.md, "Tracks
 // of graph replays"): a lane named after the stream its node was captured on
 // (when the capture says), or CUPTI's stream of the replay.
@@ -54,6 +56,11 @@ struct JoinOptions {
   // beside the join's (join.cc); null: the join's thread renders them. The
   // trace is the same bytes either way.
   WorkQueue* queue = nullptr;
+  // Where the pieces' bytes are kept until the window's sink takes them:
+  // one pool for a whole build, so a window's pieces land in blocks earlier
+  // windows used rather than in pages new to the process. Null: a pool of
+  // the window's own.
+  BlockPool* blocks = nullptr;
 };
 
 // What one window's join did, for the trace's metadata and the report.
