@@ -26,9 +26,10 @@
 //     varints.
 //   - pieces (a run of a large window's slices rendered on another thread,
 //     trace_model.h): a sequence of their own for each track they hold
-//     (id kPieceSequenceBase + the piece's index + the track: unique, as
-//     both only grow along the window), with iids of their own in the order
-//     the piece first uses them, so a piece's bytes depend on nothing else.
+//     (id: a base above the whole's sequence ids + the piece's index + the
+//     track; unique, as both only grow along the window), with iids of
+//     their own in the order the piece first uses them, so a piece's bytes
+//     depend on nothing else.
 //     A sequence's state (clock, defaults, iids) is its own, so pieces side
 //     by side stay correct. The join cuts pieces where every slice of the
 //     track before has ended, so a piece's sequence holds whole slices.
