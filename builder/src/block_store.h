@@ -23,10 +23,6 @@ class BlockStore {
   }
   T& operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
   size_t size() const { return n_; }
-  void clear() {
-    blocks_.clear();
-    n_ = reused_ = 0;
-  }
   // Empties it but keeps its memory for the items to come: memory touched
   // again costs less than memory new to the process (a page fault each).
   void Rewind() {
