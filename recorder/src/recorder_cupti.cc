@@ -204,8 +204,8 @@ void Recorder::ReleaseCupti(bool only_if_paused) {
     // recording again since (it sets the state before it takes cupti_mu_).
     if (only_if_paused && state_.load() != kPaused) return;
     // cuptiFinalize is safe at the exit of a runtime or driver call
-    // (cupti_activity.h): the next call of any thread runs it. Until then
-    // every call pays for a callback, once.
+    // (cupti_activity.h): OnApiCallback runs it at the exit it wants (below:
+    // this thread's own call). Until then every call pays for a callback.
     auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
     if (!sub) {
       if (cuptiSubscribe(&sub, OnCallback, this) != CUPTI_SUCCESS) return;
