@@ -20,8 +20,6 @@
 # between samples lose their topology), rec (`gpucap record`: every step
 # recorded), rec_cb and sample_cb (rec and sample with GPUCAP_API_RECORDS=callback),
 # sample_cb_attached (sample_cb keeping CUPTI attached between samples),
-# sample_app (sample with the detach's cuptiFinalize at an application
-# thread's API exit, as before session 12: GPUCAP_DETACH_ON=app),
 # sample_noapi (sample with no API records at all: GPUCAP_API=none).
 # Environment: CPUS (taskset list, default 2-9), RUN_TIMEOUT (s, default 60),
 # DEADLINE (epoch s after which no run starts), SAMPLE (default 100), ROUND0
@@ -57,8 +55,6 @@ prefix() {
                     -o "$out/samplecb-r$2.gpucap" --) ;;
     sample_noapi) pre=(env GPUCAP_API=none "$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample"
                        -o "$out/samplenoapi-r$2.gpucap" --) ;;
-    sample_app) pre=(env GPUCAP_DETACH_ON=app "$g" record -q --capture-range 'nvtx:step#\d+' --sample "$sample"
-                     -o "$out/sampleapp-r$2.gpucap" --) ;;
     sample_cb_attached) pre=(env GPUCAP_API_RECORDS=callback GPUCAP_PAUSE_DETACH=0 "$g" record -q --capture-range 'nvtx:step#\d+'
                              --sample "$sample" -o "$out/samplecbatt-r$2.gpucap" --) ;;
     *) echo "sample.sh: unknown variant $1" >&2; return 1 ;;

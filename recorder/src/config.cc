@@ -191,7 +191,6 @@ Config Config::FromEnvironment() {
   // default; a pause by hand (SIGUSR2) keeps CUPTI attached, where the
   // difference did not show beyond the noise.
   c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", c.capture.enabled());
-  if (const char* v = Env("GPUCAP_DETACH_ON")) c.detach_on_app_thread = std::strcmp(v, "app") == 0;
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;
     const char* eq = std::strchr(*e, '=');

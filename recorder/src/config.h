@@ -79,10 +79,6 @@ struct Config {
   // CUPTI re-initialisation after a teardown has crashed with CUDA graphs
   // on older CUDA (Kineto).
   bool pause_detach = false;
-  // GPUCAP_DETACH_ON=app: the detach's cuptiFinalize runs at the next API
-  // exit of any thread (an application's, mostly), as before session 12;
-  // by default at an exit of the recorder's own thread's call.
-  bool detach_on_app_thread = false;
   // GPUCAP_PAUSED_GRAPHS=0: a recorder that starts paused (or that a pause
   // detached) holds no resource subscriber until it records, so graphs built
   // meanwhile have no topology in the capture.

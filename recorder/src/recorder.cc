@@ -435,8 +435,7 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()},
-             {"cupti_detaches", detaches_.load()},
-             {"cupti_detaches_on_own_thread", detaches_on_own_thread_.load()}};
+             {"cupti_detaches", detaches_.load()}};
   if (device_report_lag_ns_.load()) {
     s.extra.emplace_back("device_report_lag_ns", device_report_lag_ns_.load());
     s.extra.emplace_back("device_read_ns", device_read_ns_.load());

@@ -82,6 +82,9 @@ class Recorder {
   // Runtime and driver API callbacks, enabled only while a detach waits for
   // an API exit to run at.
   void OnApiCallback(uint32_t domain, uint32_t cbid, const void* data);
+  // Around every CUPTI callback into the recorder (OnCallback).
+  void EnterCallback() { callbacks_in_flight_.fetch_add(1, std::memory_order_acq_rel); }
+  void LeaveCallback() { callbacks_in_flight_.fetch_sub(1, std::memory_order_acq_rel); }
 
   // --- capture ranges (recorder_gate.cc), from the NVTX hooks ---
   bool gated() const { return gate_ != nullptr; }
@@ -203,9 +206,12 @@ class Recorder {
   bool detach_pending_ = false;  // API callbacks on, waiting for an exit to finalize at
   bool detached_ = false;        // finalized since the last attach
   std::atomic<bool> detach_wanted_{false};
-  std::atomic<uint64_t> detach_thread_{0};  // pthread_self() of the thread whose exit may finalize; 0: any
-  std::atomic<uint64_t> detaches_{0}, detaches_on_own_thread_{0};
-  std::atomic<uint64_t> detach_ns_total_{0}, detach_ns_max_{0};  // cuptiFinalize, on whichever thread
+  // Threads inside OnCallback now: a detach finalizes only when its own
+  // thread is the one there (CUPTI's dispatch around our callback is not
+  // covered, so this narrows the race with other threads, not closes it).
+  std::atomic<int> callbacks_in_flight_{0};
+  std::atomic<uint64_t> detaches_{0};
+  std::atomic<uint64_t> detach_ns_total_{0}, detach_ns_max_{0};  // cuptiFinalize on the app thread
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};

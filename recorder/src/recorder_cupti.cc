@@ -53,6 +53,11 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
                          const void* data) {
   auto* r = static_cast<Recorder*>(userdata);
   if (!r) return;
+  struct InFlight {
+    Recorder* r;
+    explicit InFlight(Recorder* recorder) : r(recorder) { r->EnterCallback(); }
+    ~InFlight() { r->LeaveCallback(); }
+  } in_flight(r);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     r->OnResource(cbid, data);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
@@ -196,36 +201,28 @@ void Recorder::ReleaseCupti(bool only_if_paused) {
   // Every buffer comes back before CUPTI lets go of them.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   WaitForCompletions(std::chrono::milliseconds(300));
-  bool own_thread = !config_.detach_on_app_thread;
-  {
-    std::lock_guard<std::mutex> lock(cupti_mu_);
-    if (!callbacks_registered_ || detach_pending_) return;
-    // A capture range switches on application threads: one may have started
-    // recording again since (it sets the state before it takes cupti_mu_).
-    if (only_if_paused && state_.load() != kPaused) return;
-    // cuptiFinalize is safe at the exit of a runtime or driver call
-    // (cupti_activity.h): OnApiCallback runs it at the exit it wants (below:
-    // this thread's own call). Until then every call pays for a callback.
-    auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
-    if (!sub) {
-      if (cuptiSubscribe(&sub, OnCallback, this) != CUPTI_SUCCESS) return;
-      subscriber_ = sub;
-      callbacks_.Attach(sub);
-    }
-    detach_thread_.store(own_thread ? static_cast<uint64_t>(pthread_self()) : 0);
-    detach_pending_ = true;
-    detach_wanted_.store(true);
-    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+  std::lock_guard<std::mutex> lock(cupti_mu_);
+  if (!callbacks_registered_ || detach_pending_) return;
+  // A capture range switches on application threads: one may have started
+  // recording again since (it sets the state before it takes cupti_mu_).
+  if (only_if_paused && state_.load() != kPaused) return;
+  // cuptiFinalize races with CUPTI's work on every other thread, so it runs
+  // at the exit of an application's runtime or driver call (cupti_activity.h),
+  // inside the callback of the thread that is making it: the next call of any
+  // thread runs it, and until then every call pays for a callback, once.
+  // Finalizing from the recorder's own thread instead, at the exit of a
+  // call of its own, crashed the application's launching thread (SIGSEGV in
+  // 5 of 28 `--sample 100` runs; bench/README.md, "Step sampling's price").
+  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
+  if (!sub) {
+    if (cuptiSubscribe(&sub, OnCallback, this) != CUPTI_SUCCESS) return;
+    subscriber_ = sub;
+    callbacks_.Attach(sub);
   }
-  if (!own_thread) return;
-  // The exit that finalizes is this thread's own call: cuptiFinalize took
-  // ~2 ms, which an application thread paid after each sampled step
-  // (bench/README.md, "Step sampling's price"). If no callback came for
-  // it, the next exit of any thread finalizes, as before.
-  int version = 0;
-  cuDriverGetVersion(&version);
-  detach_thread_.store(0);
+  detach_pending_ = true;
+  detach_wanted_.store(true);
+  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
 void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
@@ -248,10 +245,9 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
     }
   }
   if (!cb || cb->callbackSite != CUPTI_API_EXIT || !detach_wanted_.load(std::memory_order_relaxed)) return;
-  // A detach meant for the recorder's own thread (ReleaseCupti): the
-  // application's calls pass by.
-  uint64_t only = detach_thread_.load(std::memory_order_relaxed);
-  if (only != 0 && only != static_cast<uint64_t>(pthread_self())) return;
+  // Another thread is in one of our callbacks: its exit, or a later one,
+  // finalizes instead.
+  if (callbacks_in_flight_.load(std::memory_order_acquire) > 1) return;
   if (!detach_wanted_.exchange(false)) return;
   // Never wait on the application's thread: if the control thread is
   // changing the hold now, the next exit tries again.
@@ -274,7 +270,6 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
     callbacks_registered_ = false;
     detached_ = true;
     detaches_.fetch_add(1, std::memory_order_relaxed);
-    if (only != 0) detaches_on_own_thread_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
