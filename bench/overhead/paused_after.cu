@@ -12,11 +12,15 @@
 // stretch 0 is the paused price before any recording and stretches 1.. the
 // price after each; without gpucap (or with --start-paused, where ranges
 // switch nothing) the same program says how much the stretches drift.
+// TOGGLE=signal records by SIGUSR2 instead (under `gpucap record
+// --start-paused`): the process signals itself before and after each
+// recorded stretch, with SETTLE_MS/4 for the control thread to switch.
 // Prints, per stretch, the median over blocks of the launching thread's CPU
 // us per iteration and wall us per iteration, and their ratios to stretch 0:
 //   RESULT cpu0=... wall0=... cpu1=... r_cpu1=... r_wall1=... ...
 // Build: nvcc -O2 -arch=sm_90 paused_after.cu -o paused_after
 #include <nvtx3/nvToolsExt.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,10 +65,16 @@ static void Iteration(cudaStream_t s) {
 int main() {
   const int phases = Env("PHASES", 4), blocks = Env("BLOCKS", 40), per = Env("PER", 1000);
   const int range = Env("RANGE", 300), settle_ms = Env("SETTLE_MS", 800);
+  const bool by_signal = getenv("TOGGLE") && std::string(getenv("TOGGLE")) == "signal";
   cudaStream_t s;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
     fprintf(stderr, "paused_after: no CUDA device\n");
     return 1;
+  }
+  // After CUDA's first call, which is when gpucap's injection installs its handler.
+  struct sigaction current = {};
+  if (by_signal && sigaction(SIGUSR2, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    signal(SIGUSR2, SIG_IGN);  // no gpucap here: the same program, nothing to toggle
   }
   for (int i = 0; i < 4 * per; ++i) Iteration(s);
   cudaStreamSynchronize(s);
@@ -84,10 +94,15 @@ int main() {
     wall[phase] = Median(block_wall);
     if (phase + 1 == phases) break;
     std::string name = "rec#" + std::to_string(phase);
+    if (by_signal) {
+      raise(SIGUSR2);
+      usleep(settle_ms * 1000 / 4);
+    }
     nvtxRangePushA(name.c_str());
     for (int i = 0; i < range; ++i) Iteration(s);
     cudaStreamSynchronize(s);
     nvtxRangePop();
+    if (by_signal) raise(SIGUSR2);
     usleep(settle_ms * 1000);
     // The detach finalizes at an application call's exit: make that happen
     // before the next stretch, as a step's first calls would.
