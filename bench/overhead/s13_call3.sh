@@ -3,7 +3,7 @@
 #  A. The detach back at an application call's exit (the own-thread finalize crashed 5 of 28 runs): N runs of
 #     `--sample 100` over sample_steps.py, each one's exit status and detach stats; one run's sampled steps
 #     against a whole recording (sampled_steps.py).
-#  B. paused_after (one process: paused stretches before and after recorded ranges), rounds of variants:
+#  B. paused_after.sh (one process: paused stretches before and after recorded ranges), rounds of variants:
 #     base, paused (--start-paused), range (the default detach), range_attached (GPUCAP_PAUSE_DETACH=0),
 #     range_nohold (GPUCAP_PAUSED_GRAPHS=0), range_noapi (GPUCAP_API=none).
 set -u
@@ -28,25 +28,7 @@ echo "full rc=$?"
 timeout 60 python3 $R/bench/overhead/sampled_steps.py $g $W/s1.gpucap $W/full.gpucap /tmp/ss > $OUT/complete.json 2>&1
 grep -h "sampled_equal\|sampled_windows\|without_flow\|outside" $OUT/complete.json
 echo "=== B t=$(el)s"
-pre() {
-  case $1 in
-    base) p=() ;;
-    paused) p=($g record -q --start-paused -o $W/b.gpucap --) ;;
-    range) p=($g record -q --capture-range 'nvtx:rec#\d+' --capture-range-end repeat -o $W/b.gpucap --) ;;
-    range_attached) p=(env GPUCAP_PAUSE_DETACH=0 $g record -q --capture-range 'nvtx:rec#\d+' --capture-range-end repeat -o $W/b.gpucap --) ;;
-    range_nohold) p=(env GPUCAP_PAUSED_GRAPHS=0 $g record -q --capture-range 'nvtx:rec#\d+' --capture-range-end repeat -o $W/b.gpucap --) ;;
-    range_noapi) p=(env GPUCAP_API=none $g record -q --capture-range 'nvtx:rec#\d+' --capture-range-end repeat -o $W/b.gpucap --) ;;
-  esac
-}
-V=(base paused range range_attached range_nohold range_noapi); n=${#V[@]}
-for ((r = 0; r < 30; r++)); do
-  for ((i = 0; i < n; i++)); do
-    v=${V[$(( (i + r) % n ))]}
-    (( $(el) > ${END_B:-360} )) && break 2
-    pre $v
-    line=$(timeout 30 taskset -c 2-9 "${p[@]}" $P/paused_after 2>$W/b.err | grep RESULT); rc=$?
-    echo "RUN round=$r variant=$v rc=$rc $line"
-    [[ $v == range && $r == 0 ]] && $g info $W/b.gpucap 2>&1 | grep -E "recording|sampled|paused|drops|detach" | head -12
-  done
-done
+DEADLINE=$(( t0 + ${END_B:-360} )) bash $R/bench/overhead/paused_after.sh $P/paused_after $D $W/b 30 \
+  base paused range range_attached range_nohold range_noapi
+$g info $W/b/range-r0.gpucap 2>&1 | grep -E "recording|sampled|paused|drops|detach" | head -12
 echo "done t=$(el)s"
