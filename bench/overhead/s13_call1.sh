@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 13, device call 1 for the recorder (carry .carry/s13: dist/ from scripts/package): what the paused
-# steps of a sampled run pay for (s12_call2.sh's question, with one more variant). sample.sh rounds of base,
+# steps of a sampled run pay for (the question of session 12's unrun second call, with one more variant). sample.sh rounds of base,
 # sample, sample_noapi (the RUNTIME/DRIVER kinds never enabled), sample_cb (API records from callbacks: the
 # kinds never enabled either), sample_detach_nohold (no CUPTI attach again between samples) and paused
 # (--start-paused); each run's seg_ms (its stretches between samples) beside the round's ratios.
