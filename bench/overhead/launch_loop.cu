@@ -34,7 +34,15 @@
 // instructions retired, cycles, context switches; what the machine gives)
 // and the process's CPU time (every thread: the recorder's writer too), and
 // prints their medians per launch: *_inst, *_cyc, *_csw (per block),
-// *_pcpu_us. Build: nvcc -O2 -arch=sm_90 launch_loop.cu thread_counters.c
+// *_pcpu_us.
+//
+//   MARK=callgrind  under valgrind's callgrind (instr.sh): instrumentation
+//                starts after the warm-up, and every block's launches are a
+//                region of their own (callgrind_mark.h), labelled
+//                "block <launch|mix> <on|off> <b>", so instructions retired
+//                per launch can be read without a PMU.
+//
+// Build: nvcc -O2 -arch=sm_90 launch_loop.cu thread_counters.c callgrind_mark.c
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -42,6 +50,7 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "callgrind_mark.h"
 #include "thread_counters.h"
 
 #include <algorithm>
@@ -144,6 +153,7 @@ int main() {
   std::string toggle = getenv("TOGGLE") ? getenv("TOGGLE") : "";
   int toggle_every = getenv("TOGGLE_EVERY") ? std::max(1, atoi(getenv("TOGGLE_EVERY"))) : 1;
   bool abba = getenv("TOGGLE_ORDER") && std::string(getenv("TOGGLE_ORDER")) == "abba";
+  bool mark = getenv("MARK") && std::string(getenv("MARK")) == "callgrind";
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   float* d;
@@ -152,6 +162,11 @@ int main() {
   CK(cudaStreamSynchronize(s));
   if (pin >= 0) Pin(pin);
   if (calib) Calibrate(calib_units);  // the table, paged in
+  if (mark && !cg_mark_built()) {
+    fprintf(stderr, "launch_loop: MARK=callgrind, but built without valgrind's headers\n");
+    return 2;
+  }
+  if (mark) cg_mark_start();
   tc_open();  // after the pinning: the counters follow the thread anyway
   for (int i = 0; i < TC_N; ++i) fprintf(stderr, "counter %s: %s\n", tc_name(i), tc_status(i));
   long long k0[TC_N], k1[TC_N];
@@ -174,6 +189,7 @@ int main() {
       // The same window for all three clocks: process CPU minus thread CPU
       // is the other threads' (the recorder's) CPU time.
       double p0 = Now(CLOCK_PROCESS_CPUTIME_ID), w0 = Now(CLOCK_MONOTONIC), c0 = Now(CLOCK_THREAD_CPUTIME_ID);
+      if (mark) cg_mark_dump("between blocks");
       for (int i = 0; i < per; i++) {
         if (mix) {
           int dev;
@@ -183,6 +199,11 @@ int main() {
           cudaStreamGetCaptureInfo(s, &st);
         }
         k_empty<<<1, 32, 0, s>>>(d);
+      }
+      if (mark) {
+        char label[64];
+        snprintf(label, sizeof(label), "block %s %s %d", mix ? "mix" : "launch", on ? "on" : "off", b);
+        cg_mark_dump(label);
       }
       tc_read(k1);  // before the wait: its spinning depends on how far the GPU lags
       CK(cudaStreamSynchronize(s));

@@ -18,8 +18,12 @@
 // Prints, per stretch, the median over blocks of the launching thread's CPU
 // us per iteration and wall us per iteration, and their ratios to stretch 0:
 //   RESULT cpu0=... wall0=... cpu1=... r_cpu1=... r_wall1=... ...
-// Build: nvcc -O2 -arch=sm_90 paused_after.cu -o paused_after
+// MARK=callgrind (instr.sh): under callgrind, each block is a region of its
+// own (callgrind_mark.h), "block stretch<K> paused <b>", and each recorded
+// range's iterations one more, "block range on <K> <RANGE>".
+// Build: nvcc -O2 -arch=sm_90 paused_after.cu callgrind_mark.c -o paused_after
 #include <nvtx3/nvToolsExt.h>
+#include "callgrind_mark.h"
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +70,12 @@ int main() {
   const int phases = Env("PHASES", 4), blocks = Env("BLOCKS", 40), per = Env("PER", 1000);
   const int range = Env("RANGE", 300), settle_ms = Env("SETTLE_MS", 800);
   const bool by_signal = getenv("TOGGLE") && std::string(getenv("TOGGLE")) == "signal";
+  const bool mark = getenv("MARK") && std::string(getenv("MARK")) == "callgrind";
+  if (mark && !cg_mark_built()) {
+    fprintf(stderr, "paused_after: MARK=callgrind, but built without valgrind's headers\n");
+    return 2;
+  }
+  char label[64];
   cudaStream_t s;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
     fprintf(stderr, "paused_after: no CUDA device\n");
@@ -78,12 +88,18 @@ int main() {
   }
   for (int i = 0; i < 4 * per; ++i) Iteration(s);
   cudaStreamSynchronize(s);
+  if (mark) cg_mark_start();
   std::vector<double> cpu(phases), wall(phases);
   for (int phase = 0; phase < phases; ++phase) {
     std::vector<double> block_cpu, block_wall;
     for (int b = 0; b < blocks; ++b) {
       double w0 = Now(CLOCK_MONOTONIC), c0 = Now(CLOCK_THREAD_CPUTIME_ID);
+      if (mark) cg_mark_dump("between blocks");
       for (int i = 0; i < per; ++i) Iteration(s);
+      if (mark) {
+        snprintf(label, sizeof(label), "block stretch%d paused %d", phase, b);
+        cg_mark_dump(label);
+      }
       // Up to the last launch: the closing synchronize spins as long as the
       // GPU lags, which is not the launching thread's price.
       block_cpu.push_back((Now(CLOCK_THREAD_CPUTIME_ID) - c0) / per);
@@ -99,7 +115,12 @@ int main() {
       usleep(settle_ms * 1000 / 4);
     }
     nvtxRangePushA(name.c_str());
+    if (mark) cg_mark_dump("between blocks");
     for (int i = 0; i < range; ++i) Iteration(s);
+    if (mark) {
+      snprintf(label, sizeof(label), "block range on %d %d", phase, range);
+      cg_mark_dump(label);
+    }
     cudaStreamSynchronize(s);
     nvtxRangePop();
     if (by_signal) raise(SIGUSR2);

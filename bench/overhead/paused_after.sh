@@ -4,35 +4,28 @@
 #
 #   bench/overhead/paused_after.sh PAUSED_AFTER DIST OUT ROUNDS VARIANT...
 #
-# VARIANT: base (no gpucap), paused (--start-paused: nothing switches), range (--capture-range 'nvtx:rec#\d+'
-# --capture-range-end repeat: the default detach), range_attached (GPUCAP_PAUSE_DETACH=0), range_nohold
-# (GPUCAP_PAUSED_GRAPHS=0), range_noapi (GPUCAP_API=none), signal (TOGGLE=signal under --start-paused: SIGUSR2
-# records and pauses, CUPTI kept attached, the default), signal_detach (the same with GPUCAP_PAUSE_DETACH=1),
-# base_signal (TOGGLE=signal without gpucap: the signal ignored). Environment: CPUS (default 2-9), DEADLINE
-# (epoch s after which no run starts). Prints one RUN line per run; paused_after_summary.py reads them.
+# VARIANT: variants.sh's; those made for this program: base (no gpucap), paused (--start-paused: nothing
+# switches), range (--capture-range 'nvtx:rec#\d+' --capture-range-end repeat, CUPTI kept attached while paused:
+# the default), range_detach (GPUCAP_PAUSE_DETACH=1: CUPTI finalized after each range), range_attached (=0, the
+# same as range since 2026-12-04), range_nohold (detached and not attached again), range_noapi (GPUCAP_API=none),
+# signal (TOGGLE=signal under --start-paused: SIGUSR2 records and pauses), signal_detach, signal_attached,
+# signal_nohold, base_signal (TOGGLE=signal without gpucap: the signal ignored). Environment: CPUS (default 2-9),
+# DEADLINE (epoch s after which no run starts). Prints one RUN line per run; paused_after_summary.py reads them.
+# Each run's capture is kept as OUT/VARIANT-rROUND.gpucap.
 set -uo pipefail
-bin="$1"; dist="$(cd "$2" && pwd)"; out="$3"; rounds="$4"; shift 4
+bin="$1"; NEW="$(cd "$2" && pwd)"; out="$3"; rounds="$4"; shift 4
 variants=("$@"); n=${#variants[@]}
-g="$dist/bin/gpucap"; mkdir -p "$out"
-range=(--capture-range 'nvtx:rec#\d+' --capture-range-end repeat)
+here="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p "$out"
+null=/dev/null  # no yardstick floors here
+source "$here/variants.sh"
 for ((r = 0; r < rounds; r++)); do
   for ((i = 0; i < n; i++)); do
     v=${variants[$(((i + r) % n))]}
     if [[ -n ${DEADLINE:-} ]] && (( $(date +%s) > DEADLINE )); then echo "DEADLINE before round $r $v"; exit 0; fi
-    o="$out/$v-r$r.gpucap"
-    case $v in
-      base) p=() ;;
-      base_signal) p=(env TOGGLE=signal) ;;
-      paused) p=("$g" record -q --start-paused -o "$o" --) ;;
-      range) p=("$g" record -q "${range[@]}" -o "$o" --) ;;
-      range_attached) p=(env GPUCAP_PAUSE_DETACH=0 "$g" record -q "${range[@]}" -o "$o" --) ;;
-      range_nohold) p=(env GPUCAP_PAUSED_GRAPHS=0 "$g" record -q "${range[@]}" -o "$o" --) ;;
-      range_noapi) p=(env GPUCAP_API=none "$g" record -q "${range[@]}" -o "$o" --) ;;
-      signal) p=(env TOGGLE=signal "$g" record -q --start-paused -o "$o" --) ;;
-      signal_detach) p=(env TOGGLE=signal GPUCAP_PAUSE_DETACH=1 "$g" record -q --start-paused -o "$o" --) ;;
-      *) echo "paused_after.sh: unknown variant $v" >&2; exit 2 ;;
-    esac
-    line=$(timeout 30 taskset -c "${CPUS:-2-9}" "${p[@]}" "$bin" 2>"$out/$v-r$r.err" | grep RESULT); rc=$?
+    variant_prefix "$v" || exit 2
+    line=$(timeout 30 taskset -c "${CPUS:-2-9}" env "${vextra[@]}" "${pre[@]}" "$bin" 2>"$out/$v-r$r.err" | grep RESULT); rc=$?
+    for c in "$out"/cap-*.gpucap; do [[ -e $c ]] && mv "$c" "$out/$v-r$r.gpucap"; done
     echo "RUN round=$r variant=$v rc=$rc $line"
   done
 done

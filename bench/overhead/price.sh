@@ -31,7 +31,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 tools="${TOOLS:-$out/tools}"
 mkdir -p "$tools"
-if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" "$here/thread_counters.c" -o "$tools/launch_loop" || exit 1; fi
+if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" "$here/thread_counters.c" "$here/callgrind_mark.c" -o "$tools/launch_loop" || exit 1; fi
 if [[ ! -f $tools/libnull_cupti.so ]]; then
   g++ -O2 -shared -fPIC "$here/../../../shared/yardstick/null_cupti.cpp" -I/usr/local/cuda/include \
       -L/usr/local/cuda/targets/x86_64-linux/lib -lcupti -o "$tools/libnull_cupti.so" || exit 1
@@ -39,61 +39,8 @@ fi
 cpus="${CPUS:-2-9}"
 null="$tools/libnull_cupti.so"
 
-# The command prefix of a variant, into the array `pre`.
-#   base base2            nothing
-#   none kernel kernel_cb lean   the yardstick's floors (null_cupti.cpp)
-#   old_rec old_paused new_rec new_paused   `gpucap record [--start-paused]` of OLD / NEW
-#   p_* r_*               NEW's recorder injected directly (no exec shim),
-#                         paused from the start (p_) or recording (r_), with
-#                         one thing changed: see the case below
-#   NAME_nr               NAME with address-space randomisation off (setarch -R):
-#                         whether a process's layout sets its speed
-variant_prefix() {
-  vextra=()
-  local norand=0
-  if [[ $1 == *_nr ]]; then
-    norand=1
-    set -- "${1%_nr}"
-  fi
-  local lib="$NEW/lib/libgpucap_recorder.so"
-  local common=(CUDA_INJECTION64_PATH="$lib" GPUCAP_OUTPUT="$out/cap-%p.gpucap" GPUCAP_QUIET=1 GPUCAP_API=lean)
-  local inj=(env NVTX_INJECTION64_PATH="$lib" "${common[@]}")
-  local nonvtx=(env -u NVTX_INJECTION64_PATH "${common[@]}" GPUCAP_NVTX=0)
-  local lean_kinds=kernel,memcpy,memset,runtime,driver,external_correlation,overhead
-  case "$1" in
-    base|base2) pre=() ;;
-    base_np|base_np2) pre=(); vextra=(PIN_CPU=-1) ;;   # the launching thread not pinned
-    t_label) pre=(); vextra=(TOGGLE=label) ;;          # in-process blocks, labels only
-    t_rec) pre=("${inj[@]}"); vextra=(TOGGLE=signal) ;;  # recording and paused blocks in one process
-    r_lat) pre=("${inj[@]}" GPUCAP_LATENCY_TIMESTAMPS=1) ;;
-    r_graph) pre=("${inj[@]}" GPUCAP_CUDA_GRAPH_TRACE=graph) ;;
-    none) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_KINDS=none) ;;
-    kernel) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_KINDS=kernel) ;;
-    kernel_cb) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_KINDS=kernel_cb) ;;
-    lean) pre=(env CUDA_INJECTION64_PATH="$null" PROBE_LEAN=1) ;;
-    old_rec) pre=("$OLD/bin/gpucap" record -q -o "$out/cap-%p.gpucap" --) ;;
-    old_paused) pre=("$OLD/bin/gpucap" record -q --start-paused -o "$out/cap-%p.gpucap" --) ;;
-    new_rec) pre=("$NEW/bin/gpucap" record -q -o "$out/cap-%p.gpucap" --) ;;
-    new_paused) pre=("$NEW/bin/gpucap" record -q --start-paused -o "$out/cap-%p.gpucap" --) ;;
-    p_direct) pre=("${inj[@]}" GPUCAP_START_PAUSED=1) ;;
-    p_nosub) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_PAUSED_GRAPHS=0) ;;
-    p_domain) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_RESOURCE=domain) ;;
-    p_nonvtx) pre=("${nonvtx[@]}" GPUCAP_START_PAUSED=1) ;;
-    p_bare) pre=("${nonvtx[@]}" GPUCAP_START_PAUSED=1 GPUCAP_PAUSED_GRAPHS=0 GPUCAP_SYSTEM_TIDS=0 GPUCAP_FLUSH_MS=0) ;;
-    r_direct) pre=("${inj[@]}") ;;
-    r_cb) pre=("${inj[@]}" GPUCAP_API_RECORDS=callback) ;;       # API records from callbacks (api_records.h)
-    p_cb) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_API_RECORDS=callback) ;;
-    r_nosub) pre=("${inj[@]}" GPUCAP_SUBSCRIBE=0) ;;
-    r_domain) pre=("${inj[@]}" GPUCAP_RESOURCE=domain) ;;
-    r_tids) pre=("${inj[@]}" GPUCAP_SYSTEM_TIDS=0) ;;
-    r_flush) pre=("${inj[@]}" GPUCAP_FLUSH_MS=0) ;;
-    r_nonvtx) pre=("${nonvtx[@]}") ;;
-    r_leankinds) pre=("${inj[@]}" GPUCAP_KINDS=$lean_kinds) ;;
-    r_bare) pre=("${nonvtx[@]}" GPUCAP_SUBSCRIBE=0 GPUCAP_SYSTEM_TIDS=0 GPUCAP_FLUSH_MS=0 GPUCAP_KINDS=$lean_kinds) ;;
-    *) echo "price.sh: unknown variant $1" >&2; return 1 ;;
-  esac
-  if ((norand)); then pre=(setarch "$(uname -m)" -R "${pre[@]}"); fi
-}
+# The variants (variants.sh): the command prefix of each.
+source "$here/variants.sh"
 
 pinning=(PIN_CPU="${PIN:-3}" CALIB="${CALIB:-1}")
 case "$workload" in

@@ -2,7 +2,11 @@
 # same 8-layer MLP, AdamW), timed in blocks so that one process gives both
 # the wall time and the launching thread's CPU time per iteration: medians
 # over BLOCKS blocks of PER iterations after WARMUP iterations.
-import os, statistics as st, time, torch
+#
+# MARK=callgrind (instr.sh): under callgrind, instrumentation starts after the
+# warm-up and each block's iterations are a region of the launching thread
+# (callgrind_mark.h, loaded from CG_MARK_LIB), labelled "block step <b>".
+import ctypes, os, statistics as st, time, torch
 
 blocks, per, warmup = (int(os.environ.get(k, d)) for k, d in (("BLOCKS", "8"), ("PER", "40"), ("WARMUP", "40")))
 torch.manual_seed(0)
@@ -21,12 +25,21 @@ def step():
 for _ in range(warmup):
     step()
 torch.cuda.synchronize()
+mark = ctypes.CDLL(os.environ["CG_MARK_LIB"]) if os.environ.get("MARK") == "callgrind" else None
+if mark:
+    if not mark.cg_mark_built():
+        raise SystemExit("price_step.py: MARK=callgrind, but CG_MARK_LIB was built without valgrind's headers")
+    mark.cg_mark_start()
 wall, cpu = [], []
-for _ in range(blocks):
+for b in range(blocks):
     torch.cuda.synchronize()
     t0, c0 = time.perf_counter(), time.thread_time()
+    if mark:
+        mark.cg_mark_dump(b"between blocks")
     for _ in range(per):
         step()
+    if mark:
+        mark.cg_mark_dump(f"block step on {b}".encode())
     torch.cuda.synchronize()
     wall.append((time.perf_counter() - t0) * 1e3 / per)
     cpu.append((time.thread_time() - c0) * 1e3 / per)
