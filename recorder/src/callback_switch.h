@@ -1,7 +1,8 @@
 // Which runtime and driver API callbacks the recorder's one CUPTI subscriber
 // has on. Several parts want overlapping ids: a capture range the profiler
 // calls, capture streams the stream-ordered calls while a capture is open,
-// API records (GPUCAP_API_RECORDS=callback) the lean calls while recording.
+// API records (GPUCAP_API_RECORDS=callback) the lean calls while recording,
+// stream facts the calls that make streams.
 // An id is on while any part wants it, so one part switching off never
 // silences another (capture streams switching the launch ids off at a
 // capture's end would otherwise end the launch records).
@@ -21,6 +22,7 @@ class CallbackSwitch {
     kCaptureBoundaries = 2,
     kCaptureStreamOps = 4,
     kApiRecords = 8,
+    kStreamFacts = 16,
   };
   // cuptiEnableCallback's shape; tests pass their own.
   using EnableFn = int (*)(uint32_t enable, void* subscriber, uint32_t domain, uint32_t cbid);

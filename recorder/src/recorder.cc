@@ -20,7 +20,6 @@
 #include "graph_events.h"
 #include "host_node_timer.h"
 #include "process_recorder.h"
-#include "stream_facts.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/frame.h"
 #include "cupti_records.h"
@@ -325,11 +324,6 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
       if (rd && rd->context && config_.pm_counters) StopPmSampling(rd->context);
       return;
     }
-    case CUPTI_CBID_RESOURCE_STREAM_CREATED:
-      // Kept while paused, like graph topology: a stream made now runs work later.
-      if (state_.load(std::memory_order_acquire) == kStopped) return;
-      if (auto s = DescribeStream(data, Now(), CurrentOsTid())) AddEvent(*s);
-      return;
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
       // Name memory of an unloaded module may be reused for other names.
       strings_.Clear();

@@ -79,8 +79,9 @@ class Recorder {
   void OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t size,
                          size_t valid, size_t cupti_dropped);
   void OnResource(uint32_t cbid, const void* data);
-  // Runtime and driver API callbacks, enabled only while a detach waits for
-  // an API exit to run at.
+  // Runtime and driver API callbacks: the ids CallbackSwitch has on (stream
+  // creation, capture boundaries, a capture range's profiler calls, callback
+  // API records), and every id while a detach waits for an API exit to run at.
   void OnApiCallback(uint32_t domain, uint32_t cbid, const void* data);
   // Around every CUPTI callback into the recorder (OnCallback).
   void EnterCallback() { callbacks_in_flight_.fetch_add(1, std::memory_order_acq_rel); }

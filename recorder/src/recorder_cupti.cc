@@ -21,6 +21,7 @@
 #include "gpucap/format/activity_kind.h"
 #include "process_recorder.h"
 #include "recorder.h"
+#include "stream_facts.h"
 
 namespace gpucap::recorder {
 namespace {
@@ -70,7 +71,6 @@ constexpr CUpti_CallbackId kResourceCallbacks[] = {
     CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
     CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
-    CUPTI_CBID_RESOURCE_STREAM_CREATED,
     CUPTI_CBID_RESOURCE_GRAPH_CREATED,
     CUPTI_CBID_RESOURCE_GRAPH_CLONED,
     CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,
@@ -160,9 +160,13 @@ void Recorder::AttachCupti(bool subscribe) {
       }
     }
   }
-  // The profiler-API callbacks of a capture range and the capture
-  // boundaries: wanted once, switched on by every Attach.
+  // The profiler-API callbacks of a capture range, the calls that make
+  // streams and the capture boundaries: wanted once, switched on by every
+  // Attach.
   EnableGateCallbacks();
+  for (uint32_t cbid : kStreamCreationCallbacks) {
+    callbacks_.Want(CallbackSwitch::kStreamFacts, CUPTI_CB_DOMAIN_DRIVER_API, cbid, true);
+  }
   if (capture_streams_) capture_streams_->Enable();
   if (late) {
     // Contexts made while CUPTI was away announced no device: describe
@@ -236,6 +240,12 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
       uint32_t tid = config_.system_thread_ids ? CurrentOsTid() : static_cast<uint32_t>(pthread_self());
       records->OnExit(domain, cbid, cb->correlationId, result, now, tid);
     }
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && IsStreamCreation(cbid) &&
+      state_.load(std::memory_order_acquire) != kStopped) {
+    // Kept while paused (when CUPTI is held), like graph topology: a stream
+    // made now runs work later.
+    if (auto s = DescribeCreatedStream(cbid, data, Now(), CurrentOsTid())) AddEvent(*s);
   }
   if (gate_ && OnGateCallback(domain, cbid, data)) return;
   // Before the detach's check: that one only acts at an EXIT it wants.

@@ -5,23 +5,47 @@
 
 namespace gpucap::recorder {
 
-std::optional<format::StreamInfo> DescribeStream(const void* resource_data, uint64_t timestamp_ns,
-                                                 uint32_t os_tid) {
-  const auto* rd = static_cast<const CUpti_ResourceData*>(resource_data);
-  if (rd == nullptr || rd->context == nullptr || rd->resourceHandle.stream == nullptr) return std::nullopt;
-  CUstream stream = rd->resourceHandle.stream;
+static_assert(kStreamCreationCallbacks[0] == CUPTI_DRIVER_TRACE_CBID_cuStreamCreate);
+static_assert(kStreamCreationCallbacks[1] == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority);
+
+std::optional<CreatedStream> StreamCreationParams(uint32_t driver_cbid, const void* params) {
+  if (params == nullptr) return std::nullopt;
+  CreatedStream c;
+  if (driver_cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamCreate) {
+    const auto* p = static_cast<const cuStreamCreate_params*>(params);
+    if (p->phStream == nullptr) return std::nullopt;
+    c.stream = *p->phStream;
+    c.flags = p->Flags;
+  } else if (driver_cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority) {
+    const auto* p = static_cast<const cuStreamCreateWithPriority_params*>(params);
+    if (p->phStream == nullptr) return std::nullopt;
+    c.stream = *p->phStream;
+    c.flags = p->flags;
+    c.priority = p->priority;
+  } else {
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::optional<format::StreamInfo> DescribeCreatedStream(uint32_t driver_cbid, const void* callback_data,
+                                                        uint64_t timestamp_ns, uint32_t os_tid) {
+  const auto* cb = static_cast<const CUpti_CallbackData*>(callback_data);
+  if (cb == nullptr || cb->callbackSite != CUPTI_API_EXIT || cb->context == nullptr) return std::nullopt;
+  if (cb->functionReturnValue == nullptr || *static_cast<const CUresult*>(cb->functionReturnValue) != CUDA_SUCCESS) {
+    return std::nullopt;
+  }
+  std::optional<CreatedStream> made = StreamCreationParams(driver_cbid, cb->functionParams);
+  if (!made || made->stream == nullptr) return std::nullopt;
   format::StreamInfo s;
   s.timestamp_ns = timestamp_ns;
   s.os_tid = os_tid;
-  if (cuptiGetStreamIdEx(rd->context, stream, 0, &s.stream_id) != CUPTI_SUCCESS) return std::nullopt;
-  if (cuptiGetContextId(rd->context, &s.context_id) != CUPTI_SUCCESS) return std::nullopt;
-  if (cuptiGetDeviceId(rd->context, &s.device) != CUPTI_SUCCESS) return std::nullopt;
-  // Both are plain reads of what the creating call set; a stream they fail
-  // on still gets its ids, with priority and flags 0 (the defaults).
-  int priority = 0;
-  if (cuStreamGetPriority(stream, &priority) == CUDA_SUCCESS) s.priority = priority;
-  unsigned int flags = 0;
-  if (cuStreamGetFlags(stream, &flags) == CUDA_SUCCESS) s.flags = flags;
+  s.priority = made->priority;
+  s.flags = made->flags;
+  CUstream stream = static_cast<CUstream>(made->stream);
+  if (cuptiGetStreamIdEx(cb->context, stream, 0, &s.stream_id) != CUPTI_SUCCESS) return std::nullopt;
+  if (cuptiGetContextId(cb->context, &s.context_id) != CUPTI_SUCCESS) return std::nullopt;
+  if (cuptiGetDeviceId(cb->context, &s.device) != CUPTI_SUCCESS) return std::nullopt;
   return s;
 }
 
