@@ -29,9 +29,10 @@ const std::vector<std::pair<uint32_t, uint32_t>>& LeanApiIds();
 //
 // `late`: a resume after CUPTI started (SIGUSR2, a capture range). On the
 // H200 (CUPTI 13.0) lean ids enabled one by one then gave no RUNTIME or
-// DRIVER record at all, so a late enable turns both kinds on whole and the
-// ids outside the lean set off (the order CUPTI documents for "all but a
-// few"); disabling also turns the kinds off.
+// DRIVER record at all (seen again on 2026-12-04, also after the ids were
+// switched on and off at cuInit), so a late enable turns both kinds on whole
+// and the ids outside the lean set off (the order CUPTI documents for "all
+// but a few"); disabling also turns the kinds off.
 int SelectApis(ApiSelection selection, bool enable, bool late = false);
 
 }  // namespace gpucap::recorder

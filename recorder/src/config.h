@@ -72,17 +72,21 @@ struct Config {
   // domain, which cost every kernel launch about 1 us on the H200, paused or
   // recording (bench/README.md, "The recorder's price").
   bool resource_domain = false;
-  // GPUCAP_PAUSE_DETACH=1: a pause also detaches CUPTI (cuptiFinalize at the
-  // next API exit, then attaches again without activity), for the
-  // instrumentation CUPTI may leave behind once kinds were enabled. Off by
-  // default: in-process it measured no different from a plain pause, and
-  // CUPTI re-initialisation after a teardown has crashed with CUDA graphs
-  // on older CUDA (Kineto).
+  // GPUCAP_PAUSE_DETACH=1: a pause after recording also detaches CUPTI
+  // (cuptiFinalize at the next API exit of an application thread, then
+  // attaches again without activity), which takes away the work CUPTI leaves
+  // on every CUDA call once its kinds were on (+45% to +88% of an empty
+  // kernel's launch instructions). Off by default: cuptiFinalize races with
+  // CUDA calls on the program's other threads, and crashed or hung a
+  // 64-thread program (bench/README.md, "Instructions retired by callgrind").
   bool pause_detach = false;
-  // GPUCAP_PAUSED_GRAPHS=0: a recorder that starts paused (or that a pause
-  // detached) holds no resource subscriber until it records, so graphs built
-  // meanwhile have no topology in the capture.
-  bool paused_subscribe = true;
+  // GPUCAP_PAUSED_GRAPHS=1: a recorder that starts paused (or that a pause
+  // detached) attaches to CUPTI with the resource callbacks, so that graphs
+  // built while paused keep their topology. Off by default: attached, CUPTI
+  // costs every CUDA call of the program ~290 instructions (+3.6% of an empty
+  // kernel's launch), so a paused recorder holds nothing of CUPTI until it
+  // first records.
+  bool paused_subscribe = false;
   bool system_thread_ids = true;              // GPUCAP_SYSTEM_TIDS=0: CUPTI's default thread ids
   std::vector<std::pair<std::string, std::string>> raw;  // every GPUCAP_* seen, for the session
 

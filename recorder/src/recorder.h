@@ -121,9 +121,9 @@ class Recorder {
   std::vector<PmSampler*> PmSamplers();
   format::RecorderStats Stats();
   // CUPTI's part (recorder_cupti.cc). What the recorder holds of CUPTI:
-  // nothing, activity callbacks and the resource subscriber, or those with
-  // activity kinds enabled (recording).
-  void AttachCupti(bool subscribe);
+  // nothing (paused, never recorded or detached), the activity callbacks and
+  // the resource subscriber, or those with activity kinds enabled (recording).
+  void AttachCupti();
   void RecordCupti();
   void PauseCupti();
   // A pause's second half, on the control thread; only_if_paused: not
@@ -205,7 +205,7 @@ class Recorder {
   void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
   bool callbacks_registered_ = false;
   bool detach_pending_ = false;  // API callbacks on, waiting for an exit to finalize at
-  bool detached_ = false;        // finalized since the last attach
+  bool detached_ = false;        // finalized since the last attach, or not attached since cuInit
   std::atomic<bool> detach_wanted_{false};
   // Threads inside OnCallback now: a detach finalizes only when its own
   // thread is the one there (CUPTI's dispatch around our callback is not

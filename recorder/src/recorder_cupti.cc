@@ -101,12 +101,22 @@ void Recorder::StartCupti() {
         });
   }
   bool recording = state_.load() == kRecording;
-  // A recorder that starts paused holds what a paused one holds.
-  AttachCupti(recording || config_.paused_subscribe);
+  // A recorder that starts paused holds nothing of CUPTI (CUPTI initialised
+  // costs every CUDA call ~290 instructions) unless something must be seen
+  // while paused: graphs built meanwhile (GPUCAP_PAUSED_GRAPHS=1), the
+  // cudaProfilerStart that opens a capture range, the first context that PM
+  // sampling is configured in. Its first recording attaches (AttachCupti).
+  bool profiler_api_gate = gate_ && config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
+  if (recording || config_.paused_subscribe || profiler_api_gate || config_.pm_counters) {
+    AttachCupti();
+  } else {
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    detached_ = true;  // contexts made before the first recording announce no device
+  }
   if (recording) SetActivityEnabled(true, /*at_start=*/true);
 }
 
-void Recorder::AttachCupti(bool subscribe) {
+void Recorder::AttachCupti() {
   std::lock_guard<std::mutex> lock(cupti_mu_);
   auto check = [&](CUptiResult r, const char* what) {
     if (r == CUPTI_SUCCESS) return true;
@@ -145,7 +155,7 @@ void Recorder::AttachCupti(bool subscribe) {
     callbacks_registered_ = true;
     detached_ = false;
   }
-  if (subscribe && config_.subscribe && !subscriber_) {
+  if (config_.subscribe && !subscriber_) {
     CUpti_SubscriberHandle sub;
     if (check(cuptiSubscribe(&sub, OnCallback, this),
               "cuptiSubscribe (another CUPTI tool in this process?)")) {
@@ -184,7 +194,7 @@ void Recorder::AttachCupti(bool subscribe) {
 }
 
 void Recorder::RecordCupti() {
-  AttachCupti(true);
+  AttachCupti();
   SetActivityEnabled(true);
 }
 
@@ -291,7 +301,7 @@ void Recorder::HoldWhilePaused() {
   }
   // Resource callbacks again, so that graphs built while paused keep their
   // topology; no activity kind is enabled.
-  AttachCupti(true);
+  AttachCupti();
 }
 
 void Recorder::SetActivityEnabled(bool enabled, bool at_start) {

@@ -67,7 +67,8 @@ TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   CliRun r = Run("-o " + out +
                  " --kinds kernel,memcpy,synchronization --api all --pool-mb 16 --buffer-kb 512"
                  " --delay 1.5 --duration 2 --max-mb 10 --start-paused --counters nvml,pm --counter-ms 50"
-                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx --cuda-graph-trace graph --api-records callback -q");
+                 " --pm-metrics sm__a,dram__b --pm-interval-us 500 --window-nvtx 'Step#\\d+' --no-graphs --no-nvtx --cuda-graph-trace graph --api-records callback"
+                 " --paused-graphs --pause-detach -q");
   ASSERT_EQ(r.code, 0) << r.output;
   Env env = ReadEnv();
   ASSERT_FALSE(env.empty()) << "the program did not run";
@@ -92,6 +93,8 @@ TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   EXPECT_EQ(env["GPUCAP_QUIET"], "1");
   EXPECT_EQ(env["GPUCAP_CUDA_GRAPH_TRACE"], "graph");
   EXPECT_EQ(env["GPUCAP_API_RECORDS"], "callback");
+  EXPECT_EQ(env["GPUCAP_PAUSED_GRAPHS"], "1");
+  EXPECT_EQ(env["GPUCAP_PAUSE_DETACH"], "1");
 }
 
 TEST_F(Record, DefaultsWithoutFlags) {
@@ -116,7 +119,8 @@ TEST_F(Record, DefaultsWithoutFlags) {
   for (const char* unset : {"GPUCAP_KINDS", "GPUCAP_DELAY_S", "GPUCAP_DURATION_S", "GPUCAP_MAX_MB",
                             "GPUCAP_START_PAUSED", "GPUCAP_COUNTERS", "GPUCAP_COUNTER_MS", "GPUCAP_PM_METRICS",
                             "GPUCAP_PM_INTERVAL_US", "GPUCAP_WINDOW_NVTX", "GPUCAP_GRAPHS", "GPUCAP_NVTX",
-                            "GPUCAP_QUIET", "GPUCAP_CUDA_GRAPH_TRACE", "GPUCAP_API_RECORDS"}) {
+                            "GPUCAP_QUIET", "GPUCAP_CUDA_GRAPH_TRACE", "GPUCAP_API_RECORDS", "GPUCAP_PAUSED_GRAPHS",
+                            "GPUCAP_PAUSE_DETACH"}) {
     EXPECT_EQ(env.count(unset), 0u) << unset << " is set without its flag";
   }
 }

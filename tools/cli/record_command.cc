@@ -79,12 +79,18 @@ po::options_description RecordOptions() {
       ("pm-metrics", po::value<std::string>(), "PM sampling metrics, comma separated (default: SM active, DRAM throughput, tensor pipe active)")
       ("pm-interval-us", po::value<double>(), "PM sampling interval, us (default 10000)")
       ("start-paused", "start paused; SIGUSR2 toggles recording")
+      ("paused-graphs",
+       "attach to CUPTI while paused too, so that CUDA graphs built before the first recording keep their "
+       "topology; costs every CUDA call ~290 instructions (+3.6% of a kernel launch) while paused")
+      ("pause-detach",
+       "finalize CUPTI at each pause after recording, which takes its leftover per-call work away; "
+       "UNSAFE where other threads make CUDA calls while a pause happens (it raced them into a crash)")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
        "CUDA graph launches: node (a record per node, the default) or graph (one record per graph launch, cheaper; no node records)")
       ("capture-range", po::value<std::string>(),
-       "record only inside these ranges, paused (graph topology kept) outside: nvtx:REGEX (NVTX ranges "
+       "record only inside these ranges, paused outside: nvtx:REGEX (NVTX ranges "
        "whose name matches; also their window marks) or cudaProfilerApi (cudaProfilerStart to cudaProfilerStop)")
       ("capture-range-end", po::value<std::string>(),
        "after a capture range: stop (stop recording; the default), repeat (wait for the next), repeat:N "
@@ -121,6 +127,8 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("duration")) set("GPUCAP_DURATION_S", std::to_string(vm["duration"].as<double>()));
   if (vm.count("max-mb")) set("GPUCAP_MAX_MB", std::to_string(vm["max-mb"].as<double>()));
   if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
+  if (vm.count("paused-graphs")) set("GPUCAP_PAUSED_GRAPHS", "1");
+  if (vm.count("pause-detach")) set("GPUCAP_PAUSE_DETACH", "1");
   if (vm.count("counters")) set("GPUCAP_COUNTERS", vm["counters"].as<std::string>());
   if (vm.count("counter-ms")) set("GPUCAP_COUNTER_MS", std::to_string(vm["counter-ms"].as<double>()));
   if (vm.count("pm-metrics")) set("GPUCAP_PM_METRICS", vm["pm-metrics"].as<std::string>());
