@@ -29,7 +29,7 @@ import sys
 
 def parse_dump(path):
     """(trigger, thread, {object: self instructions}, {object:function: self
-    instructions}, totals) of one dump."""
+    instructions}, totals) of one dump; objects by short_object's name."""
     trigger, thread, totals = "", 0, None
     objects, functions = collections.Counter(), collections.Counter()
     obj, fn, after_call = "?", "?", False
@@ -42,7 +42,7 @@ def parse_dump(path):
             elif line.startswith("totals: "):
                 totals = int(line.split()[1])
             elif line.startswith("ob="):
-                obj = os.path.basename(line[3:].strip()) or "?"
+                obj = short_object(os.path.basename(line[3:].strip()) or "?")
             elif line.startswith("fn="):
                 fn = line[3:].strip() or "?"
             elif line.startswith("calls="):
@@ -54,7 +54,7 @@ def parse_dump(path):
                         after_call = False
                     else:
                         objects[obj] += int(parts[1])
-                        functions[short_object(obj) + ":" + fn] += int(parts[1])
+                        functions[obj + ":" + fn] += int(parts[1])
     return trigger, thread, objects, functions, totals
 
 
@@ -76,10 +76,7 @@ def run(directory, variant, run_id, per):
         if trigger.startswith("Client Request: block "):
             label = trigger[len("Client Request: block "):].split()
             count = int(label[3]) if len(label) > 3 else per
-            by_object = collections.Counter()
-            for name, n in objects.items():
-                by_object[short_object(name)] += n
-            regions.append((label, count, totals, by_object, functions))
+            regions.append((label, count, totals, objects, functions))
         elif trigger == "Program termination":
             threads[thread] += totals
     launches = sum(count for _, count, _, _, _ in regions)

@@ -15,6 +15,11 @@ extern "C" {
 
 // 1 where valgrind's headers were found at build time; 0: the marks are no-ops.
 int cg_mark_built(void);
+// MARK=callgrind in the environment: starts instrumenting and returns 1; no
+// MARK: returns 0. MARK=callgrind in a build without valgrind's headers ends
+// the program (exit 2) with a line naming `program`, rather than counting
+// nothing.
+int cg_mark_from_environment(const char* program);
 // Starts instrumenting (run with --instr-atstart=no: CUDA's start-up runs
 // uninstrumented, which is several times faster under valgrind).
 void cg_mark_start(void);

@@ -153,7 +153,6 @@ int main() {
   std::string toggle = getenv("TOGGLE") ? getenv("TOGGLE") : "";
   int toggle_every = getenv("TOGGLE_EVERY") ? std::max(1, atoi(getenv("TOGGLE_EVERY"))) : 1;
   bool abba = getenv("TOGGLE_ORDER") && std::string(getenv("TOGGLE_ORDER")) == "abba";
-  bool mark = getenv("MARK") && std::string(getenv("MARK")) == "callgrind";
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   float* d;
@@ -162,11 +161,7 @@ int main() {
   CK(cudaStreamSynchronize(s));
   if (pin >= 0) Pin(pin);
   if (calib) Calibrate(calib_units);  // the table, paged in
-  if (mark && !cg_mark_built()) {
-    fprintf(stderr, "launch_loop: MARK=callgrind, but built without valgrind's headers\n");
-    return 2;
-  }
-  if (mark) cg_mark_start();
+  const bool mark = cg_mark_from_environment("launch_loop");
   tc_open();  // after the pinning: the counters follow the thread anyway
   for (int i = 0; i < TC_N; ++i) fprintf(stderr, "counter %s: %s\n", tc_name(i), tc_status(i));
   long long k0[TC_N], k1[TC_N];

@@ -70,11 +70,6 @@ int main() {
   const int phases = Env("PHASES", 4), blocks = Env("BLOCKS", 40), per = Env("PER", 1000);
   const int range = Env("RANGE", 300), settle_ms = Env("SETTLE_MS", 800);
   const bool by_signal = getenv("TOGGLE") && std::string(getenv("TOGGLE")) == "signal";
-  const bool mark = getenv("MARK") && std::string(getenv("MARK")) == "callgrind";
-  if (mark && !cg_mark_built()) {
-    fprintf(stderr, "paused_after: MARK=callgrind, but built without valgrind's headers\n");
-    return 2;
-  }
   char label[64];
   cudaStream_t s;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
@@ -88,7 +83,7 @@ int main() {
   }
   for (int i = 0; i < 4 * per; ++i) Iteration(s);
   cudaStreamSynchronize(s);
-  if (mark) cg_mark_start();
+  const bool mark = cg_mark_from_environment("paused_after");
   std::vector<double> cpu(phases), wall(phases);
   for (int phase = 0; phase < phases; ++phase) {
     std::vector<double> block_cpu, block_wall;

@@ -25,11 +25,9 @@ def step():
 for _ in range(warmup):
     step()
 torch.cuda.synchronize()
-mark = ctypes.CDLL(os.environ["CG_MARK_LIB"]) if os.environ.get("MARK") == "callgrind" else None
-if mark:
-    if not mark.cg_mark_built():
-        raise SystemExit("price_step.py: MARK=callgrind, but CG_MARK_LIB was built without valgrind's headers")
-    mark.cg_mark_start()
+mark = ctypes.CDLL(os.environ["CG_MARK_LIB"]) if os.environ.get("MARK") else None
+if mark and not mark.cg_mark_from_environment(b"price_step.py"):
+    mark = None
 wall, cpu = [], []
 for b in range(blocks):
     torch.cuda.synchronize()
