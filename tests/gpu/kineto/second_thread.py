@@ -73,7 +73,7 @@ def train_step(i, name, warmup=False):
         with rng("optimizer"):
             opt.step()
         with rng("join_side"):
-            done.get()
+            done.get(timeout=120)  # a failed second thread ends the run, not hangs it
 
 
 def run():
