@@ -80,11 +80,24 @@ pair() {
   ls -l "$out/$name".* | tee -a "$log"
 }
 
+# prewarm NAME LAUNCH...: one unrecorded run in mode gpucap that fills
+# Inductor's cache (/tmp/torchinductor_$USER), so that both recorded runs
+# compile from it: a cold compile benchmarks candidate kernels (about 16000
+# kernel launches for compile_train) that would swell the capture.
+prewarm() {
+  local name="$1"; shift
+  [[ "$only" == "  " || "$only" == *" $name "* ]] || return 0
+  echo "== $name: prewarm (not recorded) -- $* gpucap SCRATCH"
+  timeout "$timeout_s" "$@" gpucap "$out/work-$name-prewarm" >"$out/$name.prewarm.log" 2>&1 \
+    || echo "prewarm failed: $name (see $name.prewarm.log)"
+}
+
 py=(python3)
 tr=(torchrun --standalone --nproc_per_node=1)
 # Eager training in train#N, backward on autograd's thread, eager CUDA events.
 pair eager_train 'train#\d+' default,cuda_event "${py[@]}" "$progs/eager_train.py"
 # torch.compile training in `step N` and inference in `infer N`.
+prewarm compile_train "${py[@]}" "$progs/compile_train.py"
 pair compile_train '(step|infer) \d+' default "${py[@]}" "$progs/compile_train.py"
 # torch.cuda.graph over two streams with a D2D copy node; no record-time marks.
 pair graph_two_streams - default "${py[@]}" "$progs/graph_two_streams.py"

@@ -29,7 +29,7 @@ BATCH, DIM, CLASSES, SIDE_DIM, SIDE_MATMULS = 64, 512, 16, 768, 4
 
 prog = Program("second_thread", r"train#\d+")
 deterministic()
-dev = torch.device("cuda")
+dev = torch.device("cuda", 0)
 
 model = nn.Sequential(nn.Linear(DIM, DIM), nn.GELU(), nn.Linear(DIM, DIM), nn.GELU(), nn.Linear(DIM, CLASSES)).to(dev)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
