@@ -75,7 +75,8 @@ pair() {
   local cmd="gpucap record --kinds $kinds"
   [[ "$marks" == - ]] || cmd+=" --window-nvtx '$marks'"
   cmd+=" -o $name.gpucap -- ${shown[*]} gpucap OUT"
-  python3 "$progs/pair_manifest.py" expect "$name" "$work" "$cmd" "$marks" >"$out/$name.expect.json" \
+  local warmed=""; [[ -d "$out/work-$name-prewarm" ]] && warmed=prewarmed
+  python3 "$progs/pair_manifest.py" expect "$name" "$work" "$cmd" "$marks" $warmed >"$out/$name.expect.json" \
     || { echo "FAILED: $name (manifest)" | tee -a "$log"; status=1; }
   ls -l "$out/$name".* | tee -a "$log"
 }

@@ -1,9 +1,10 @@
 """Manifests of the Kineto-differential fixture pairs (stdlib only).
 
-  pair_manifest.py expect NAME WORK_DIR RECORD_COMMAND MARKS
+  pair_manifest.py expect NAME WORK_DIR RECORD_COMMAND MARKS [prewarmed]
       prints NAME.expect.json: what the program says it ran, from both runs'
       manifests (WORK_DIR/NAME.{gpucap,kineto}.manifest.json), with the
-      record command and whether the capture holds record-time marks.
+      record command, whether the capture holds record-time marks, and
+      whether an unrecorded run filled Inductor's cache first.
   pair_manifest.py index DIR
       prints manifest.json: one entry per DIR/*.expect.json.
 """
@@ -21,7 +22,7 @@ def load(path):
         return {"error": f"{path}: {e}"}
 
 
-def expect(name, work, record_command, marks):
+def expect(name, work, record_command, marks, prewarmed=""):
     runs = {m: load(os.path.join(work, f"{name}.{m}.manifest.json")) for m in ("gpucap", "kineto")}
     g = runs["gpucap"]
     launch = record_command.split(" -- ", 1)[1].rsplit(" gpucap OUT", 1)[0]
@@ -34,6 +35,7 @@ def expect(name, work, record_command, marks):
         "kineto_command": f"{launch} kineto OUT",
         "record_time_marks": marks != "-",
         "window_nvtx": None if marks == "-" else marks,
+        "prewarmed": prewarmed == "prewarmed",
         "step_regex": g.get("step_regex"),
         "warmup_steps": g.get("warmup_steps"),
         "compared_steps": g.get("compared_steps"),
@@ -61,6 +63,7 @@ def index(folder):
             "record_command": e["record_command"],
             "kineto_command": e["kineto_command"],
             "record_time_marks": e["record_time_marks"],
+            "prewarmed": e.get("prewarmed", False),
             "step_regex": e["step_regex"],
             "compared_steps": e["compared_steps"],
             "threads_by_role": {m: r.get("threads") for m, r in runs.items()},
@@ -73,7 +76,7 @@ def index(folder):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["expect"] and len(sys.argv) == 6:
+    if sys.argv[1:2] == ["expect"] and len(sys.argv) in (6, 7):
         expect(*sys.argv[2:])
     elif sys.argv[1:2] == ["index"] and len(sys.argv) == 3:
         index(sys.argv[2])
