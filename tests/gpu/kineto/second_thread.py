@@ -10,8 +10,10 @@ second thread's launches always fall inside the main thread's `train#N`.
 The second thread's kernels must carry only its own ranges (never the main
 thread's `forward`/`backward`), and take `train#N` as their step.
 
-In kineto mode the profiler runs with profile_all_threads=True: without it
-record_function on a thread torch did not start is not recorded.
+In kineto mode the profiler runs with profile_all_threads=True, so that
+record_function on a thread torch did not start is recorded too (the
+profiler's callbacks are otherwise the profiling thread's and those it
+hands its state to, such as autograd's).
 
   python3 second_thread.py {gpucap|kineto} OUT_DIR
 """
