@@ -1,24 +1,37 @@
 #include "gpucap/builder/annotation_stacks.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace gpucap::builder {
 
-bool IsStepRangeName(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
-  for (char c : name.substr(kPrefix.size())) {
-    if (c < '0' || c > '9') return false;
+std::string DefaultStepPattern(const format::Capture& capture) {
+  std::string pattern(kKinetoStepPattern);
+  if (!capture.session) return pattern;
+  std::string marked;
+  for (const auto& [key, value] : capture.session->options) {
+    if (key == "GPUCAP_WINDOW_NVTX") marked = value;
+    // An NVTX capture range marks its ranges as windows when no
+    // --window-nvtx names others (recorder/src/config.cc).
+    if (key == "GPUCAP_CAPTURE_RANGE" && marked.empty() && value.rfind("nvtx:", 0) == 0) marked = value.substr(5);
   }
-  return true;
+  if (marked.empty() || !NameMatcher::Compile(marked).ok()) return pattern;
+  return "(?:" + pattern + ")|(?:" + marked + ")";
 }
 
-StepRanges::StepRanges(const RangeIndex& ranges) : ranges_(ranges) {
+StepRanges::StepRanges(const RangeIndex& ranges, const format::Capture& capture, const NameMatcher& steps)
+    : ranges_(ranges) {
   const std::vector<Range>& all = ranges.ranges();
   is_step_.assign(all.size(), false);
+  // Names repeat (an operator's range opens thousands of times): each
+  // distinct name is matched once.
+  std::unordered_map<std::string_view, bool> matched;
   for (uint32_t i = 0; i < all.size(); ++i) {
-    // A step never closed covers nothing we know of, like any such range.
-    if (all[i].closed && IsStepRangeName(all[i].name)) {
+    if (!all[i].closed) continue;  // a step never closed covers nothing we know of, like any such range
+    std::string_view name = capture.ranges[all[i].event].name;  // as recorded, not as cut for display
+    auto [it, inserted] = matched.try_emplace(name, false);
+    if (inserted) it->second = steps.Matches(name);
+    if (it->second) {
       is_step_[i] = true;
       steps_.push_back(i);  // ranges() is by start already
     }
@@ -41,6 +54,16 @@ uint32_t StepRanges::OpenAt(uint64_t t, uint32_t tid) const {
     if (r.end_ns > t && r.os_tid != tid) return steps_[i];
   }
   return kNone;
+}
+
+bool StepRanges::Holds(uint32_t step, uint32_t tid, uint64_t t, std::vector<uint32_t>* scratch) const {
+  ranges_.Stack(ranges_.StackIdAt(tid, t), scratch);
+  bool has_step = false;
+  for (uint32_t r : *scratch) {
+    if (r == step) return true;
+    has_step = has_step || IsStep(r);
+  }
+  return !has_step && OpenAt(t, tid) == step;
 }
 
 AnnotationStacks::AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps)

@@ -25,7 +25,6 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
   clock_ = std::make_unique<ClockMap>(capture_);
   extent_ = ComputeExtent(capture_);
   ranges_ = std::make_unique<RangeIndex>(capture_, extent_.end_ns);
-  steps_ = std::make_unique<StepRanges>(*ranges_);
   graphs_ = std::make_unique<GraphIndex>(capture_);
   collectives_ = std::make_unique<CollectiveIndex>(capture_);
   for (size_t i = 0; i < capture_.chunks.size(); ++i) {
@@ -57,6 +56,19 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
       metadata_[{b.key_kind, b.key}].push_back(&b);
     }
   }
+}
+
+Result<const StepRanges*> CaptureIndex::Steps(std::string_view pattern) const {
+  std::string whole = pattern.empty() ? DefaultStepPattern(capture_) : std::string(pattern);
+  std::lock_guard<std::mutex> lock(steps_mutex_);
+  auto it = steps_.find(whole);
+  if (it != steps_.end()) return static_cast<const StepRanges*>(it->second.get());
+  auto matcher = NameMatcher::Compile(whole);
+  if (!matcher.ok()) return Status::InvalidArgument("steps '" + whole + "': " + matcher.status().message());
+  auto steps = std::make_unique<StepRanges>(*ranges_, capture_, *matcher);
+  const StepRanges* out = steps.get();
+  steps_.emplace(std::move(whole), std::move(steps));
+  return out;
 }
 
 std::vector<std::string> CaptureIndex::Warnings() const {

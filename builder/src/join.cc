@@ -240,7 +240,16 @@ Status JoinWindow(const CaptureIndex& index, const Window& window,
   if (parts.size() > 0xffff) {
     return Status::InvalidArgument("a window spans more than 65535 chunks; use smaller windows");
   }
-  join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables(), use, rows);
+  auto steps = index.Steps(options.steps);
+  if (!steps.ok()) return steps.status();
+  const StepRanges* window_steps = nullptr;
+  if (window.range != Window::kNoRange) {
+    auto matched = index.Steps(window.pattern);
+    if (!matched.ok()) return matched.status();
+    window_steps = *matched;
+  }
+  join_internal::WindowJoin join(index, window, parts, options, stats, &workspace->tables(), use, rows, **steps,
+                                 window_steps);
   Status status = join.Run(decode, sink);
   workspace->tables().launch_flows.Release();
   return status;

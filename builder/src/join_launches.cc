@@ -59,7 +59,10 @@ bool WindowJoin::InRangeWindow(const ApiRef& a) {
   // A range never closed is in no stack: its window holds its own thread's
   // launches to the capture's end.
   if (!range.closed) return t.tid[a.row] == range.os_tid;
-  return stacks_.Contains(stacks_.At(t.tid[a.row], t.start[a.row]), w_.range);
+  // The step rule with the window's pattern (docs/semantics.md): the
+  // thread's own range, or, for a thread with none of the pattern's open,
+  // the one open on another thread (autograd's backward in train#N).
+  return built_.window_steps->Holds(w_.range, t.tid[a.row], t.start[a.row], &window_stack_scratch_);
 }
 
 uint32_t WindowJoin::DeviceOfContext(uint32_t context) const {

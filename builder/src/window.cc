@@ -266,7 +266,8 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
           if (out.size() >= kMaxWindows) {
             return Bad(spec.text, "matches more than " + std::to_string(kMaxWindows) + " ranges");
           }
-          out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true, i});
+          out.push_back({0, std::string(r.name), r.start_ns, std::max(r.end_ns, r.start_ns + 1), true, i,
+                         spec.pattern});
         }
       }
       break;

@@ -136,11 +136,15 @@ inline const ActivityTables& Part(std::span<const ActivityTables* const> parts, 
 
 class WindowJoin {
  public:
+  // `steps` are the build's step ranges (the step rule of annotation
+  // stacks); `window_steps`, for an nvtx window, the ranges its pattern
+  // matches, which decide the ops it holds (InRangeWindow).
   WindowJoin(const CaptureIndex& index, const Window& window,
              std::span<const ActivityTables* const> parts, const JoinOptions& options,
-             JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use, const RowSource& rows)
-      : WindowJoin(index, window, parts, options, stats, tables, use, rows, std::make_unique<Built>(index),
-                   nullptr) {
+             JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use, const RowSource& rows,
+             const StepRanges& steps, const StepRanges* window_steps)
+      : WindowJoin(index, window, parts, options, stats, tables, use, rows,
+                   std::make_unique<Built>(index, steps, window_steps), nullptr) {
     t_.Clear();
   }
   // A describer of `join`'s slices, for a piece of them on another thread:
@@ -177,7 +181,8 @@ class WindowJoin {
   // phases owns it; the describers of its pieces (the describing
   // constructor) share it, with caches and scratch of their own.
   struct Built {
-    explicit Built(const CaptureIndex& index) : tracks(index), stacks(index.ranges(), index.steps()) {}
+    Built(const CaptureIndex& index, const StepRanges& steps, const StepRanges* window_steps)
+        : tracks(index), stacks(index.ranges(), steps), window_steps(window_steps) {}
     std::vector<uint64_t> external_ids;
     std::vector<std::pair<uint16_t, uint32_t>> external_rows;  // (part, row) of external_ids
     FlatMap external_by_correlation;
@@ -192,6 +197,7 @@ class WindowJoin {
     // Annotation stacks by docs/semantics.md (never-closed ranges out, the
     // step rule). Describing asks only InnermostAt, which makes no id.
     AnnotationStacks stacks;
+    const StepRanges* window_steps;  // nvtx windows: the ranges of the window's pattern
   };
 
   WindowJoin(const CaptureIndex& index, const Window& window, std::span<const ActivityTables* const> parts,
@@ -386,6 +392,7 @@ class WindowJoin {
   std::unordered_map<uint32_t, uint32_t> range_of_event_;  // filled on first UseRangeOfEvent
   AnnotationStacks& stacks_;
   std::vector<uint32_t> api_stack_scratch_;  // LaunchExternalIdAt's
+  std::vector<uint32_t> window_stack_scratch_;  // InRangeWindow's
   std::string scratch_string_;
 
   // Runs of an op's arguments that repeat from launch to launch: for a

@@ -180,5 +180,61 @@ TEST(JoinRules, AStepRangeRootsOtherThreadsOpsInEveryWindowKind) {
   EXPECT_TRUE(plain[4].empty()) << "a range that is not a step roots nothing on another thread";
 }
 
+
+// Steps named as the user names them (issue 38): an nvtx window holds what
+// the step rule with its own pattern gives, whatever the steps setting; the
+// annotations take a step only where the build knows it is one (--steps,
+// or the recorder's --window-nvtx pattern in the capture), and are then the
+// same in every window kind.
+TEST(JoinRules, StepsByTheUsersNameHoldOtherThreadsOps) {
+  for (bool recorded : {false, true}) {
+    format::SessionInfo session = builder::testing::DefaultSession();
+    if (recorded) session.options.emplace_back("GPUCAP_WINDOW_NVTX", R"(train#\d+)");
+    Scene s("train.gpucap", session);
+    Scene::Ok(s.c().String(0x1000, "_Z1kv"));
+    const uint32_t main_tid = 10, autograd = 11, side = 12;
+    Scene::Ok(s.c().Push(main_tid, kT0 + 100, "train#1"));
+    Scene::Ok(s.c().Push(main_tid, kT0 + 200, "forward"));
+    s.Launch(1, main_tid, kT0 + 300, kT0 + 5000, kT0 + 5100);
+    Scene::Ok(s.c().Pop(main_tid, kT0 + 400));
+    Scene::Ok(s.c().Push(autograd, kT0 + 500, "backward"));
+    s.Launch(2, autograd, kT0 + 600, kT0 + 6000, kT0 + 6100);
+    Scene::Ok(s.c().Pop(autograd, kT0 + 700));
+    // A thread launching during train#1 under a step of its own is held
+    // by that step alone.
+    Scene::Ok(s.c().Push(side, kT0 + 50, "train#7"));
+    s.Launch(3, side, kT0 + 650, kT0 + 6500, kT0 + 6600);
+    Scene::Ok(s.c().Pop(side, kT0 + 750));
+    Scene::Ok(s.c().Pop(main_tid, kT0 + 1000));
+    s.Launch(4, autograd, kT0 + 1200, kT0 + 8000, kT0 + 8100);  // after the step: in none
+    auto stacks_of = [](const Trace& t) {
+      std::map<uint64_t, std::vector<std::string>> stacks;
+      for (const Json* k : t.Events("X", "kernel")) stacks[(*k)["args"]["correlation"].u()] = StackOf(*k);
+      return stacks;
+    };
+    const std::vector<std::string> rooted{"train#1", "backward"}, own{"backward"};
+    for (std::string steps : {std::string(), std::string(R"(train#\d+)")}) {
+      bool known = recorded || !steps.empty();
+      BuildOptions o;
+      o.join.steps = steps;
+      o.window = R"(nvtx:train#\d+)";
+      o.select = "1";  // train#1; train#7 (opened first) is window 0
+      Trace step = BuildOne(s.Path(), o);
+      ExpectImporterRules(step);
+      auto stacks = stacks_of(step);
+      EXPECT_EQ(stacks.size(), 2u) << "train#1 holds the main thread's op and autograd's, not the side thread's";
+      EXPECT_EQ(stacks[1], (std::vector<std::string>{"train#1", "forward"}));
+      EXPECT_EQ(stacks[2], known ? rooted : own) << "recorded " << recorded << " steps '" << steps << "'";
+      o.window = "all";
+      o.select.clear();
+      auto plain = stacks_of(BuildOne(s.Path(), o));
+      ASSERT_EQ(plain.size(), 4u);
+      EXPECT_EQ(plain[2], stacks[2]) << "the same stack in every window kind";
+      EXPECT_EQ(plain[3], (std::vector<std::string>{"train#7"}));
+      EXPECT_TRUE(plain[4].empty());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpucap::testing

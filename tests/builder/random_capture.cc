@@ -30,9 +30,20 @@ struct Push {
 
 }  // namespace
 
+StepNaming RandomStepNaming(uint64_t seed) {
+  switch (seed / 5 % 4) {  // apart from the window kind, which takes seed % 5
+    case 2: return {"train#", R"(train#\d+)", true};
+    case 3: return {"iteration ", R"(iteration \d+)", false};
+    default: return {"ProfilerStep#", R"(ProfilerStep#\d+)", false};
+  }
+}
+
 Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   Gen g(seed);
-  auto c = SyntheticCapture::Create(path, builder::testing::DefaultSession(), {builder::testing::H200(0)});
+  const StepNaming naming = RandomStepNaming(seed);
+  format::SessionInfo session = builder::testing::DefaultSession();
+  if (naming.recorded) session.options.emplace_back("GPUCAP_WINDOW_NVTX", naming.pattern);
+  auto c = SyntheticCapture::Create(path, session, {builder::testing::H200(0)});
   if (!c.ok()) return c.status();
   SyntheticCapture& cap = **c;
   GPUCAP_RETURN_IF_ERROR(cap.String(0x1000, "_Z6kernelv"));
@@ -51,7 +62,8 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   uint32_t correlation = 1;
   uint64_t range_id = 1;
   const uint64_t domains[] = {0, 7, 9};
-  const char* names[] = {"r0", "r1", "r2", "outer", "inner", "ProfilerStep#9"};
+  const std::string step9 = naming.prefix + "9";
+  const char* names[] = {"r0", "r1", "r2", "outer", "inner", step9.c_str()};
   auto ev = [&](uint32_t thread, format::RangeKind kind, uint64_t t, std::string name = {}, uint64_t domain = 0,
                 uint64_t id = 0) {
     format::RangeEvent e;
@@ -78,7 +90,7 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   uint64_t steps = g.Chance(0.7) ? 1 + g.Below(4) : 0;
   for (uint64_t s = 0; s < steps; ++s) {
     uint64_t a = kStart + 1000 + s * span / (steps + 1), b = a + span / (steps + 1) - g.Below(2000);
-    ev(0, format::RangeKind::kPush, a, "ProfilerStep#" + std::to_string(s));
+    ev(0, format::RangeKind::kPush, a, naming.prefix + std::to_string(s));
     bool last_open = s + 1 == steps && g.Chance(0.2);
     if (!last_open) ev(0, format::RangeKind::kPop, b);
     // A record-time mark for it, sometimes without its close.
@@ -86,7 +98,7 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
     open.kind = format::WindowMarkKind::kOpen;
     open.timestamp_ns = a;
     open.id = s + 1;
-    open.label = "ProfilerStep#" + std::to_string(s);
+    open.label = naming.prefix + std::to_string(s);
     marks.push_back(open);
     if (g.Chance(0.8)) {
       format::WindowMark close = open;

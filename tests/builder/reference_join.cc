@@ -20,7 +20,6 @@ struct RefRange {
   uint64_t start = 0, end = 0;  // end: the capture's end when never closed
   bool closed = false;
   size_t event = 0;  // opening event's position among the time-sorted events
-  bool step = false;  // a closed ProfilerStep#<n>
 };
 
 struct RefLaunch {
@@ -36,6 +35,7 @@ struct RefGpuOp {
 struct Model {
   uint64_t extent_start = 0, extent_end = 0;  // inclusive end
   std::vector<RefRange> ranges;               // by (start, longer first, event)
+  std::vector<bool> step;                     // by range: a closed range the steps pattern matches
   std::map<uint32_t, RefLaunch> launches;     // by correlation, first record standing
   std::vector<RefGpuOp> ops;
   std::map<uint64_t, uint64_t> cloned_from;
@@ -92,10 +92,8 @@ void Ranges(const format::Capture& c, Model* m) {
       }
     }
   }
-  static const std::regex kStep("ProfilerStep#[0-9]+");
   for (RefRange& r : out) {
     if (!r.closed) r.end = std::max(m->extent_end, r.start);
-    r.step = r.closed && std::regex_match(r.name, kStep);
   }
   std::stable_sort(out.begin(), out.end(), [](const RefRange& a, const RefRange& b) {
     if (a.start != b.start) return a.start < b.start;
@@ -105,7 +103,43 @@ void Ranges(const format::Capture& c, Model* m) {
   m->ranges = std::move(out);
 }
 
-bool IsStep(const RefRange& r) { return r.step; }
+// Which ranges are steps: closed ones whose whole name `pattern` matches.
+std::vector<bool> Steps(const Model& m, const std::string& pattern) {
+  std::regex re(pattern);
+  std::vector<bool> out(m.ranges.size());
+  for (size_t i = 0; i < m.ranges.size(); ++i) out[i] = m.ranges[i].closed && std::regex_match(m.ranges[i].name, re);
+  return out;
+}
+
+// The steps pattern when none is given: ProfilerStep#<n>, or the pattern the
+// recorder marked windows by (its GPUCAP_WINDOW_NVTX, else an nvtx: capture
+// range), in std::regex's words.
+std::string DefaultSteps(const format::Capture& c) {
+  std::string marked;
+  if (c.session) {
+    for (const auto& [key, value] : c.session->options) {
+      if (key == "GPUCAP_WINDOW_NVTX") marked = value;
+      if (key == "GPUCAP_CAPTURE_RANGE" && marked.empty() && value.rfind("nvtx:", 0) == 0) marked = value.substr(5);
+    }
+  }
+  return marked.empty() ? "ProfilerStep#[0-9]+" : "(ProfilerStep#[0-9]+)|(" + marked + ")";
+}
+
+// The steps of `steps` open at `t` that hold a launch of `tid`: its own
+// closed ranges that are steps; when there are none, the last (in range
+// order) open on another thread.
+std::vector<size_t> StepsHolding(const Model& m, const std::vector<bool>& steps, uint32_t tid, uint64_t t) {
+  std::vector<size_t> own;
+  size_t other = SIZE_MAX;
+  for (size_t i = 0; i < m.ranges.size(); ++i) {
+    const RefRange& r = m.ranges[i];
+    if (!steps[i] || r.start > t || t >= r.end) continue;
+    if (r.tid == tid) own.push_back(i);
+    else other = i;
+  }
+  if (own.empty() && other != SIZE_MAX) own.push_back(other);
+  return own;
+}
 
 // The stack of `tid` at `t`: its own closed ranges open then, under the step
 // another thread is in when it is in none.
@@ -116,16 +150,12 @@ std::vector<size_t> StackAt(const Model& m, uint32_t tid, uint64_t t) {
     const RefRange& r = m.ranges[i];
     if (r.tid == tid && r.closed && r.start <= t && t < r.end) {
       own.push_back(i);
-      has_step |= IsStep(r);
+      has_step = has_step || m.step[i];
     }
   }
   if (!has_step) {
-    size_t step = SIZE_MAX;
-    for (size_t i = 0; i < m.ranges.size(); ++i) {
-      const RefRange& r = m.ranges[i];
-      if (r.tid != tid && IsStep(r) && r.start <= t && t < r.end) step = i;  // the last in order wins
-    }
-    if (step != SIZE_MAX) own.insert(own.begin(), step);
+    std::vector<size_t> other = StepsHolding(m, m.step, tid, t);
+    if (!other.empty()) own.insert(own.begin(), other[0]);
   }
   return own;
 }
@@ -160,11 +190,12 @@ std::vector<std::string> StackNames(const Model& m, const RefGpuOp& op) {
   return names;
 }
 
-Result<Model> Load(const builder::CaptureIndex& index) {
+Result<Model> Load(const builder::CaptureIndex& index, const std::string& steps) {
   Model m;
   const format::Capture& c = index.capture();
   Extent(c, &m);
   Ranges(c, &m);
+  m.step = Steps(m, steps.empty() ? DefaultSteps(c) : steps);
   for (const format::GraphEvent& g : c.graphs) {
     if (g.kind == format::GraphEventKind::kNodeCreated) m.created.emplace(g.node_id, g);
     if (g.kind == format::GraphEventKind::kNodeCloned && g.node_id != g.original_node_id) {
@@ -196,6 +227,7 @@ struct RefSpan {
   ReferenceWindow w;
   bool by_launch = false;
   size_t range = SIZE_MAX;  // nvtx windows
+  std::vector<bool> kin;    // nvtx windows: the ranges of the window's pattern
 };
 
 std::string DropDigits(const std::string& s) {
@@ -226,9 +258,13 @@ Result<std::vector<RefSpan>> Spans(const Model& m, const format::Capture& c, con
     for (uint64_t s = m.extent_start; s < end; s += *d) out.push_back(span("", s, s + *d, false));
   } else if (spec.rfind("nvtx:", 0) == 0) {
     std::regex re(spec.substr(5));
+    std::vector<bool> kin = Steps(m, spec.substr(5));
     for (size_t i = 0; i < m.ranges.size(); ++i) {
       const RefRange& r = m.ranges[i];
-      if (std::regex_match(r.name, re)) out.push_back(span(r.name, r.start, std::max(r.end, r.start + 1), true, i));
+      if (std::regex_match(r.name, re)) {
+        out.push_back(span(r.name, r.start, std::max(r.end, r.start + 1), true, i));
+        out.back().kin = kin;
+      }
     }
   } else if (spec == "marks") {
     std::vector<format::WindowMark> marks(c.windows.begin(), c.windows.end());
@@ -290,14 +326,16 @@ bool InWindow(const Model& m, const RefSpan& s, const RefGpuOp& op) {
   if (s.range == SIZE_MAX) return true;
   const RefRange& r = m.ranges[s.range];
   if (!r.closed) return l.tid == r.tid;
-  std::vector<size_t> stack = StackAt(m, l.tid, l.start);
-  return std::find(stack.begin(), stack.end(), s.range) != stack.end();
+  // The step rule with the window's pattern for steps.
+  std::vector<size_t> holding = StepsHolding(m, s.kin, l.tid, l.start);
+  return std::find(holding.begin(), holding.end(), s.range) != holding.end();
 }
 
 }  // namespace
 
-Result<std::vector<ReferenceWindow>> ReferenceJoin(const builder::CaptureIndex& index, const std::string& spec) {
-  auto m = Load(index);
+Result<std::vector<ReferenceWindow>> ReferenceJoin(const builder::CaptureIndex& index, const std::string& spec,
+                                                   const std::string& steps) {
+  auto m = Load(index, steps);
   if (!m.ok()) return m.status();
   auto spans = Spans(*m, index.capture(), spec);
   if (!spans.ok()) return spans.status();
@@ -318,9 +356,11 @@ Result<std::vector<ReferenceWindow>> ReferenceJoin(const builder::CaptureIndex& 
   return out;
 }
 
-Result<std::vector<ReferenceWindow>> BuiltWindows(const builder::CaptureIndex& index, const std::string& spec) {
+Result<std::vector<ReferenceWindow>> BuiltWindows(const builder::CaptureIndex& index, const std::string& spec,
+                                                  const std::string& steps) {
   builder::BuildOptions o;
   o.window = spec;
+  o.join.steps = steps;
   o.max_windows = 0;
   builder::Builder b(index, o);
   auto windows = b.Windows();
@@ -328,7 +368,7 @@ Result<std::vector<ReferenceWindow>> BuiltWindows(const builder::CaptureIndex& i
   // GPU starts back in CUPTI ns: the op's own record, found by its key.
   std::map<std::pair<uint32_t, uint64_t>, std::vector<uint64_t>> starts;
   {
-    auto m = Load(index);
+    auto m = Load(index, steps);
     for (const RefGpuOp& op : m->ops) starts[{op.correlation, op.graph_node}].push_back(op.start);
     for (auto& [k, v] : starts) std::sort(v.begin(), v.end());
   }

@@ -30,13 +30,16 @@ struct ReferenceWindow {
   std::map<std::tuple<uint32_t, uint64_t, uint64_t>, ReferenceOp> ops;
 };
 
-// The windows `spec` yields for the capture behind `index`, with their ops.
-Result<std::vector<ReferenceWindow>> ReferenceJoin(const builder::CaptureIndex& index, const std::string& spec);
+// The windows `spec` yields for the capture behind `index`, with their ops;
+// `steps` names the step ranges (empty: the default docs/semantics.md gives).
+Result<std::vector<ReferenceWindow>> ReferenceJoin(const builder::CaptureIndex& index, const std::string& spec,
+                                                   const std::string& steps = "");
 
 // The same shape read back from the Chrome JSON the builder writes for each
 // window (kernel, gpu_memcpy and gpu_memset events, their "annotation stack"
 // and the ac2g flows that end on them); times mapped back to CUPTI ns.
-Result<std::vector<ReferenceWindow>> BuiltWindows(const builder::CaptureIndex& index, const std::string& spec);
+Result<std::vector<ReferenceWindow>> BuiltWindows(const builder::CaptureIndex& index, const std::string& spec,
+                                                  const std::string& steps = "");
 
 // "" when equal, else each difference on a line.
 std::string CompareWindows(const std::vector<ReferenceWindow>& want, const std::vector<ReferenceWindow>& got);

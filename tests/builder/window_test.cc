@@ -105,8 +105,8 @@ TEST(ResolveWindows, NvtxEveryRangeAndAll) {
   auto nvtx = ResolveWindows(*ParseWindowSpec(R"(nvtx:ProfilerStep#\d+)"), c, extent, ranges);
   ASSERT_TRUE(nvtx.ok());
   ASSERT_EQ(nvtx->size(), 2u) << "the whole name must match";
-  EXPECT_EQ((*nvtx)[0], (Window{0, "ProfilerStep#1", 1000, 2000, true, 0}));
-  EXPECT_EQ((*nvtx)[1], (Window{1, "ProfilerStep#2", 2000, 3000, true, 2}));
+  EXPECT_EQ((*nvtx)[0], (Window{0, "ProfilerStep#1", 1000, 2000, true, 0, R"(ProfilerStep#\d+)"}));
+  EXPECT_EQ((*nvtx)[1], (Window{1, "ProfilerStep#2", 2000, 3000, true, 2, R"(ProfilerStep#\d+)"}));
 
   auto every = ResolveWindows(*ParseWindowSpec("every:1000ns"), c, extent, ranges);
   ASSERT_TRUE(every.ok());
@@ -141,9 +141,9 @@ TEST(ResolveWindows, MarksPairByIdAndInstantsSplit) {
   auto w = ResolveWindows(*ParseWindowSpec("marks"), c, extent, ranges);
   ASSERT_TRUE(w.ok());
   ASSERT_EQ(w->size(), 3u);
-  EXPECT_EQ((*w)[0], (Window{0, "warmup", 100, 200, true}));
-  EXPECT_EQ((*w)[1], (Window{1, "inner", 150, 250, true}));
-  EXPECT_EQ((*w)[2], (Window{2, "a", 300, 400, true}));
+  EXPECT_EQ((*w)[0], (Window{0, "warmup", 100, 200, true, Window::kNoRange, ""}));
+  EXPECT_EQ((*w)[1], (Window{1, "inner", 150, 250, true, Window::kNoRange, ""}));
+  EXPECT_EQ((*w)[2], (Window{2, "a", 300, 400, true, Window::kNoRange, ""}));
   format::Capture none;
   RangeIndex empty(none, 0);
   EXPECT_FALSE(ResolveWindows(*ParseWindowSpec("marks"), none, ComputeExtent(none), empty).ok());

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "gpucap/builder/name_matcher.h"
+
 namespace po = boost::program_options;
 
 namespace gpucap::tools {
@@ -15,6 +17,10 @@ void AddWindowFlags(po::options_description* options, WindowFlags* flags, const 
       ("select,s", po::value<std::string>(&flags->select)->default_value(""), "keep some windows by index: 2,5-7")
       ("lookback", po::value<std::string>(&flags->lookback)->default_value("2s"),
        "how far before a window to look for launch records of its ops")
+      ("steps", po::value<std::string>(&flags->steps)->default_value(""),
+       "REGEX of whole range names that are the program's steps (e.g. 'train#\\d+'): an op launched on a thread "
+       "with no step of its own open (PyTorch's autograd thread) takes the step open on another thread; "
+       "default: ProfilerStep#N and the capture's record-time --window-nvtx pattern")
       ("threads,j", po::value<int>(&flags->threads)->default_value(0), threads_help);
 }
 
@@ -32,6 +38,11 @@ Status ApplyWindowFlags(const WindowFlags& flags, builder::BuildOptions* o) {
   auto lookback = builder::ParseDuration(flags.lookback);
   if (!lookback.ok()) return Status::InvalidArgument("--lookback: " + lookback.status().message());
   o->launch_lookback_ns = *lookback;
+  if (!flags.steps.empty()) {
+    auto steps = builder::NameMatcher::Compile(flags.steps);
+    if (!steps.ok()) return Status::InvalidArgument("--steps: " + steps.status().message());
+  }
+  o->join.steps = flags.steps;
   return Status::Ok();
 }
 

@@ -29,10 +29,11 @@ struct WindowFlags {
   std::string window = "all";
   std::string select;
   std::string lookback = "2s";
+  std::string steps;  // empty: the capture's default (annotation_stacks.h)
   int threads = 0;
 };
 
-// Adds --window, --select, --lookback and --threads; `window_help` says what
+// Adds --window, --select, --lookback, --steps and --threads; `window_help` says what
 // the command does with several windows.
 void AddWindowFlags(boost::program_options::options_description* options, WindowFlags* flags,
                     const char* window_help, const char* threads_help = "decode threads (0: one per core)");

@@ -6,10 +6,16 @@
 //   - the step rule: when the launching thread has no step range open, the
 //     step range open then on another thread of the process roots its stack
 //     (PyTorch's autograd thread launches the backward pass while the main
-//     thread is in ProfilerStep#N, and Kineto counts it in that step).
+//     thread is in step N, and Kineto counts it in that step).
 //
-// StepRanges is derived once per capture; AnnotationStacks hands out stack
-// ids for one window's join (ids valid while it lives).
+// Which ranges are steps is the build's word, a pattern of whole names
+// (JoinOptions::steps, `--steps`); DefaultStepPattern says what it is when
+// nobody said. The same rule, with the window's own pattern, decides which
+// ops an nvtx:REGEX window holds (window.h).
+//
+// StepRanges is derived once per capture and pattern (CaptureIndex::Steps);
+// AnnotationStacks hands out stack ids for one window's join (ids valid
+// while it lives).
 #ifndef GPUCAP_BUILDER_ANNOTATION_STACKS_H_
 #define GPUCAP_BUILDER_ANNOTATION_STACKS_H_
 
@@ -19,23 +25,36 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpucap/builder/name_matcher.h"
 #include "gpucap/builder/ranges.h"
+#include "gpucap/format/capture.h"
 
 namespace gpucap::builder {
 
-// The whole name a step range has: Kineto's ProfilerStep#<n>.
-bool IsStepRangeName(std::string_view name);
+// Kineto's step ranges: torch.profiler's ProfilerStep#<n>.
+inline constexpr std::string_view kKinetoStepPattern = R"(ProfilerStep#\d+)";
+
+// The steps of a capture when the build names none: Kineto's, and the ranges
+// the recorder was told mark windows (`gpucap record --window-nvtx REGEX`,
+// or an NVTX capture range), which is how a user names their steps at
+// record time. A record-time pattern RE2 does not take is left out.
+std::string DefaultStepPattern(const format::Capture& capture);
 
 class StepRanges {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
-  explicit StepRanges(const RangeIndex& ranges);
+  // The closed ranges whose whole name, as recorded, `steps` matches.
+  StepRanges(const RangeIndex& ranges, const format::Capture& capture, const NameMatcher& steps);
 
   bool empty() const { return steps_.empty(); }
   bool IsStep(uint32_t range) const { return range < is_step_.size() && is_step_[range]; }
   // The closed step range open at `t` (start <= t < end) on a thread other
   // than `tid`, the latest-starting if several; kNone if none.
   uint32_t OpenAt(uint64_t t, uint32_t tid) const;
+  // Whether step `step` holds a launch on `tid` at `t`: it is open on that
+  // thread then, or the thread has no step of its own open and `step` is
+  // the one OpenAt gives. `scratch` is the caller's.
+  bool Holds(uint32_t step, uint32_t tid, uint64_t t, std::vector<uint32_t>* scratch) const;
 
  private:
   const RangeIndex& ranges_;

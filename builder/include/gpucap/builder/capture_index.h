@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,7 +39,11 @@ class CaptureIndex {
   const Decoder& decoder() const { return *decoder_; }
   const ClockMap& clock() const { return *clock_; }
   const RangeIndex& ranges() const { return *ranges_; }
-  const StepRanges& steps() const { return *steps_; }  // for the step rule
+  // The ranges whose whole names `pattern` matches, as steps of the step
+  // rule (annotation_stacks.h); an empty pattern is DefaultStepPattern's.
+  // Derived once per pattern, safe from several threads at once; an
+  // InvalidArgument when the pattern does not compile.
+  Result<const StepRanges*> Steps(std::string_view pattern) const;
   const GraphIndex& graphs() const { return *graphs_; }
   const CollectiveIndex& collectives() const { return *collectives_; }
   const CaptureExtent& extent() const { return extent_; }
@@ -85,7 +90,8 @@ class CaptureIndex {
   std::unique_ptr<ClockMap> clock_;
   CaptureExtent extent_;
   std::unique_ptr<RangeIndex> ranges_;
-  std::unique_ptr<StepRanges> steps_;
+  mutable std::mutex steps_mutex_;
+  mutable std::map<std::string, std::unique_ptr<StepRanges>, std::less<>> steps_;  // by pattern
   std::unique_ptr<GraphIndex> graphs_;
   std::unique_ptr<CollectiveIndex> collectives_;
   struct Span {

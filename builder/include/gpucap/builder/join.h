@@ -52,6 +52,11 @@ struct JoinOptions {
   bool graph_dependencies = false;  // node -> node arrows inside graph replays
   GraphLanes graph_lanes = GraphLanes::kCapture;
   std::string trace_name;           // written as the trace's name
+  // Which ranges are steps, by whole name (RE2; annotation_stacks.h): a
+  // launch on a thread with no step of its own open takes the step open on
+  // another thread. Empty: DefaultStepPattern (ProfilerStep#N and the
+  // capture's record-time --window-nvtx pattern).
+  std::string steps;
   // Threads that describe and render a large window's slices in pieces
   // beside the join's (join.cc); null: the join's thread renders them. The
   // trace is the same bytes either way.

@@ -36,10 +36,12 @@ struct Window {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
   bool ops_by_launch = false;  // GPU ops belong to it by their launch time
-  // nvtx windows: the range (index in RangeIndex::ranges()) the window is.
-  // Every op in the window belongs to that range, whatever thread launched
-  // it: it roots their annotation stacks.
+  // nvtx windows: the range (index in RangeIndex::ranges()) the window is,
+  // and the spec's pattern. The window holds the ops its range's thread
+  // launched inside it and those that threads with no range of the pattern
+  // open launched while it was open (the step rule, annotation_stacks.h).
   uint32_t range = kNoRange;
+  std::string pattern;
   static constexpr uint32_t kNoRange = UINT32_MAX;
   bool Contains(uint64_t t) const { return t >= start_ns && t < end_ns; }
   bool operator==(const Window&) const = default;
