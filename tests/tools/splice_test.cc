@@ -220,8 +220,12 @@ TEST(Splice, UsesTheCapturesOwnExternalIdsWhenItHasThem) {
   for (const char* cat : {"cuda_runtime", "cuda_driver"}) {
     for (const auto& [corr, l] : ByCorrelation(s.full, cat)) with_ops += launched.count(corr);
   }
-  EXPECT_EQ(report->launches_linked_by_capture, with_ops);
-  EXPECT_EQ(report->launches_linked_by_time, 0u);
+  // The profiler's op around a launch first (here the ids are the same,
+  // as the profiler pushed them); the capture's id only for the one launch
+  // whose CPU op was cut out of the sample.
+  EXPECT_EQ(report->launches_linked_by_time, with_ops - 1);
+  EXPECT_EQ(report->launches_linked_by_capture, 1u);
+  EXPECT_EQ(report->launches_unlinked, 0u);
   auto t = testing::ReadTrace(out);
   auto want = ByCorrelation(s.full, "kernel");
   auto want_launches = ByCorrelation(s.full, "cuda_runtime");
@@ -230,6 +234,76 @@ TEST(Splice, UsesTheCapturesOwnExternalIdsWhenItHasThem) {
     ASSERT_TRUE((*k)["args"].has("External id")) << corr;
     EXPECT_EQ((*k)["args"]["External id"].u(), want.at(corr)->operator[]("args")["External id"].u());
   }
+}
+
+// A capture with NVTX ranges around its launches (issue 38): the join gives
+// each launch its range's stand-in External id, and the splice must still
+// tie every launch the profiler has an op around to that op's id; the
+// stand-in stays only where the profiler has none.
+TEST(Splice, TheProfilersIdsWinOverNvtxStandIns) {
+  Sample s = LoadSample();
+  testing::Scene scene("gpu.gpucap", Python851());
+  // One NVTX range per launching thread, around the whole sample.
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> span;  // tid -> CUPTI span of its launches
+  for (const Json& e : s.full["traceEvents"].items) {
+    if (e["cat"].text != "cuda_runtime" && e["cat"].text != "cuda_driver") continue;
+    uint64_t t = static_cast<uint64_t>(s.base + Nanos(e["ts"]) - testing::kClockOffset);
+    auto [it, added] = span.try_emplace(e["tid"].u(), t, t);
+    it->second.first = std::min(it->second.first, t);
+    it->second.second = std::max(it->second.second, t);
+  }
+  ASSERT_FALSE(span.empty());
+  for (const auto& [tid, sp] : span) {
+    testing::Scene::Ok(scene.c().Push(static_cast<uint32_t>(tid), sp.first - 1000, "outer"));
+    testing::Scene::Ok(scene.c().Pop(static_cast<uint32_t>(tid), sp.second + 100'000));
+  }
+  std::string capture = RecordSampleGpuSide(s, &scene, /*external_correlation=*/false);
+  auto index = OpenCapture(capture);
+  ASSERT_TRUE(index.ok());
+  auto kineto = KinetoTrace::Parse(s.cpu_only, "cpu_only.json");
+  ASSERT_TRUE(kineto.ok());
+
+  // Built alone, every launch carries its range's stand-in.
+  std::string plain = scene.File("plain.json");
+  builder::BuildOptions o;
+  o.output = plain;
+  ASSERT_TRUE(builder::BuildTraces(**index, o).ok());
+  auto p = testing::ReadTrace(plain);
+  std::map<uint64_t, uint64_t> stand_in;  // correlation -> External id built alone
+  for (const char* cat : {"cuda_runtime", "cuda_driver"}) {
+    for (const auto& [corr, l] : ByCorrelation(p->root, cat)) {
+      if ((*l)["args"].has("External id")) stand_in[corr] = (*l)["args"]["External id"].u();
+    }
+  }
+  ASSERT_FALSE(stand_in.empty());
+
+  std::string out = scene.File("spliced.json");
+  auto report = SpliceIntoKineto(**index, builder::BuildOptions{}, KinetoWindow(**index, *kineto), *kineto, out);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  auto t = testing::ReadTrace(out);
+  auto want = ByCorrelation(s.full, "kernel");
+  auto want_launches = ByCorrelation(s.full, "cuda_runtime");
+  for (const auto& [corr, l] : ByCorrelation(s.full, "cuda_driver")) want_launches[corr] = l;
+  size_t right = 0, stand_ins = 0, wrong = 0;
+  for (const auto& [corr, k] : ByCorrelation(t->root, "kernel")) {
+    if (!want_launches.count(corr)) continue;
+    ASSERT_TRUE((*k)["args"].has("External id")) << corr;
+    uint64_t id = (*k)["args"]["External id"].u();
+    if (id == want.at(corr)->operator[]("args")["External id"].u()) {
+      right++;
+    } else if (stand_in.count(corr) && id == stand_in.at(corr)) {
+      stand_ins++;
+    } else {
+      wrong++;
+    }
+  }
+  // Every launch but the one whose CPU op was cut out of the sample.
+  EXPECT_EQ(stand_ins, 1u);
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(right + stand_ins, report->launches_linked_by_time + report->launches_linked_by_capture);
+  EXPECT_EQ(report->launches_linked_by_capture, 1u);
+  EXPECT_EQ(report->launches_unlinked, 0u);
+  EXPECT_GE(right, 48u);
 }
 
 TEST(Splice, SaysWhenTraceAndCaptureDoNotMeet) {
@@ -267,7 +341,7 @@ TEST(Splice, FromTheCommandLine) {
   std::string out = scene.File("out.json.gz");
   testing::CliRun r = testing::Gpucap("build " + capture + " --into " + profile + " -o " + out);
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("by time"), std::string::npos);
+  EXPECT_NE(r.output.find("49 by the enclosing profiler op"), std::string::npos) << r.output;
   auto t = testing::ReadTrace(out);
   EXPECT_EQ(t->Events("X", "kernel").size(), 51u);
   testing::CliRun several = testing::Gpucap("build " + capture + " --into " + profile + " -o " + out +

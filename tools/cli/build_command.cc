@@ -52,8 +52,9 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
   if (quiet) return kExitOk;
   std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
             << " API calls into " << kineto->path() << "; launches tied to profiler ops: "
-            << report->launches_linked_by_capture << " by the capture's external ids, "
-            << report->launches_linked_by_time << " by time, " << report->launches_unlinked << " not\n";
+            << report->launches_linked_by_time << " by the enclosing profiler op, "
+            << report->launches_linked_by_capture << " outside any profiler op kept the capture's id, "
+            << report->launches_unlinked << " not\n";
   return kExitOk;
 }
 

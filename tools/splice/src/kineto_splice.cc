@@ -296,20 +296,25 @@ class SpliceSink : public builder::TraceSink {
               s.category == Category::kGpuMemset;
     if (!launch && !op) return out_->AddSlice(s);
     uint64_t correlation = 0;
-    bool has_external = false;
-    for (const Arg& a : s.args) {
-      if (a.key == builder::trace_keys::kExternalId) has_external = true;
+    size_t capture_id_at = s.args.size();  // the join's External id: pushed by the process, else a range's stand-in
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      const Arg& a = s.args[i];
+      if (a.key == builder::trace_keys::kExternalId) capture_id_at = i;
       if (a.key == builder::trace_keys::kCorrelation && a.type == Arg::Type::kUint) correlation = a.u();
     }
-    if (has_external) {
-      if (launch) r_.launches_linked_by_capture++;
-      return out_->AddSlice(s);
-    }
+    bool has_capture_id = capture_id_at < s.args.size();
+    // The profiler's op around the launch first: its id is what the
+    // profiler's own trace uses for that launch. The capture's id only
+    // where the profiler has no op there.
     uint64_t external = 0;
     if (launch) {
       external = k_.ExternalIdAt(track.pid, track.tid, s.ts_ns);
       if (external == 0) {
-        r_.launches_unlinked++;
+        if (has_capture_id) {
+          r_.launches_linked_by_capture++;
+        } else {
+          r_.launches_unlinked++;
+        }
         return out_->AddSlice(s);
       }
       r_.launches_linked_by_time++;
@@ -320,12 +325,21 @@ class SpliceSink : public builder::TraceSink {
       external = it->second;
       r_.ops_linked++;
     }
-    // Kineto puts the External id first.
-    args_.assign(1, Arg::Uint(builder::trace_keys::kExternalId, external));
-    args_.insert(args_.end(), s.args.begin(), s.args.end());
     builder::Slice linked = s;
+    if (has_capture_id) {
+      args_.assign(s.args.begin(), s.args.end());
+      args_[capture_id_at] = Arg::Uint(builder::trace_keys::kExternalId, external);
+      // A run shared with other slices no longer is one once a value in it changed.
+      if (capture_id_at >= s.shared_first && capture_id_at < size_t{s.shared_first} + s.shared_count) {
+        linked.shared_id = 0;
+      }
+    } else {
+      // Kineto puts the External id first.
+      args_.assign(1, Arg::Uint(builder::trace_keys::kExternalId, external));
+      args_.insert(args_.end(), s.args.begin(), s.args.end());
+      linked.shared_first = s.shared_first + 1;  // the run moved with the args
+    }
     linked.args = args_;
-    linked.shared_first = s.shared_first + 1;  // the run moved with the args
     return out_->AddSlice(linked);
   }
 

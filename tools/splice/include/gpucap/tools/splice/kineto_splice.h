@@ -7,11 +7,12 @@
 // the capture's recorded clock pairs. So the GPU events are rendered against
 // the profiler's base and need no other shift.
 //
-// Links: Kineto ties a launch to its CPU op by the op's "External id". When
-// the capture recorded external correlation records, the join already
-// writes that id; otherwise a launch takes the id of the innermost CPU op
-// enclosing it on its thread, as Kineto's own correlation push would have
-// given it, and the GPU ops it launched take it too.
+// Links: Kineto ties a launch to its CPU op by the op's "External id". A
+// launch takes the id of the innermost profiler op enclosing it on its
+// thread, as Kineto's own correlation push would have given it, and the GPU
+// ops it launched take it too. Only where the profiler has no op around the
+// launch does the join's id stay: the one the process pushed (external
+// correlation records), else the stand-in of its innermost NVTX range.
 //
 // The profiler's document is copied through byte for byte; the GPU events
 // go at the end of traceEvents, and the top-level keys a CPU-only trace
@@ -75,7 +76,7 @@ class KinetoTrace {
 
 struct SpliceReport {
   builder::WindowReport window;
-  uint64_t launches_linked_by_capture = 0;  // External id from the capture's correlation records
+  uint64_t launches_linked_by_capture = 0;  // no profiler op around it: the capture's id (pushed, else NVTX stand-in)
   uint64_t launches_linked_by_time = 0;     // from the enclosing profiler op
   uint64_t launches_unlinked = 0;
   uint64_t ops_linked = 0;                  // GPU ops given their launch's External id
