@@ -275,14 +275,16 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
       case RefKind::kCudaEvent: {
         auto [part, row] = row_refs_[r.index];
         const CudaEventTable& ev = parts_[part]->cuda_events;
-        auto name = names_.Intern("Event Record");
+        auto name = names_.Intern(trace_keys::kCudaEventName);
         s.name_id = name.first;
         s.name = name.second;
         s.category = Category::kCudaEvent;
         args_.clear();
-        args_.push_back(Arg::Uint("cuda_event_id", ev.event_id[row]));
-        args_.push_back(Arg::Uint("stream", ev.stream[row]));
+        args_.push_back(Arg::Uint(trace_keys::kEventId, ev.event_id[row]));
+        args_.push_back(Arg::Uint(trace_keys::kStream, ev.stream[row]));
         args_.push_back(Arg::Uint(trace_keys::kCorrelation, ev.correlation[row]));
+        args_.push_back(Arg::Uint("device", ev.device[row] != 0 ? ev.device[row] : DeviceOfContext(ev.context[row])));
+        args_.push_back(Arg::Uint("context", ev.context[row]));
         break;
       }
     }

@@ -119,7 +119,8 @@ void WindowJoin::CollectDeviceRefs() {
         use_->Use(pi, kCudaEvents, r);
         if (ev.device[r] == 0) UseContextOwner(ev.context[r]);
       }
-      AddSlice(Real(t), 0, tracks_.StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
+      // 1 ns, as Kineto draws it, so that readers see it.
+      AddSlice(Real(t), 1, tracks_.StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
                RefKind::kCudaEvent, 0, ev.correlation[r]);
     }
     const EnvironmentTable& env = parts_[pi]->environment;

@@ -57,6 +57,10 @@ inline constexpr std::string_view kCudaEventId = "cuda_event_id";
 inline constexpr std::string_view kEventRecordTiming = "timing";
 inline constexpr std::string_view kTimingBetweenNeighbours = "between its graph neighbours (no device timestamp)";
 inline constexpr std::string_view kTimingInReplay = "within its graph replay (no device timestamp)";
+// A CUDA_EVENT record with CUPTI's device timestamp, drawn as Kineto draws
+// it: "cudaEvent", 1 ns at the timestamp, with Kineto's keys.
+inline constexpr std::string_view kCudaEventName = "cudaEvent";
+inline constexpr std::string_view kEventId = "event_id";
 
 // Categories ("cat") of the GPU side, as Kineto names them.
 inline constexpr std::string_view kCatKernel = "kernel";
