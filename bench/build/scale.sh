@@ -47,8 +47,8 @@ one() {  # BIN-INDEX WINDOW SUFFIX THREADS
 }
 for ((r = 0; r < ${ROUNDS:-1}; r++)); do
   echo "== round $r"
-  for win in ${WINDOWS:-every:1s all}; do
-    for fmt in ${FORMATS:-json.gz pftrace.gz}; do
+  for win in ${WINDOWS-every:1s all}; do
+    for fmt in ${FORMATS-json.gz pftrace.gz}; do
       for t in "${threads[@]}"; do
         for i in "${!bins[@]}"; do one "$i" "$win" "$fmt" "$t"; done
       done
@@ -56,8 +56,8 @@ for ((r = 0; r < ${ROUNDS:-1}; r++)); do
   done
 done
 echo "== same output?"
-for win in ${WINDOWS:-every:1s all}; do
-  for fmt in ${FORMATS:-json.gz pftrace.gz}; do
+for win in ${WINDOWS-every:1s all}; do
+  for fmt in ${FORMATS-json.gz pftrace.gz}; do
     k=${win//[:\/]/_}.$fmt
     echo "$win $fmt: $(cat "$w"/md5.bin*."$k".j* | sort | uniq -c | awk '{print $1 " builds " $2}' | tr '\n' ' ')"
   done
