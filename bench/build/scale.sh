@@ -17,6 +17,7 @@
 #   RANKS     if set, also N synthetic ranks of 50k kernels: `gpucap merge -jT` of all of them and
 #             N builds side by side (xargs -P), for T in THREADS
 #   BB        build_bench [build/bench/build/build_bench]
+#   CAPTURE   build this capture instead of making one (e.g. a fixture, for a quick check)
 # The figures of bench/README.md, "Builder throughput", come from
 #   bench/build/scale.sh /tmp/scale                                  (16 cores of the GPU machine)
 #   ROUNDS=3 THREADS="1 16" WINDOWS=every:1s bench/build/scale.sh /tmp/s OLD/gpucap NEW/gpucap
@@ -27,19 +28,25 @@ mkdir -p "$out"; out="$(cd "$out" && pwd)"
 bins=("$@"); ((${#bins[@]})) || bins=("$root/build/tools/gpucap")
 for i in "${!bins[@]}"; do bins[$i]="$(cd "$(dirname "${bins[$i]}")" && pwd)/$(basename "${bins[$i]}")"; done
 bb="${BB:-$root/build/bench/build/build_bench}"
+if [[ -z ${CAPTURE:-} || -n ${RANKS:-} ]] && [[ ! -x $bb ]]; then
+  echo "scale.sh: no build_bench at $bb (ninja -C build build_bench, or BB=...)" >&2; exit 2
+fi
 w="${WORK:-/tmp/scale}"; rm -rf "$w"; mkdir -p "$w"
 exec > >(tee "$out/scale.log") 2>&1
 echo "cpus $(nproc); $(lscpu | grep -m1 'Model name')"; uptime
-"$bb" make "$w/b.gpucap" --kernels "${KERNELS:-5000000}" | tail -1
+if [[ -n ${CAPTURE:-} ]]; then cp "$CAPTURE" "$w/b.gpucap" || exit 1
+else "$bb" make "$w/b.gpucap" --kernels "${KERNELS:-5000000}" | tail -1; ((PIPESTATUS[0] == 0)) || exit 1; fi
 threads=(${THREADS:-1 2 4 8 16}); max=${threads[-1]}
 
 one() {  # BIN-INDEX WINDOW SUFFIX THREADS
   local b=${bins[$1]} d="$w/o"
   rm -rf "$d"; mkdir -p "$d"
   local times=(); [[ $4 == "$max" ]] && times=(GPUCAP_BUILD_TIMES=1)
-  env "${times[@]}" /usr/bin/time -f "bin$1 $2 $3 -j$4: %e s wall, %U s user, %S s sys, %M KB peak RSS" \
+  env "${times[@]}" /usr/bin/time -o "$w/time.txt" -f "%e s wall, %U s user, %S s sys, %M KB peak RSS" \
     "$b" build "$w/b.gpucap" --window "$2" -o "$d/t.$3" -j"$4" -q >"$w/last.txt" 2>&1
-  tail -1 "$w/last.txt"
+  local rc=$?
+  echo "bin$1 $2 $3 -j$4: $(tail -1 "$w/time.txt")"
+  ((rc == 0)) || { echo "  FAILED (rc $rc):"; head -5 "$w/last.txt"; }
   ((${#times[@]})) && cp "$w/last.txt" "$out/times.bin$1.${2//[:\/]/_}.$3.txt"
   # The trace, decompressed, windows in order: the same at every thread count and in every binary.
   (cd "$d" && for f in $(ls | sort -V); do zcat "$f" 2>/dev/null || cat "$f"; done | md5sum | cut -c1-16) \
