@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Which part of the recorder costs what on the eager PyTorch step: variants
 # that each switch one thing off, interleaved REPS times.
-#   bench/overhead/ablate.sh DIST YARDSTICK OUT [REPS]
+#   bench/overhead/ablate.sh DIST YARDSTICK OUT [REPS]     YARDSTICK: bench/overhead/yardstick
 set -uo pipefail
 dist="$(cd "$1" && pwd)"; yard="$(cd "$2" && pwd)"; out="$3"; reps="${4:-3}"
 mkdir -p "$out"

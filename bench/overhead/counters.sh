@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What GPU counters cost: the PyTorch eager step and kernels.cu under gpucap
 # without counters, with NVML counters and with NVML and PM sampling, interleaved REPS times.
-#   bench/overhead/counters.sh DIST YARDSTICK OUT [REPS]
+#   bench/overhead/counters.sh DIST YARDSTICK OUT [REPS]     YARDSTICK: bench/overhead/yardstick
 set -uo pipefail
 dist="$(cd "$1" && pwd)"; yard="$(cd "$2" && pwd)"; out="$3"; reps="${4:-5}"
 mkdir -p "$out"

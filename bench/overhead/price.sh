@@ -18,7 +18,7 @@
 # launching thread (PIN, default 3, -1: none) and time a calibration block
 # before each block (launch_loop.cu's header says what that cancels).
 # Environment: NEW, OLD: gpucap dists (scripts/package) to compare; TOOLS: a
-# folder with libnull_cupti.so (../shared/yardstick/null_cupti.cpp) and
+# folder with libnull_cupti.so (bench/overhead/yardstick/null_cupti.cpp) and
 # launch_loop (built there with nvcc when missing); CPUS: taskset's list
 # (default 2-9); RUN_TIMEOUT: seconds one run may take (default 120); DEADLINE:
 # an epoch second after which no run starts.
@@ -33,7 +33,7 @@ tools="${TOOLS:-$out/tools}"
 mkdir -p "$tools"
 if [[ ! -x $tools/launch_loop ]]; then nvcc -O2 -arch=sm_90 "$here/launch_loop.cu" "$here/thread_counters.c" "$here/callgrind_mark.c" -o "$tools/launch_loop" || exit 1; fi
 if [[ ! -f $tools/libnull_cupti.so ]]; then
-  g++ -O2 -shared -fPIC "$here/../../../shared/yardstick/null_cupti.cpp" -I/usr/local/cuda/include \
+  g++ -O2 -shared -fPIC "$here/yardstick/null_cupti.cpp" -I/usr/local/cuda/include \
       -L/usr/local/cuda/targets/x86_64-linux/lib -lcupti -o "$tools/libnull_cupti.so" || exit 1
 fi
 cpus="${CPUS:-2-9}"

@@ -1,4 +1,4 @@
-# The yardstick's eager PyTorch step (../shared/yardstick/torch_work.py: the
+# The yardstick's eager PyTorch step (yardstick/torch_work.py: the
 # same 8-layer MLP, AdamW), timed in blocks so that one process gives both
 # the wall time and the launching thread's CPU time per iteration: medians
 # over BLOCKS blocks of PER iterations after WARMUP iterations.

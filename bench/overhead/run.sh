@@ -4,7 +4,7 @@
 #
 #   bench/overhead/run.sh DIST YARDSTICK OUT [REPS] [WORKLOADS]
 #
-# DIST: a gpucap dist/ (scripts/package); YARDSTICK: ../shared/yardstick
+# DIST: a gpucap dist/ (scripts/package); YARDSTICK: bench/overhead/yardstick
 # (kernels.cu, null_cupti.cpp, torch_work.py, torch_graph.py); OUT: where
 # logs and captures go. WORKLOADS: any of kernels,torch_work,torch_graph.
 # Prints one RESULT line per run; bench/overhead/summarize.py makes the table.

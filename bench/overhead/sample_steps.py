@@ -1,4 +1,4 @@
-# The yardstick's eager PyTorch step (../shared/yardstick/torch_work.py: the
+# The yardstick's eager PyTorch step (yardstick/torch_work.py: the
 # same 8-layer MLP, AdamW), every step in an NVTX range `step#N`, for
 # --capture-range nvtx / --sample: WARMUP steps, then BLOCKS blocks of PER
 # steps timed (wall and the launching thread's CPU time, medians of blocks).
