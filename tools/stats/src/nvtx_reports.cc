@@ -27,7 +27,7 @@ constexpr const char* kStyleSql = "CASE r.kind WHEN 'push_pop' THEN 'PushPop' EL
 
 // A range of one thread, and what the projection and nesting give it.
 struct Range {
-  int64_t id, process, tid, start, end;
+  int64_t id = 0, process = 0, tid = 0, start = 0, end = 0;
   std::string name, style;
   int level = 0;
   int parent = -1;  // index in its thread's ranges
@@ -58,8 +58,14 @@ Result<Threads> LoadRanges(sqlite3* db) {
                     " FROM nvtx_ranges r JOIN strings s ON s.id = r.name LEFT JOIN strings d ON d.id = r.domain "
                     "WHERE r.kind != 'mark' AND r.tid IS NOT NULL";
   Status s = ForEachRow(db, sql, [&](sqlite3_stmt* st) {
-    Range r{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-            sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4), Text(st, 5), Text(st, 6)};
+    Range r;
+    r.id = sqlite3_column_int64(st, 0);
+    r.process = sqlite3_column_int64(st, 1);
+    r.tid = sqlite3_column_int64(st, 2);
+    r.start = sqlite3_column_int64(st, 3);
+    r.end = sqlite3_column_int64(st, 4);
+    r.name = Text(st, 5);
+    r.style = Text(st, 6);
     threads[{r.process, r.tid}].push_back(std::move(r));
   });
   if (!s.ok()) return s;

@@ -158,15 +158,26 @@ std::string RenderReports(const std::vector<Report>& reports, TableFormat format
   for (const Report& r : reports) {
     if (format == TableFormat::kCsv) {
       if (reports.size() > 1) out += "# " + r.name + "\n";
-      for (size_t c = 0; c < r.columns.size(); ++c) out += (c ? "," : "") + Csv(Header(r.columns[c], unit));
-      out += "\n";
+      for (size_t c = 0; c < r.columns.size(); ++c) {
+        if (c) out += ',';
+        out += Csv(Header(r.columns[c], unit));
+      }
+      out += '\n';
       for (const auto& row : r.rows) {
-        for (size_t c = 0; c < r.columns.size(); ++c) out += (c ? "," : "") + Csv(Format(row[c], r.columns[c], unit));
-        out += "\n";
+        for (size_t c = 0; c < r.columns.size(); ++c) {
+          if (c) out += ',';
+          out += Csv(Format(row[c], r.columns[c], unit));
+        }
+        out += '\n';
       }
       continue;
     }
-    out += (out.empty() ? "" : "\n") + std::string(" ** ") + r.title + " (" + r.name + "):\n\n";
+    if (!out.empty()) out += '\n';
+    out += " ** ";
+    out += r.title;
+    out += " (";
+    out += r.name;
+    out += "):\n\n";
     if (r.rows.empty()) {
       out += "SKIPPED: the capture holds nothing for this report.\n";
       continue;
@@ -188,18 +199,28 @@ std::string RenderReports(const std::vector<Report>& reports, TableFormat format
       for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], Width(line[c]));
     }
     for (size_t l = 0; l < cells.size(); ++l) {
-      std::string text;
+      // Columns two spaces apart, as nsys's column format; no trailing
+      // spaces after the last.
       for (size_t c = 0; c < cells[l].size(); ++c) {
-        bool left = r.columns[c].kind == Kind::kText;
-        std::string pad(width[c] - Width(cells[l][c]), ' ');
+        const std::string& cell = cells[l][c];
+        size_t pad = width[c] - Width(cell);
         bool last = c + 1 == cells[l].size();
-        text += " " + (left ? cells[l][c] + (last ? "" : pad) : pad + cells[l][c]) + (last ? "" : " ");
+        out += c ? "  " : " ";
+        if (r.columns[c].kind == Kind::kText) {
+          out += cell;
+          if (!last) out.append(pad, ' ');
+        } else {
+          out.append(pad, ' ');
+          out += cell;
+        }
       }
-      out += text + "\n";
+      out += '\n';
       if (l == 0) {
-        std::string rule;
-        for (size_t c = 0; c < width.size(); ++c) rule += " " + std::string(width[c], '-') + (c + 1 < width.size() ? " " : "");
-        out += rule + "\n";
+        for (size_t c = 0; c < width.size(); ++c) {
+          out += c ? "  " : " ";
+          out.append(width[c], '-');
+        }
+        out += '\n';
       }
     }
   }

@@ -41,11 +41,11 @@ void AddStatCells(std::vector<ReportCell>* row, const Summary& s) {
     row->insert(row->end(), 5, ReportCell{});
     return;
   }
-  row->push_back(s.avg);
-  row->push_back(s.median);
-  row->push_back(s.min);
-  row->push_back(s.max);
-  row->push_back(s.stddev);
+  row->emplace_back(std::in_place_type<double>, s.avg);
+  row->emplace_back(std::in_place_type<double>, s.median);
+  row->emplace_back(std::in_place_type<int64_t>, s.min);
+  row->emplace_back(std::in_place_type<int64_t>, s.max);
+  row->emplace_back(std::in_place_type<double>, s.stddev);
 }
 
 Status ForEachRow(sqlite3* db, const std::string& sql, const std::function<void(sqlite3_stmt*)>& row) {
