@@ -61,7 +61,7 @@ int RunStats(const std::vector<std::string>& args) {
   positional.add("capture", 1);
   po::variables_map vm;
   int code = 0;
-  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N] [--report NAME]", options,
+  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N] [--report NAME[:base|:mangled]]", options,
                  positional, &vm, &code)) {
     return code;
   }
