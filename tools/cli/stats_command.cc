@@ -1,7 +1,8 @@
 // gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N]:
 // GPU time per kernel, copy, API call, NVTX range and stream, over the
-// windows the spec selects; with --report NAME, nsys's reports of that name
-// (stats_reports.h), --timeunit and --names for their times and kernel names.
+// windows the spec selects; with --report NAME[:base|:mangled], nsys's
+// reports of that name (stats_reports.h), --timeunit, --names (or --base,
+// --mangled) and --width for their times, kernel names and text width.
 #include <iostream>
 
 #include "cli.h"
@@ -35,6 +36,7 @@ int RunStats(const std::vector<std::string>& args) {
   size_t top = 0;
   std::vector<std::string> only, reports;
   std::string timeunit_name, names_name;
+  size_t width = 80;
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
       ("format,f", po::value<std::string>(&format_name)->default_value("table"), "table (or text) | csv | json")
@@ -42,11 +44,16 @@ int RunStats(const std::vector<std::string>& args) {
       ("table,t", po::value<std::vector<std::string>>(&only)->composing(),
        "print only this table (kernels, copies, apis, ranges, streams, devices); repeatable")
       ("report,r", po::value<std::vector<std::string>>(&reports)->composing(),
-       "an nsys report: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, "
-       "nvtx_gpu_proj_sum, cuda_kern_exec_sum (or a --table name); repeatable")
+       "an nsys report, NAME[:base|:mangled]: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_kern_gb_sum, "
+       "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_gpu_sum, cuda_gpu_trace, cuda_kern_exec_sum, nvtx_sum, "
+       "nvtx_pushpop_sum, nvtx_gpu_proj_sum, nvtx_kern_sum (or a --table name); repeatable")
       ("timeunit", po::value<std::string>(&timeunit_name)->default_value("ns"), "report times in ns | us | ms | s")
       ("names", po::value<std::string>(&names_name)->default_value("demangled"),
        "report kernel names: demangled | base (no return type, no parameters) | mangled")
+      ("base", po::bool_switch(), "report kernel names as --names base (nsys's :base)")
+      ("mangled", po::bool_switch(), "report kernel names as --names mangled (nsys's :mangled)")
+      ("width", po::value<size_t>(&width)->default_value(80),
+       "reports' table form: the widest a text cell is shown, longer ones cut with an ellipsis (0: no limit)")
       ("output,o", po::value<std::string>(&output), "write to this file instead of stdout")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   AddWindowFlags(&options, &window, "Several windows are tallied together.");
@@ -54,7 +61,7 @@ int RunStats(const std::vector<std::string>& args) {
   positional.add("capture", 1);
   po::variables_map vm;
   int code = 0;
-  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N] [--report NAME]", options,
+  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N] [--report NAME[:base|:mangled]]", options,
                  positional, &vm, &code)) {
     return code;
   }
@@ -63,10 +70,21 @@ int RunStats(const std::vector<std::string>& args) {
   if (!format.ok()) return Fail("stats", format.status(), kExitUsage);
   builder::BuildOptions o;
   if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("stats", s, kExitUsage);
-  std::vector<std::string> nsys;
-  for (const std::string& r : reports) (IsReportName(r) ? nsys : only).push_back(r);
+  std::vector<ReportRequest> nsys;
+  for (const std::string& r : reports) {
+    ReportRequest request;
+    auto known = ParseReportRequest(r, &request);
+    if (!known.ok()) return Fail("stats", known.status(), kExitUsage);
+    if (*known) nsys.push_back(request);
+    else only.push_back(r);
+  }
   auto timeunit = ParseTimeUnit(timeunit_name);
   if (!timeunit.ok()) return Fail("stats", timeunit.status(), kExitUsage);
+  if (vm["base"].as<bool>() && vm["mangled"].as<bool>()) {
+    return Fail("stats", "--base and --mangled: choose one", kExitUsage);
+  }
+  if (vm["base"].as<bool>()) names_name = "base";
+  if (vm["mangled"].as<bool>()) names_name = "mangled";
   auto names = ParseKernelNameForm(names_name);
   if (!names.ok()) return Fail("stats", names.status(), kExitUsage);
   if (!nsys.empty() && !only.empty()) {
@@ -86,7 +104,7 @@ int RunStats(const std::vector<std::string>& args) {
     auto done = CaptureReports(**index, o, nsys, *names, &warnings);
     if (!done.ok()) return Fail("stats", done.status());
     for (const std::string& w : warnings) Warn("stats", w, quiet);
-    return Write(RenderReports(*done, *format, *timeunit), output);
+    return Write(RenderReports(*done, *format, RenderOptions{*timeunit, width}), output);
   }
   Progress progress("stats", Progress::ShouldShow(quiet));
   auto stats = CollectStats(**index, o, progress.Fn());
