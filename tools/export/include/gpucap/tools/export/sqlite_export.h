@@ -36,7 +36,9 @@ namespace gpucap::tools {
 
 struct ExportOptions {
   // The window spec, selection, lookback and join options, as for a build;
-  // `output`, `format` and `threads` are not used.
+  // `output` and `format` are not used, `queue` is the export's own.
+  // `threads`: threads in all (0: one per core), at least `jobs`: the
+  // captures' workers and their joins' decoding share them.
   builder::BuildOptions build;
   // Captures joined at once (0: one per core, at most one per capture).
   // The database is the same whatever it is.
