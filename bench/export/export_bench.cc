@@ -4,11 +4,12 @@
 //
 //   build_bench make CAPTURE [--kernels N]
 //   export_bench OUT.sqlite CAPTURE... [--window SPEC] [--parallel N] [--threads N] [--join-only]
-//                [--no-indexes] [--sqlite-inserts] [--key-memory BYTES]
+//                [--no-indexes]
 //
 // --join-only runs the same builder windows into a sink that drops every
 // slice: what the export costs above the join it reuses.
-// See bench/README.md ("export") for figures.
+// bench/export/compare.py measures two gpucap binaries' exports side by side
+// instead (what bench/README.md's "Export" figures come from).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -71,7 +72,7 @@ int JoinOnly(const std::vector<std::string>& captures, const builder::BuildOptio
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: export_bench OUT.sqlite CAPTURE... [--window SPEC] [--parallel N] [--threads N] "
-                         "[--join-only] [--no-indexes] [--sqlite-inserts] [--key-memory BYTES]\n");
+                         "[--join-only] [--no-indexes]\n");
     return 2;
   }
   std::string out = argv[1];
@@ -86,8 +87,6 @@ int main(int argc, char** argv) {
     else if (a == "--threads" && i + 1 < argc) o.build.threads = std::atoi(argv[++i]);
     else if (a == "--join-only") join_only = true;
     else if (a == "--no-indexes") o.indexes = false;
-    else if (a == "--sqlite-inserts") o.sqlite_inserts = true;
-    else if (a == "--key-memory" && i + 1 < argc) o.index_key_memory = std::strtoull(argv[++i], nullptr, 10);
     else captures.push_back(a);
   }
   if (join_only) return JoinOnly(captures, o.build);

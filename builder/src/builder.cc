@@ -10,7 +10,7 @@
 #include "flat_map.h"
 #include "rows_again.h"
 #include "window_workers.h"
-#include "work_queue.h"
+#include "gpucap/builder/work_queue.h"
 
 namespace gpucap::builder {
 

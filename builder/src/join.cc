@@ -3,7 +3,7 @@
 #include <deque>
 #include <mutex>
 
-#include "work_queue.h"
+#include "gpucap/builder/work_queue.h"
 
 namespace gpucap::builder {
 

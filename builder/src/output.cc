@@ -2,7 +2,7 @@
 
 #include "gpucap/format/output_file.h"
 
-#include "work_queue.h"
+#include "gpucap/builder/work_queue.h"
 
 #include <fcntl.h>
 #include <libdeflate.h>

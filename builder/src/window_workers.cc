@@ -2,7 +2,7 @@
 
 #include "counting_sink.h"
 #include "timed_sink.h"
-#include "work_queue.h"
+#include "gpucap/builder/work_queue.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "work_queue.h"
+#include "gpucap/builder/work_queue.h"
 
 #include <algorithm>
 #include <exception>

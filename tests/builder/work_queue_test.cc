@@ -1,9 +1,9 @@
-// The build's one set of threads (builder/src/work_queue.h): results in
+// The build's one set of threads (gpucap/builder/work_queue.h): results in
 // submission order whatever order tasks finish in, a taker's own task first,
 // never more threads than
 // asked, one thread meaning the caller alone, failures as statuses, and no
 // wait that never ends when every thread is inside a long task.
-#include "work_queue.h"
+#include "gpucap/builder/work_queue.h"
 
 #include <gtest/gtest.h>
 

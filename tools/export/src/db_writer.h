@@ -1,8 +1,12 @@
 // The one connection that writes an export: creates the schema, inserts
-// each batch's rows of a table with one INSERT ... SELECT from a virtual
-// table over the batch (batch_table.h), inside one transaction (journal
-// off, as a half-written export is thrown away anyway), gives rows their
-// global ids, and makes the indexes after the load.
+// each batch's rows with one prepared INSERT per table (values bound cell
+// by cell, texts without a copy), inside one transaction (journal off, as
+// a half-written export is thrown away anyway), gives rows their global
+// ids, and makes the indexes after the load.
+//
+// Ids are the order of Write calls: the writer appends, and SQLite gives
+// each new row the id after the table's last (checked per batch). The
+// caller decides that order (sqlite_export.cc: capture by capture).
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
 
@@ -11,10 +15,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "batch_table.h"
 #include "gpucap/status.h"
 #include "row_batch.h"
 
@@ -28,13 +32,14 @@ Status SqliteError(sqlite3* db, std::string_view what);
 Status Exec(sqlite3* db, std::string_view sql);
 // "CREATE TABLE t (id INTEGER PRIMARY KEY, ...)", as sqlite_schema keeps it.
 std::string CreateTableSql(const TableDef& t);
-// The indexes schema.h lists, inside the caller's transaction.
-Status MakeIndexes(sqlite3* db);
+// "INSERT INTO t (a, b) VALUES (?, ?)": every stored column but `id`.
+std::string InsertSql(const TableDef& t);
 
 class DbWriter {
  public:
-  // Creates the schema in `db` (empty) for `captures` captures and opens
-  // the load's transaction.
+  // Sets the bulk-load pragmas, creates the schema in `db` (empty) for
+  // `captures` captures, opens the load's transaction and writes the meta
+  // rows of the database itself.
   static Result<std::unique_ptr<DbWriter>> Start(sqlite3* db, size_t captures,
                                                  const std::vector<std::pair<std::string, std::string>>& meta);
   ~DbWriter();
@@ -46,19 +51,21 @@ class DbWriter {
   const std::array<uint64_t, kTableCount>& rows() const { return rows_; }
 
  private:
-  explicit DbWriter(sqlite3* db) : db_(db) {}
-  Status Prepare();
-  Status Intern(const RowBatch& batch);
-
   struct CaptureIds {
     std::vector<int64_t> strings{0};  // local -> global; 0 stays "none"
     std::vector<int64_t> stacks{0};
     int64_t process = 0;
   };
+  explicit DbWriter(sqlite3* db) : db_(db) {}
+  Status Prepare();
+  Status Intern(const RowBatch& batch);
+  // The rows of `table` in `batch`; `base`: the first id of each table's
+  // rows in this batch.
+  Status Insert(TableId table, const RowBatch& batch, const CaptureIds& ids,
+                const std::array<int64_t, kTableCount>& base);
+
   sqlite3* db_;
-  // Single-row INSERTs with an explicit id: meta, strings and stacks.
   std::array<sqlite3_stmt*, kTableCount> insert_{};
-  std::unique_ptr<BatchTables> batches_;
   std::array<int64_t, kTableCount> next_id_{};
   std::array<uint64_t, kTableCount> rows_{};
   std::vector<CaptureIds> captures_;

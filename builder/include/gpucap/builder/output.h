@@ -17,7 +17,7 @@
 
 namespace gpucap::builder {
 
-class WorkQueue;  // builder/src/work_queue.h
+class WorkQueue;  // gpucap/builder/work_queue.h
 
 // Heap bytes handed from a writer to a sink without copying them. Not
 // zeroed: a writer fills what it hands over.

@@ -57,8 +57,8 @@ struct TableDef {
   TableId id;
   std::string_view name;
   // Tables with an `id INTEGER PRIMARY KEY` first column get their ids from
-  // the writer (rows refer to each other across captures exported in
-  // parallel); the columns below follow it.
+  // the writer (rows refer to each other by them before they are written);
+  // the columns below follow it.
   bool has_id;
   std::span<const ColumnDef> columns;  // without `id`
   // Virtual columns (not inserted), as full declarations.
@@ -67,9 +67,8 @@ struct TableDef {
 
 std::span<const TableDef> Tables();
 const TableDef& Table(TableId id);
-// The indexes the example queries of docs/sqlite.md use: the page writer
-// writes their B-trees with the tables (index_btree.h), the SQLite path
-// runs CreateIndexSql after the rows are in.
+// The indexes the example queries of docs/sqlite.md use, made with
+// CreateIndexSql after the rows are in.
 struct IndexDef {
   std::string_view name;
   TableId table;

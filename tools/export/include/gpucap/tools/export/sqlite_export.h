@@ -6,9 +6,16 @@
 //
 // Each capture's windows are joined by the builder exactly as `gpucap build`
 // joins them (the rows are the slices its trace would show), several
-// captures at once, and written as SQLite's file format by a page writer
-// of our own (table B-trees appended in rowid order, index B-trees sorted
-// and written after them, without SQLite's INSERT path or CREATE INDEX).
+// captures at once on one WorkQueue, and written through SQLite's C API:
+// one transaction, a prepared INSERT per table, the indexes made after the
+// rows.
+//
+// The database depends only on the captures (their order on the command
+// line) and the options, never on --parallel or on which capture's join
+// finishes first: rows go in capture by capture, each capture's windows in
+// window order (window by window in time), so every `id` is the same run to
+// run; the same statements in the same order make the same file, byte for
+// byte. Nothing of the run itself (time, pid, host) is written.
 #ifndef GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
 #define GPUCAP_TOOLS_EXPORT_SQLITE_EXPORT_H_
 
@@ -27,28 +34,18 @@ struct sqlite3;
 
 namespace gpucap::tools {
 
-// The index keys an export holds in memory at most, over all its indexes
-// (about 12 bytes per index entry, four entries per kernel); past it they
-// spill, sorted, to a temporary file and are merged at the end.
-inline constexpr size_t kIndexKeyMemory = size_t{64} << 20;
-
 struct ExportOptions {
   // The window spec, selection, lookback and join options, as for a build;
-  // `output`, `format` and `threads` are not used.
+  // `output` and `format` are not used, `queue` is the export's own.
+  // `threads`: threads in all (0: one per core), at least `jobs`: the
+  // captures' workers and their joins' decoding share them.
   builder::BuildOptions build;
   // Captures joined at once (0: one per core, at most one per capture).
+  // The database is the same whatever it is.
   int jobs = 0;
   // Make the indexes docs/sqlite.md lists (off: a database read once into
   // another engine loads faster without them).
   bool indexes = true;
-  // Every row through SQLite's INSERT (the writer before the page writer,
-  // kept to compare the two: bench/README.md, tests/tools/).
-  bool sqlite_inserts = false;
-  // The index keys' memory budget in bytes (the database is the same
-  // whatever it is; a small one makes more, shorter runs). The temporary
-  // file sits beside the output (ExportToFile) or in $TMPDIR, else /tmp
-  // (ExportCaptures), and is unlinked as soon as it is made.
-  size_t index_key_memory = kIndexKeyMemory;
   // Called from the worker joining a capture before each of its windows.
   std::function<void(size_t capture, size_t window, size_t windows)> on_window;
 };
@@ -59,21 +56,21 @@ struct ExportReport {
   std::array<uint64_t, sqlite::kTableCount> table_rows{};
   std::vector<std::string> warnings;  // each prefixed with its capture's path
   double seconds = 0;                 // wall time of the whole export
-  double index_seconds = 0;           // of that, making the indexes after the load (the page writer:
-                                      // sorting the keys collected during it, writing the B-trees)
+  double index_seconds = 0;           // of that, CREATE INDEX after the rows are in
   uint64_t bytes = 0;                 // the database file's size (0 in memory)
 };
 
-// Exports into `db`, an open, empty database. The page writer builds the
-// database in memory and hands it to `db` (sqlite3_deserialize): its main
-// schema is then an in-memory database, whatever it was opened on (write
-// files with ExportToFile).
+// Exports into `db`, an open, empty database (a file or ":memory:"), in
+// one transaction it opens and commits. Sets the bulk-load pragmas on the
+// connection (journal off, synchronous off, exclusive locking, 16 KiB pages
+// when the database is still empty): meant for a connection made for it.
 Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
                                     const ExportOptions& options);
 
-// Opens the captures, writes `path` (a sibling temporary renamed into place
-// when done, so a failed export leaves no half database and an older one
-// where it was).
+// Opens the captures and writes the database at `path`: SQLite writes a
+// sibling temporary (`path` + ".partial-" + pid), renamed onto `path` only
+// when the export has succeeded, so a failed export leaves no half database
+// and an older one where it was; the temporary is removed on failure.
 Result<ExportReport> ExportToFile(const std::vector<std::string>& captures, const std::string& path,
                                   const ExportOptions& options);
 

@@ -1,6 +1,8 @@
 // One set of threads for a whole build, so that `-j N` is N threads in all:
 // the windows' workers, chunk decoding and gzip members share them (before,
-// each had threads of its own, and -j1 kept ~1.45 cores busy).
+// each had threads of its own, and -j1 kept ~1.45 cores busy). Public so
+// that what runs builds side by side shares one too (tools/export: a
+// worker per capture, and their joins' decoding).
 //
 // Two kinds of work:
 //  - Each(n, fn): n long tasks at once (a window worker each), fn(0) on the
@@ -19,8 +21,8 @@
 // With one thread in all no thread is started: short tasks run on the
 // thread that waits for them, in submission order. Results and failures
 // cross as Status; an exception out of a task becomes one.
-#ifndef GPUCAP_BUILDER_SRC_WORK_QUEUE_H_
-#define GPUCAP_BUILDER_SRC_WORK_QUEUE_H_
+#ifndef GPUCAP_BUILDER_WORK_QUEUE_H_
+#define GPUCAP_BUILDER_WORK_QUEUE_H_
 
 #include <condition_variable>
 #include <cstddef>
@@ -100,4 +102,4 @@ class WorkQueue {
 
 }  // namespace gpucap::builder
 
-#endif  // GPUCAP_BUILDER_SRC_WORK_QUEUE_H_
+#endif  // GPUCAP_BUILDER_WORK_QUEUE_H_
