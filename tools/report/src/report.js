@@ -313,8 +313,11 @@
 
     // What each chart holds, for the test (and for anyone scripting the page).
     var rendered = Object.values(Chart.instances).map(function (ch) {
+      var y = ch.scales.y;
       return {id: ch.canvas.id, type: ch.config.type, labels: ch.data.labels || [],
-              datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; })};
+              datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; }),
+              y_max: (ch.options.scales.y || {}).max === undefined ? null : ch.options.scales.y.max,
+              y_ticks: y ? y.ticks.map(function (t) { return String(t.label); }) : []};
     });
     window.gpucapCharts = rendered;
     leave('gpucap-rendered', rendered);
