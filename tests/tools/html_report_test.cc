@@ -87,12 +87,6 @@ const std::vector<std::string>& HostileNames() {
       "line\xe2\x80\xa8sep", "<!--", "--></ScRiPt ><sCrIpT>", "&lt;&amp;<b>x</b>"};
   return names;
 }
-// The same names as a reader of the page gets them: bytes that are not
-// UTF-8 become U+FFFD, one per byte.
-std::string AsUtf8(const std::string& name) {
-  return name == "bad\xff\xfeutf8" ? "bad\xef\xbf\xbd\xef\xbf\xbdutf8" : name;
-}
-
 constexpr uint64_t kT0 = 1'790'857'026'000'000'000ull;
 constexpr int kHostileSteps = 4;
 constexpr char kHostileNccl[] = "ncclDevKernel_AllReduce<!--<script>";
@@ -150,10 +144,11 @@ void WriteHostileCapture(const std::string& path, int32_t rank) {
   ok(c.Close());
 }
 
-// Where the hostile captures are written (by the suite's set-up).
+// Where the hostile captures are written (by the suite's set-up); removed
+// at exit.
 const testing::TempDir& HostileDir() {
-  static const testing::TempDir* dir = new testing::TempDir();
-  return *dir;
+  static const testing::TempDir dir;
+  return dir;
 }
 
 std::vector<Case> Cases() {
@@ -579,7 +574,9 @@ void HtmlReportTest::AnAxisIsCutOnlyPastAnOutlier() {
       int64_t top = chart["y_max"].i();
       EXPECT_LT(top, sorted.back()) << c.name << " " << id;
       for (size_t i = 0; i < bars.size(); ++i) {
-        if (bars[i] <= 4 * sorted[(sorted.size() - 1) / 2]) EXPECT_GE(top, bars[i]) << c.name << " " << id << " " << i;
+        if (bars[i] <= 4 * sorted[(sorted.size() - 1) / 2]) {
+          EXPECT_GE(top, bars[i]) << c.name << " " << id << " " << i;
+        }
         if (bars[i] <= top) continue;
         std::string label = chart["labels"].items[i].text;
         EXPECT_TRUE(std::any_of(r.notes.items.begin(), r.notes.items.end(), [&](const Json& n) {
@@ -820,7 +817,9 @@ TEST(HtmlReport, ManyStreamsAndBinsStayWithinTheMemoryBudget) {
       k.name_pointer = 0x1000;
       k.stream = 10 + i;
       c.Kernel(k);
-      if (c.pending_records() >= 20'000) ASSERT_TRUE(c.EndChunk().ok());
+      if (c.pending_records() >= 20'000) {
+        ASSERT_TRUE(c.EndChunk().ok());
+      }
     }
     ASSERT_TRUE(c.Close().ok());
   }
