@@ -773,6 +773,74 @@ TEST(HtmlReport, HostileNamesStayInsideTheDataElement) {
   for (const std::string& name : HostileNames()) EXPECT_TRUE(kernels.count(ValidUtf8(name))) << name;
 }
 
+// A capture of `steps` NVTX ranges named `name(i)`, a kernel in each, no
+// window marks; the session's options `options`.
+void WriteRangeSteps(const std::string& path, const std::function<std::string(int)>& name, int steps,
+                     std::vector<std::pair<std::string, std::string>> options) {
+  format::SessionInfo session = builder::testing::DefaultSession();
+  session.options = std::move(options);
+  auto made = builder::testing::SyntheticCapture::Create(path, session, {builder::testing::H200(0)});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  builder::testing::SyntheticCapture& c = **made;
+  ASSERT_TRUE(c.String(0x1000, "k").ok());
+  for (int i = 0; i < steps; ++i) {
+    uint64_t t = kT0 + static_cast<uint64_t>(i) * 100'000;
+    ASSERT_TRUE(c.Push(4242, t, name(i)).ok());
+    builder::testing::ApiRecord a;
+    a.start = t + 1000;
+    a.end = t + 3000;
+    a.correlation = static_cast<uint32_t>(i + 1);
+    c.Api(a);
+    builder::testing::KernelRecord k;
+    k.start = t + 4000;
+    k.end = t + 9000;
+    k.correlation = a.correlation;
+    k.name_pointer = 0x1000;
+    c.Kernel(k);
+    ASSERT_TRUE(c.Pop(4242, t + 50'000).ok());
+  }
+  ASSERT_TRUE(c.Close().ok());
+}
+
+// Without marks, the steps are the ranges the recorder was told mark them
+// (GPUCAP_WINDOW_NVTX in the session), else PyTorch's ProfilerStep#N; an
+// explicit --window is kept.
+TEST(HtmlReport, WithoutMarksTheStepsAreRanges) {
+  testing::TempDir dir;
+  auto data = [&](const std::string& args) {
+    testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " " + args);
+    EXPECT_EQ(run.code, 0) << run.output;
+    Json root;
+    std::string error;
+    EXPECT_TRUE(testing::ParseJson(Between(testing::ReadFile(dir.File("r.html")), "id=\"gpucap-data\">", "</script>"),
+                                   &root, &error)) << error;
+    return root;
+  };
+  auto labels = [](const Json& root) {
+    std::vector<std::string> out;
+    for (const Json& w : root["captures"].items.at(0)["windows"].items) out.push_back(w["label"].text);
+    return out;
+  };
+  WriteRangeSteps(dir.File("profiler.gpucap"), [](int i) { return "ProfilerStep#" + std::to_string(i); }, 3, {});
+  Json root = data(dir.File("profiler.gpucap"));
+  EXPECT_EQ(root["window_spec"].text, "nvtx:ProfilerStep#\\d+");
+  EXPECT_EQ(labels(root), (std::vector<std::string>{"ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"}));
+
+  // iter_0, ProfilerStep#1, iter_2, ...: the recorder's pattern comes first.
+  WriteRangeSteps(dir.File("iters.gpucap"),
+                  [](int i) { return (i % 2 ? "ProfilerStep#" : "iter_") + std::to_string(i); }, 4,
+                  {{"GPUCAP_OUTPUT", "x.gpucap"}, {"GPUCAP_WINDOW_NVTX", "iter_\\d+"}});
+  root = data(dir.File("iters.gpucap"));
+  EXPECT_EQ(root["window_spec"].text, "nvtx:iter_\\d+");
+  EXPECT_TRUE(root["window_chosen"].boolean);
+  EXPECT_EQ(labels(root), (std::vector<std::string>{"iter_0", "iter_2"}));
+
+  root = data(dir.File("iters.gpucap") + " --window all");
+  EXPECT_EQ(root["window_spec"].text, "all");
+  EXPECT_FALSE(root["window_chosen"].boolean);
+  EXPECT_EQ(root["captures"].items.at(0)["windows"].items.size(), 1u);
+}
+
 // --bins has a documented range: past it a usage error (exit 2) naming it,
 // not an allocation of bins x streams.
 TEST(HtmlReport, BinsPastTheLimitAreAUsageError) {
