@@ -205,7 +205,9 @@ class HtmlReportTest : public ::testing::Test {
     if (browser_.empty()) return;
     WriteHostileCapture(HostileDir().File("hostile-0.gpucap"), 0);
     WriteHostileCapture(HostileDir().File("hostile-1.gpucap"), 1);
-    std::string harness = "<!DOCTYPE html><html><body>";
+    // UTF-8 said, not guessed: the frames' srcdoc pages take the harness's
+    // encoding, and Chromium's guess for a file is sometimes windows-1252.
+    std::string harness = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>";
     std::vector<Case> cases = Cases();
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];

@@ -82,10 +82,12 @@ void WriteKinds(const CaptureStats& cs, size_t top, JsonOut* j) {
 // its op time or more, the largest first ("NCCL", "compute", "copy" for
 // memcpy and memset, "compute + copy", ...).
 std::string StreamRole(const StreamWork& w) {
-  std::vector<std::pair<int64_t, const char*>> kinds = {
-      {w.communication_ns, "NCCL"}, {w.compute_ns, "compute"}, {w.memcpy_ns + w.memset_ns, "copy"}};
+  // In double: sums of a hostile capture's durations can be near 2^63.
+  auto d = [](int64_t ns) { return static_cast<double>(ns); };
+  std::vector<std::pair<double, const char*>> kinds = {
+      {d(w.communication_ns), "NCCL"}, {d(w.compute_ns), "compute"}, {d(w.memcpy_ns) + d(w.memset_ns), "copy"}};
   std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  int64_t total = kinds[0].first + kinds[1].first + kinds[2].first;
+  double total = kinds[0].first + kinds[1].first + kinds[2].first;
   std::string role;
   for (const auto& [ns, name] : kinds) {
     if (ns > 0 && ns * 10 >= total) role += (role.empty() ? "" : " + ") + std::string(name);
@@ -125,7 +127,7 @@ void WriteStrips(const CaptureStats& cs, const std::set<StreamKey>& drawn, int64
   for (const auto& [key, spans] : cs.timeline.busy) {
     if (!drawn.count(key)) {
       left_out++;
-      left_out_busy += SpansLength(spans);
+      if (__builtin_add_overflow(left_out_busy, SpansLength(spans), &left_out_busy)) left_out_busy = INT64_MAX;
       continue;
     }
     busy.assign(bins, 0);

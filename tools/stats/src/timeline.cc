@@ -1,6 +1,7 @@
 #include "gpucap/tools/stats/timeline.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace gpucap::tools {
 
@@ -51,11 +52,11 @@ Status TimelineCollector::AddSlice(const builder::Slice& s) {
       StreamWork*& slot = work_of_[s.track];  // a map lookup per track, not per op
       if (slot == nullptr) slot = &out_.work[stream];
       StreamWork& w = *slot;
-      if (s.category == Category::kKernel) {
-        (IsCommunicationKernel(s.name) ? w.communication_ns : w.compute_ns) += s.dur_ns;
-      } else {
-        (s.category == Category::kGpuMemcpy ? w.memcpy_ns : w.memset_ns) += s.dur_ns;
-      }
+      int64_t& sum = s.category == Category::kKernel
+                         ? (IsCommunicationKernel(s.name) ? w.communication_ns : w.compute_ns)
+                         : (s.category == Category::kGpuMemcpy ? w.memcpy_ns : w.memset_ns);
+      // Saturating: a capture's durations are its writer's word.
+      if (__builtin_add_overflow(sum, s.dur_ns, &sum)) sum = s.dur_ns > 0 ? INT64_MAX : INT64_MIN;
       for (const builder::FlowEnd& f : s.flows_in) {
         if (f.kind == FlowKind::kLaunch) ops_.push_back({stream, s.ts_ns, f.id});
       }
