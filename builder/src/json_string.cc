@@ -28,6 +28,11 @@ size_t Utf8Length(std::string_view s, size_t i) {
 
 }  // namespace
 
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  if (i >= s.size()) return 0;
+  return static_cast<unsigned char>(s[i]) < 0x80 ? 1 : Utf8Length(s, i);
+}
+
 void AppendJsonString(std::string* out, std::string_view s, JsonStringStyle style) {
   out->push_back('"');
   size_t i = 0;

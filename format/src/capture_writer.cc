@@ -1,5 +1,7 @@
 #include "gpucap/format/capture_writer.h"
 
+#include <algorithm>
+
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <lz4.h>
@@ -454,7 +456,12 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       st.queue_high_water = c.queue_high_water;
       st.frames_written = c.frames_written;
       st.bytes_written = c.bytes_written;
-      st.extra.emplace_back("buffers_dropped_writer_stopped", c.buffers_dropped_stopped);
+      // The recorder's stats may carry this name already (from an earlier
+      // read of the same counter): one entry, the final count.
+      auto stopped = std::find_if(st.extra.begin(), st.extra.end(),
+                                  [](const auto& e) { return e.first == "buffers_dropped_writer_stopped"; });
+      if (stopped == st.extra.end()) st.extra.emplace_back("buffers_dropped_writer_stopped", c.buffers_dropped_stopped);
+      else stopped->second = c.buffers_dropped_stopped;
       trailer.index = std::move(index_);
 
       capnp::MallocMessageBuilder builder;

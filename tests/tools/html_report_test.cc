@@ -8,16 +8,22 @@
 // GPU op with a launch, counters where recorded, and both ranks' steps.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
+#include <functional>
+#include <iostream>
 #include <map>
 #include <set>
 
 #include "../support/gpucap_cli.h"
+#include "../support/limited_run.h"
 #include "../support/skip.h"
 #include "../support/temp_dir.h"
 #include "cli.h"
+#include "gpucap/tools/report/html_report.h"
 #include "gpucap/tools/stats/stats_table.h"
 #include "json.h"
+#include "synthetic_capture.h"
 
 namespace gpucap::tools {
 namespace {
@@ -28,16 +34,122 @@ using testing::Json;
 struct Case {
   std::string name;
   std::vector<std::string> captures;
-  std::string window = "all";
+  std::string window = "all";  // empty: none given, the report picks
 };
 
 struct Rendered {
   Json data;                           // the page's embedded #gpucap-data
   std::map<std::string, Json> charts;  // by canvas id, as Chart.js holds them
   Json errors;
+  Json scripts;                        // how many script elements the page's DOM has
+  Json facts;                          // each capture's facts table: rows of cells
+  Json notes;                          // the notes of cut axes
 };
 
+// The window spec a case's report used (the one it chose when none given).
+std::string WindowOf(const Case& c, const Rendered& r) { return c.window.empty() ? r.data["window_spec"].text : c.window; }
+
+// `s` with each byte that starts no UTF-8 sequence as U+FFFD (a check
+// written for the test: lead byte, length, continuation bytes, no
+// overlong, surrogate or past-U+10FFFF forms).
+std::string ValidUtf8(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    auto b = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
+    unsigned char c = b(0);
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (size_t k = 1; k < n; ++k) {
+      if ((b(k) & 0xC0) != 0x80) n = 0;
+    }
+    if (n == 3 && ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) >= 0xA0))) n = 0;
+    if (n == 4 && ((c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) >= 0x90))) n = 0;
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::string Fixture(const std::string& name) { return std::string(GPUCAP_SOURCE_DIR) + "/fixtures/" + name + ".gpucap"; }
+
+// Names a capture's writer (or an attacker) can choose, each one a way text
+// has been found to break a page: an HTML comment opener followed by a
+// script tag (the parser's double-escaped state), end and start tags in
+// any case, CDATA's end, NUL, bytes that are not UTF-8, JavaScript's old
+// line terminator. Each is a kernel name, a step label and an NVTX range.
+const std::vector<std::string>& HostileNames() {
+  static const std::vector<std::string> names = {
+      "<!--<script>", "</script>", "<script>", "]]>", std::string("nul\0byte", 8), "bad\xff\xfeutf8",
+      "line\xe2\x80\xa8sep", "<!--", "--></ScRiPt ><sCrIpT>", "&lt;&amp;<b>x</b>"};
+  return names;
+}
+constexpr uint64_t kT0 = 1'790'857'026'000'000'000ull;
+constexpr int kHostileSteps = 4;
+constexpr char kHostileNccl[] = "ncclDevKernel_AllReduce<!--<script>";
+
+// One rank of a two-rank job whose every name is hostile: per step (window
+// marks labelled with a hostile name, the first step ten times as long as
+// the others) an NVTX range named with one, each hostile kernel once on
+// stream 7 and an NCCL kernel on stream 9; the host, command line and
+// thread named likewise.
+void WriteHostileCapture(const std::string& path, int32_t rank) {
+  format::SessionInfo session = builder::testing::DefaultSession();
+  session.rank = rank;
+  session.world_size = 2;
+  session.host = "<!--<script>";
+  session.command_line = {"</script>", "<!--<script>"};
+  auto made = builder::testing::SyntheticCapture::Create(path, session, {builder::testing::H200(0)});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  builder::testing::SyntheticCapture& c = **made;
+  auto ok = [](const Status& s) { ASSERT_TRUE(s.ok()) << s.message(); };
+  format::ClockSample clock;
+  clock.kind = format::ClockKind::kStart;
+  clock.cupti_ns = kT0;
+  clock.realtime_ns = static_cast<int64_t>(kT0);
+  clock.monotonic_ns = 1000;
+  ok(c.Message(clock));
+  const auto& names = HostileNames();
+  for (size_t i = 0; i < names.size(); ++i) ok(c.String(0x1000 + i, names[i]));
+  ok(c.String(0x2000, kHostileNccl));
+  ok(c.Message(format::ThreadInfo{4242, 1, 4242, "<!--<script>"}));
+  uint32_t correlation = 1;
+  uint64_t t = kT0 + 10'000;
+  for (int step = 0; step < kHostileSteps; ++step) {
+    uint64_t length = step == 0 ? 1'000'000 : 100'000;
+    ok(c.Message(format::WindowMark{format::WindowMarkKind::kOpen, t, 4242, uint64_t(step + 1), names[step]}));
+    ok(c.Push(4242, t + 100, names[(step + 4) % names.size()]));
+    uint64_t at = t + 1000;
+    for (size_t i = 0; i <= names.size(); ++i, ++correlation, at += 5000) {
+      builder::testing::ApiRecord a;
+      a.start = at;
+      a.end = at + 2000;
+      a.correlation = correlation;
+      c.Api(a);
+      builder::testing::KernelRecord k;
+      k.start = at + 3000;
+      k.end = at + 4000 + 100 * rank;
+      k.correlation = correlation;
+      k.name_pointer = i < names.size() ? 0x1000 + i : 0x2000;
+      k.stream = i < names.size() ? 7 : 9;
+      c.Kernel(k);
+    }
+    ok(c.Pop(4242, at));
+    ok(c.Message(format::WindowMark{format::WindowMarkKind::kClose, t + length, 4242, uint64_t(step + 1), names[step]}));
+    t += length + 10'000;
+  }
+  ok(c.Close());
+}
+
+// Where the hostile captures are written (by the suite's set-up); removed
+// at exit.
+const testing::TempDir& HostileDir() {
+  static const testing::TempDir dir;
+  return dir;
+}
 
 std::vector<Case> Cases() {
   std::vector<Case> cases;
@@ -47,6 +159,11 @@ std::vector<Case> Cases() {
   std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
   cases.push_back({"torch_train-marks", {Fixture("torch_train")}, "marks"});
   cases.push_back({"allreduce-ranks", {Fixture("allreduce-0"), Fixture("allreduce-1")}, "marks"});
+  // As a user first opens them: no --window.
+  cases.push_back({"allreduce-first-open", {Fixture("allreduce-0"), Fixture("allreduce-1")}, ""});
+  cases.push_back({"torch_train-first-open", {Fixture("torch_train")}, ""});
+  cases.push_back({"basics-first-open", {Fixture("basics")}, ""});
+  cases.push_back({"hostile-ranks", {HostileDir().File("hostile-0.gpucap"), HostileDir().File("hostile-1.gpucap")}, ""});
   return cases;
 }
 
@@ -86,18 +203,22 @@ class HtmlReportTest : public ::testing::Test {
     rendered_ = new std::map<std::string, Rendered>();
     browser_ = Browser();
     if (browser_.empty()) return;
-    std::string harness = "<!DOCTYPE html><html><body>";
+    WriteHostileCapture(HostileDir().File("hostile-0.gpucap"), 0);
+    WriteHostileCapture(HostileDir().File("hostile-1.gpucap"), 1);
+    // UTF-8 said, not guessed: the frames' srcdoc pages take the harness's
+    // encoding, and Chromium's guess for a file is sometimes windows-1252.
+    std::string harness = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>";
     std::vector<Case> cases = Cases();
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
-      std::string out = dir_->File(c.name + ".html"), args = "report -q -o " + out + " --window " + c.window;
+      std::string out = dir_->File(c.name + ".html"), args = "report -q -o " + out;
+      if (!c.window.empty()) args += " --window " + c.window;
       for (const std::string& p : c.captures) args += " " + p;
       testing::CliRun run = testing::Gpucap(args);
       ASSERT_EQ(run.code, 0) << c.name << ": " << run.output;
       std::string page = testing::ReadFile(out);
       Rendered& r = (*rendered_)[c.name];
       std::string data = Between(page, "<script type=\"application/json\" id=\"gpucap-data\">", "</script>");
-      for (size_t at; (at = data.find("<\\/")) != std::string::npos;) data.erase(at + 1, 1);
       std::string error;
       ASSERT_TRUE(testing::ParseJson(data, &r.data, &error)) << c.name << ": embedded data: " << error;
       harness += "<iframe id=\"f" + std::to_string(i) + "\" srcdoc=\"" + AttributeEscape(page) + "\"></iframe>";
@@ -107,8 +228,13 @@ class HtmlReportTest : public ::testing::Test {
     harness +=
         "<script>window.addEventListener('load',function(){var n=document.querySelectorAll('iframe').length;"
         "for(var i=0;i<n;i++){var w=document.getElementById('f'+i).contentWindow;var s=document.createElement('script');"
+        "var d=w.document,cells=function(tr){return Array.prototype.map.call(tr.cells,function(td){return td.textContent;});};"
         "s.type='application/json';s.id='r'+i;s.textContent=JSON.stringify({charts:w.gpucapCharts||null,"
-        "errors:w.gpucapErrors||null}).split('<').join('\\\\u003c');document.body.appendChild(s);}});</script>"
+        "errors:w.gpucapErrors||null,scripts:d.scripts.length,"
+        "facts:Array.prototype.map.call(d.querySelectorAll('section'),function(sec){"
+        "return Array.prototype.map.call(sec.querySelector('table').rows,cells);}),"
+        "notes:Array.prototype.map.call(d.querySelectorAll('p.cut'),function(p){return p.textContent;})"
+        "}).split('<').join('\\\\u003c');document.body.appendChild(s);}});</script>"
         "</body></html>";
     std::string harness_path = dir_->File("harness.html");
     testing::WriteFile(harness_path, harness);
@@ -131,6 +257,9 @@ class HtmlReportTest : public ::testing::Test {
       ASSERT_TRUE(testing::ParseJson(text, &got, &error)) << cases[i].name << ": " << error << "\n" << text.substr(0, 400);
       Rendered& r = (*rendered_)[cases[i].name];
       r.errors = got["errors"];
+      r.scripts = got["scripts"];
+      r.facts = got["facts"];
+      r.notes = got["notes"];
       for (const Json& chart : got["charts"].items) r.charts[chart["id"].text] = chart;
     }
   }
@@ -173,6 +302,13 @@ class HtmlReportTest : public ::testing::Test {
   void LaunchDelaysCoverEveryLaunchedOp();
   void CountersWhereRecorded();
   void TwoRanksShowBoth();
+  void HostileNamesCannotBreakThePage();
+  void FirstOpenIsOnTheSteps();
+  void AnAxisIsCutOnlyPastAnOutlier();
+  void StreamsAreNamedByWhatRunsOnThem();
+  void FactsShowTheRecorderCountersAsFields();
+  void TheDataHasNoDuplicateKey();
+  void TimeAxesHaveRoundLabels();
 
   static inline testing::TempDir* dir_ = nullptr;
   static inline std::map<std::string, Rendered>* rendered_ = nullptr;
@@ -187,6 +323,9 @@ void HtmlReportTest::EveryPageRendersWithoutConsoleErrors() {
     EXPECT_TRUE(r.errors.is(Json::Type::kArray)) << c.name << ": the page's script did not finish";
     EXPECT_TRUE(r.errors.items.empty()) << c.name << ": " << r.errors.items.front().text;
     EXPECT_FALSE(r.charts.empty()) << c.name << ": no chart was drawn";
+    // The page's four (error trap, data, Chart.js, report.js) and the two
+    // report.js leaves: every one parsed as a script element of its own.
+    EXPECT_EQ(r.scripts.i(), 6) << c.name;
   }
 }
 
@@ -199,7 +338,7 @@ void HtmlReportTest::TimeSplitPerWindowEqualsStats() {
       const Json& windows = r.data["captures"].items[ci]["windows"];
       ASSERT_FALSE(windows.items.empty()) << c.name;
       for (size_t w = 0; w < windows.items.size(); ++w) {
-        GpuStats s = Stats(c.captures[ci], c.window, windows.items[w]["index"].text);
+        GpuStats s = Stats(c.captures[ci], WindowOf(c, r), windows.items[w]["index"].text);
         ASSERT_FALSE(s.devices.empty()) << c.name << " window " << w;
         for (const auto& [device, d] : s.devices) {
           const Json& chart = Chart(r, "split-c" + std::to_string(ci) + "-d" + std::to_string(device));
@@ -228,14 +367,14 @@ void HtmlReportTest::TopKernelsPerKindEqualStats() {
       for (size_t k = 0; k < kinds.items.size(); ++k) {
         std::string select;
         for (const Json& i : kinds.items[k]["windows"].items) select += (select.empty() ? "" : ",") + i.text;
-        Table want = StatsTables(Stats(c.captures[ci], c.window, select), 15).front();
+        Table want = StatsTables(Stats(c.captures[ci], WindowOf(c, r), select), 15).front();
         if (want.rows.empty()) continue;
         const Json& chart = Chart(r, "kernels-c" + std::to_string(ci) + "-k" + std::to_string(k));
         const Json& data = chart["datasets"].items.at(0)["data"];
         ASSERT_EQ(data.items.size(), want.rows.size()) << c.name << " kind " << kinds.items[k]["kind"].text;
         for (size_t row = 0; row < want.rows.size(); ++row) {
           EXPECT_EQ(data.items[row].i(), std::get<int64_t>(want.rows[row][1])) << c.name << " row " << row;
-          std::string name = std::get<std::string>(want.rows[row].back());
+          std::string name = ValidUtf8(std::get<std::string>(want.rows[row].back()));
           std::string label = chart["labels"].items[row].text;
           EXPECT_EQ(name.substr(0, std::min<size_t>(57, label.size())), label.substr(0, std::min<size_t>(57, label.size())))
               << c.name << " row " << row;
@@ -252,7 +391,7 @@ void HtmlReportTest::StreamStripsAddUpToStreamBusy() {
   for (const Case& c : Cases()) {
     const Rendered& r = Get(c.name);
     for (size_t ci = 0; ci < c.captures.size(); ++ci) {
-      GpuStats s = Stats(c.captures[ci], c.window, "");
+      GpuStats s = Stats(c.captures[ci], WindowOf(c, r), "");
       const Json& chart = Chart(r, "strips-c" + std::to_string(ci));
       ASSERT_EQ(chart["datasets"].items.size(), s.streams.size()) << c.name;
       size_t i = 0;
@@ -275,7 +414,7 @@ void HtmlReportTest::LaunchDelaysCoverEveryLaunchedOp() {
   for (const Case& c : Cases()) {
     const Rendered& r = Get(c.name);
     for (size_t ci = 0; ci < c.captures.size(); ++ci) {
-      GpuStats s = Stats(c.captures[ci], c.window, "");
+      GpuStats s = Stats(c.captures[ci], WindowOf(c, r), "");
       uint64_t ops = 0, delays = 0;
       for (const auto& [key, stream] : s.streams) {
         ops += stream.ops;
@@ -312,7 +451,8 @@ void HtmlReportTest::CountersWhereRecorded() {
 // The allreduce ranks in one report: both ranks' steps, their NCCL time,
 // and both captures' own sections.
 void HtmlReportTest::TwoRanksShowBoth() {
-  const Case c = Cases().back();
+  const Case c = Cases()[Cases().size() - 5];
+  ASSERT_EQ(c.name, "allreduce-ranks");
   const Rendered& r = Get("allreduce-ranks");
   const Json& step = Chart(r, "ranks-step");
   ASSERT_EQ(step["datasets"].items.size(), 2u);
@@ -339,6 +479,207 @@ void HtmlReportTest::TwoRanksShowBoth() {
     ASSERT_TRUE(straggler.is(Json::Type::kNumber));
     EXPECT_EQ(ranks["rows"].items[straggler.i()]["wait_ns"].items[w].i(), 0);
   }
+}
+
+
+// Every hostile name reached the page as itself (bytes not UTF-8 as
+// U+FFFD) and every part of the page drew: the steps across ranks, each
+// rank's split, kernels, strips and delays.
+void HtmlReportTest::HostileNamesCannotBreakThePage() {
+  const Rendered& r = Get("hostile-ranks");
+  EXPECT_TRUE(r.errors.is(Json::Type::kArray) && r.errors.items.empty());
+  EXPECT_EQ(r.scripts.i(), 6);
+  const Json& step = Chart(r, "ranks-step");
+  ASSERT_EQ(step["labels"].items.size(), static_cast<size_t>(kHostileSteps));
+  for (int i = 0; i < kHostileSteps; ++i) EXPECT_EQ(step["labels"].items[i].text, ValidUtf8(HostileNames()[i]));
+  EXPECT_TRUE(r.charts.count("ranks-nccl"));
+  std::set<std::string> kernels;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string c = "-c" + std::to_string(rank);
+    EXPECT_TRUE(r.charts.count("split" + c + "-d0")) << rank;
+    EXPECT_TRUE(r.charts.count("strips" + c)) << rank;
+    EXPECT_TRUE(r.charts.count("delays" + c + "-d0-s7")) << rank;
+    for (int k = 0; k < kHostileSteps; ++k) {
+      for (const Json& l : Chart(r, "kernels" + c + "-k" + std::to_string(k))["labels"].items) kernels.insert(l.text);
+    }
+  }
+  for (const std::string& name : HostileNames()) EXPECT_TRUE(kernels.count(ValidUtf8(name))) << name;
+  EXPECT_TRUE(kernels.count(kHostileNccl));
+  // The host and command line, in the facts.
+  ASSERT_EQ(r.facts.items.size(), 2u);
+  bool host = false;
+  for (const Json& row : r.facts.items[0].items) host |= row.items[0].text == "host" && row.items[1].text == "<!--<script>";
+  EXPECT_TRUE(host);
+}
+
+// With no --window, a capture with window marks opens on them (one window
+// per step, as many as the marks give), and one without marks or step
+// ranges on the whole capture.
+void HtmlReportTest::FirstOpenIsOnTheSteps() {
+  auto marks = [](const std::string& path) {
+    auto index = OpenCapture(path);
+    EXPECT_TRUE(index.ok());
+    builder::BuildOptions o;
+    o.window = "marks";
+    auto w = builder::Builder(**index, o).Windows();
+    return w.ok() ? w->size() : size_t{0};
+  };
+  for (const char* name : {"allreduce-first-open", "torch_train-first-open", "hostile-ranks"}) {
+    const Rendered& r = Get(name);
+    EXPECT_EQ(r.data["window_spec"].text, "marks") << name;
+    EXPECT_TRUE(r.data["window_chosen"].boolean) << name;
+    for (const Case& c : Cases()) {
+      if (c.name != name) continue;
+      for (size_t ci = 0; ci < c.captures.size(); ++ci) {
+        size_t want = marks(c.captures[ci]);
+        EXPECT_GT(want, 1u) << name;
+        EXPECT_EQ(r.data["captures"].items[ci]["windows"].items.size(), want) << name;
+      }
+    }
+  }
+  EXPECT_EQ(marks(Fixture("basics")), 0u);
+  EXPECT_EQ(Get("basics-first-open").data["window_spec"].text, "all");
+  EXPECT_EQ(Get("basics-first-open").data["captures"].items[0]["windows"].items.size(), 1u);
+  EXPECT_EQ(Get("allreduce-first-open").data["ranks"]["steps"].items.size(), 4u);
+}
+
+// On every bar chart of windows or steps: when a bar (its stack's total;
+// on the rank charts the tallest of the step) is past 4x the median of the
+// bars, and there are three bars or more, the axis ends below it and above
+// every other bar, and a note names it; otherwise the axis is Chart.js's.
+void HtmlReportTest::AnAxisIsCutOnlyPastAnOutlier() {
+  size_t cuts = 0;
+  for (const Case& c : Cases()) {
+    const Rendered& r = Get(c.name);
+    for (const auto& [id, chart] : r.charts) {
+      bool stacked = id.rfind("split-", 0) == 0;
+      if (!stacked && id != "ranks-step" && id != "ranks-nccl") continue;
+      std::vector<int64_t> bars(chart["labels"].items.size(), 0);
+      for (const Json& set : chart["datasets"].items) {
+        for (size_t i = 0; i < bars.size(); ++i) {
+          int64_t v = set["data"].items.at(i).i();
+          bars[i] = stacked ? bars[i] + v : std::max(bars[i], v);
+        }
+      }
+      std::vector<int64_t> sorted;
+      for (int64_t b : bars) {
+        if (b > 0) sorted.push_back(b);
+      }
+      std::sort(sorted.begin(), sorted.end());
+      bool outlier = sorted.size() >= 3 && sorted.back() > 4 * sorted[(sorted.size() - 1) / 2];
+      if (!outlier) {
+        EXPECT_TRUE(chart["y_max"].is(Json::Type::kNull)) << c.name << " " << id;
+        continue;
+      }
+      cuts++;
+      ASSERT_TRUE(chart["y_max"].is(Json::Type::kNumber)) << c.name << " " << id;
+      int64_t top = chart["y_max"].i();
+      EXPECT_LT(top, sorted.back()) << c.name << " " << id;
+      for (size_t i = 0; i < bars.size(); ++i) {
+        if (bars[i] <= 4 * sorted[(sorted.size() - 1) / 2]) {
+          EXPECT_GE(top, bars[i]) << c.name << " " << id << " " << i;
+        }
+        if (bars[i] <= top) continue;
+        std::string label = chart["labels"].items[i].text;
+        EXPECT_TRUE(std::any_of(r.notes.items.begin(), r.notes.items.end(), [&](const Json& n) {
+          return n.text.find(label) != std::string::npos;
+        })) << c.name << " " << id << ": no note names " << label;
+      }
+    }
+  }
+  // allreduce's first step (NCCL's start-up, 655 ms against < 1 ms) and
+  // the hostile capture's first step (10x) are cut.
+  EXPECT_GE(cuts, 4u);
+  EXPECT_TRUE(Chart(Get("allreduce-first-open"), "ranks-step")["y_max"].is(Json::Type::kNumber));
+}
+
+// A stream is named by the kind of op that runs on it: the allreduce
+// ranks' stream 7 runs NCCL's kernel, torch_train's stream 7 the model's,
+// the hostile capture's stream 9 an NCCL kernel and 7 the others.
+void HtmlReportTest::StreamsAreNamedByWhatRunsOnThem() {
+  auto label = [](const std::string& c, const std::string& chart, size_t i) {
+    return Chart(Get(c), chart)["datasets"].items.at(i)["label"].text;
+  };
+  EXPECT_EQ(label("allreduce-first-open", "strips-c0", 0).rfind("GPU 0 stream 7: NCCL (", 0), 0u);
+  EXPECT_EQ(label("allreduce-first-open", "strips-c1", 0).rfind("GPU 1 stream 7: NCCL (", 0), 0u);
+  EXPECT_EQ(label("torch_train-first-open", "strips-c0", 0).rfind("GPU 0 stream 7: compute (", 0), 0u);
+  EXPECT_EQ(label("hostile-ranks", "strips-c0", 0).rfind("GPU 0 stream 7: compute (", 0), 0u);
+  EXPECT_EQ(label("hostile-ranks", "strips-c0", 1).rfind("GPU 0 stream 9: NCCL (", 0), 0u);
+  // allreduce's other streams run only copies.
+  auto index = OpenCapture(Fixture("allreduce-0"));
+  ASSERT_TRUE(index.ok());
+  for (size_t i = 1; i < Chart(Get("allreduce-first-open"), "strips-c0")["datasets"].items.size(); ++i) {
+    EXPECT_NE(label("allreduce-first-open", "strips-c0", i).find(": copy ("), std::string::npos);
+  }
+}
+
+// The recorder's counters are a row of "name value" pairs, the nonzero
+// ones as `gpucap info --json` has them; no cell is an [object Object].
+void HtmlReportTest::FactsShowTheRecorderCountersAsFields() {
+  testing::CliRun info = testing::Gpucap("info --json " + Fixture("allreduce-0"));
+  ASSERT_EQ(info.code, 0) << info.output;
+  Json root;
+  std::string error;
+  ASSERT_TRUE(testing::ParseJson(info.output, &root, &error)) << error;
+  std::string want;
+  for (const auto& [k, v] : root["drops"]["recorder_counters"].members) {
+    if (v.u() != 0) want += (want.empty() ? "" : ", ") + k + " " + v.text;
+  }
+  ASSERT_FALSE(want.empty());
+  bool found = false;
+  for (const Json& row : Get("allreduce-first-open").facts.items[0].items) {
+    if (row.items[0].text == "recorder counters") found = row.items[1].text == want;
+  }
+  EXPECT_TRUE(found) << want;
+  for (const Case& c : Cases()) {
+    for (const Json& section : Get(c.name).facts.items) {
+      for (const Json& row : section.items) {
+        for (const Json& cell : row.items) EXPECT_EQ(cell.text.find("[object"), std::string::npos) << c.name;
+      }
+    }
+  }
+}
+
+void HtmlReportTest::TheDataHasNoDuplicateKey() {
+  std::function<void(const Json&, const std::string&)> walk = [&](const Json& j, const std::string& where) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : j.members) {
+      EXPECT_TRUE(keys.insert(k).second) << where << ": key " << k << " twice";
+      walk(v, where + "." + k);
+    }
+    for (const Json& item : j.items) walk(item, where + "[]");
+  };
+  for (const Case& c : Cases()) walk(Get(c.name).data, c.name);
+}
+
+// Tick labels on time axes are round: a number with no trailing zero after
+// its point ("700 ms", "1.5 ms", never "700.000 ms"); strips are in %.
+void HtmlReportTest::TimeAxesHaveRoundLabels() {
+  size_t seen = 0;
+  for (const Case& c : Cases()) {
+    for (const auto& [id, chart] : Get(c.name).charts) {
+      bool strip = id.rfind("strips-", 0) == 0;
+      if (!strip && id.rfind("split-", 0) != 0 && id.rfind("ranks-", 0) != 0) continue;
+      for (const Json& t : chart["y_ticks"].items) {
+        const std::string& l = t.text;
+        seen++;
+        if (strip) {
+          EXPECT_EQ(l.back(), '%') << c.name << " " << id << ": " << l;
+          continue;
+        }
+        size_t space = l.find(' ');
+        ASSERT_NE(space, std::string::npos) << l;
+        std::string number = l.substr(0, space), unit = l.substr(space + 1);
+        EXPECT_TRUE(unit == "ns" || unit == "us" || unit == "ms" || unit == "s") << l;
+        size_t point = number.find('.');
+        if (point != std::string::npos) {
+          EXPECT_NE(number.back(), '0') << c.name << " " << id << ": " << l;
+          EXPECT_LE(number.size() - point - 1, 3u) << l;
+        }
+      }
+    }
+  }
+  EXPECT_GT(seen, 100u);
 }
 
 // No browser needed: what the page is made of, and the split against the
@@ -395,6 +736,195 @@ TEST(HtmlReport, BadInputSaysWhichFile) {
   EXPECT_EQ(run.code, 2) << "no -o: " << run.output;
 }
 
+size_t CountCaseless(const std::string& text, const std::string& what) {
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t n = 0;
+  for (size_t at = lower.find(what); at != std::string::npos; at = lower.find(what, at + 1)) n++;
+  return n;
+}
+
+// Without a browser: the page around hostile names has its own four script
+// elements and no other tag-like text, is valid UTF-8 with no raw U+2028,
+// and its data reads back the names.
+TEST(HtmlReport, HostileNamesStayInsideTheDataElement) {
+  testing::TempDir dir;
+  WriteHostileCapture(dir.File("h0.gpucap"), 0);
+  WriteHostileCapture(dir.File("h1.gpucap"), 1);
+  testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " " + dir.File("h0.gpucap") + " " +
+                                        dir.File("h1.gpucap"));
+  ASSERT_EQ(run.code, 0) << run.output;
+  std::string page = testing::ReadFile(dir.File("r.html"));
+  EXPECT_EQ(CountCaseless(page, "<script"), 4u);
+  EXPECT_EQ(CountCaseless(page, "</script"), 4u);
+  EXPECT_EQ(page.find("<!--"), std::string::npos);
+  EXPECT_EQ(page.find("]]>"), std::string::npos);
+  EXPECT_EQ(page.find("\xe2\x80\xa8"), std::string::npos);
+  EXPECT_EQ(page.find('\0'), std::string::npos);
+  EXPECT_EQ(ValidUtf8(page), page) << "the page is valid UTF-8";
+  std::string data = Between(page, "<script type=\"application/json\" id=\"gpucap-data\">", "</script>");
+  EXPECT_EQ(data.find_first_of("<>&"), std::string::npos);
+  Json root;
+  std::string error;
+  ASSERT_TRUE(testing::ParseJson(data, &root, &error)) << error;
+  EXPECT_EQ(root["captures"].items.at(0)["host"].text, "<!--<script>");
+  std::set<std::string> kernels;
+  for (const Json& kind : root["captures"].items[0]["kinds"].items) {
+    for (const Json& k : kind["kernels"].items) kernels.insert(k["name"].text);
+  }
+  for (const std::string& name : HostileNames()) EXPECT_TRUE(kernels.count(ValidUtf8(name))) << name;
+}
+
+// A capture of `steps` NVTX ranges named `name(i)`, a kernel in each, no
+// window marks; the session's options `options`.
+void WriteRangeSteps(const std::string& path, const std::function<std::string(int)>& name, int steps,
+                     std::vector<std::pair<std::string, std::string>> options) {
+  format::SessionInfo session = builder::testing::DefaultSession();
+  session.options = std::move(options);
+  auto made = builder::testing::SyntheticCapture::Create(path, session, {builder::testing::H200(0)});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  builder::testing::SyntheticCapture& c = **made;
+  ASSERT_TRUE(c.String(0x1000, "k").ok());
+  for (int i = 0; i < steps; ++i) {
+    uint64_t t = kT0 + static_cast<uint64_t>(i) * 100'000;
+    ASSERT_TRUE(c.Push(4242, t, name(i)).ok());
+    builder::testing::ApiRecord a;
+    a.start = t + 1000;
+    a.end = t + 3000;
+    a.correlation = static_cast<uint32_t>(i + 1);
+    c.Api(a);
+    builder::testing::KernelRecord k;
+    k.start = t + 4000;
+    k.end = t + 9000;
+    k.correlation = a.correlation;
+    k.name_pointer = 0x1000;
+    c.Kernel(k);
+    ASSERT_TRUE(c.Pop(4242, t + 50'000).ok());
+  }
+  ASSERT_TRUE(c.Close().ok());
+}
+
+// Without marks, the steps are the ranges the recorder was told mark them
+// (GPUCAP_WINDOW_NVTX in the session), else PyTorch's ProfilerStep#N; an
+// explicit --window is kept.
+TEST(HtmlReport, WithoutMarksTheStepsAreRanges) {
+  testing::TempDir dir;
+  auto data = [&](const std::string& args) {
+    testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " " + args);
+    EXPECT_EQ(run.code, 0) << run.output;
+    Json root;
+    std::string error;
+    EXPECT_TRUE(testing::ParseJson(Between(testing::ReadFile(dir.File("r.html")), "id=\"gpucap-data\">", "</script>"),
+                                   &root, &error)) << error;
+    return root;
+  };
+  auto labels = [](const Json& root) {
+    std::vector<std::string> out;
+    for (const Json& w : root["captures"].items.at(0)["windows"].items) out.push_back(w["label"].text);
+    return out;
+  };
+  WriteRangeSteps(dir.File("profiler.gpucap"), [](int i) { return "ProfilerStep#" + std::to_string(i); }, 3, {});
+  Json root = data(dir.File("profiler.gpucap"));
+  EXPECT_EQ(root["window_spec"].text, "nvtx:ProfilerStep#\\d+");
+  EXPECT_EQ(labels(root), (std::vector<std::string>{"ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"}));
+
+  // iter_0, ProfilerStep#1, iter_2, ...: the recorder's pattern comes first.
+  WriteRangeSteps(dir.File("iters.gpucap"),
+                  [](int i) { return (i % 2 ? "ProfilerStep#" : "iter_") + std::to_string(i); }, 4,
+                  {{"GPUCAP_OUTPUT", "x.gpucap"}, {"GPUCAP_WINDOW_NVTX", "iter_\\d+"}});
+  root = data(dir.File("iters.gpucap"));
+  EXPECT_EQ(root["window_spec"].text, "nvtx:iter_\\d+");
+  EXPECT_TRUE(root["window_chosen"].boolean);
+  EXPECT_EQ(labels(root), (std::vector<std::string>{"iter_0", "iter_2"}));
+
+  root = data(dir.File("iters.gpucap") + " --window all");
+  EXPECT_EQ(root["window_spec"].text, "all");
+  EXPECT_FALSE(root["window_chosen"].boolean);
+  EXPECT_EQ(root["captures"].items.at(0)["windows"].items.size(), 1u);
+}
+
+// --bins has a documented range: past it a usage error (exit 2) naming it,
+// not an allocation of bins x streams.
+TEST(HtmlReport, BinsPastTheLimitAreAUsageError) {
+  testing::TempDir dir;
+  for (const char* bins : {"0", "100001", "1000000000", "18446744073709551615", "18446744073709551616", "-1"}) {
+    testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " --bins " + bins + " " + Fixture("basics"));
+    EXPECT_EQ(run.code, 2) << bins << ": " << run.output;
+    EXPECT_FALSE(fs::exists(dir.File("r.html"))) << bins;
+  }
+  testing::CliRun run = testing::Gpucap("report -q -o " + dir.File("r.html") + " --bins 1000000000 " + Fixture("basics"));
+  EXPECT_NE(run.output.find("1 to 100000"), std::string::npos) << run.output;
+  run = testing::Gpucap("report -q -o " + dir.File("r.html") + " --bins 100000 " + Fixture("basics"));
+  ASSERT_EQ(run.code, 0) << run.output;
+}
+
+// 100,000 streams, one 500 ns kernel each, and --bins 100000: the page
+// draws the busiest streams that 4M points allow (40), names the rest by
+// count and busy time, counts their launch delays together, and the run
+// stays within the hostile-input budget (10x the capture plus 256 MB).
+TEST(HtmlReport, ManyStreamsAndBinsStayWithinTheMemoryBudget) {
+  constexpr uint32_t kStreams = 100'000;
+  constexpr int64_t kDur = 500;
+  testing::TempDir dir;
+  std::string path = dir.File("streams.gpucap");
+  {
+    auto made = builder::testing::SyntheticCapture::Create(path, builder::testing::DefaultSession(),
+                                                           {builder::testing::H200(0)});
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    builder::testing::SyntheticCapture& c = **made;
+    ASSERT_TRUE(c.String(0x1000, "k").ok());
+    for (uint32_t i = 0; i < kStreams; ++i) {
+      uint64_t at = kT0 + uint64_t{i} * 1000;
+      builder::testing::ApiRecord a;
+      a.start = at;
+      a.end = at + 200;
+      a.correlation = i + 1;
+      c.Api(a);
+      builder::testing::KernelRecord k;
+      k.start = at + 300;
+      k.end = at + 300 + kDur;
+      k.correlation = i + 1;
+      k.name_pointer = 0x1000;
+      k.stream = 10 + i;
+      c.Kernel(k);
+      if (c.pending_records() >= 20'000) {
+        ASSERT_TRUE(c.EndChunk().ok());
+      }
+    }
+    ASSERT_TRUE(c.Close().ok());
+  }
+  uint64_t size = fs::file_size(path);
+  uint64_t budget = 10 * size + (256ull << 20);
+  testing::Limits limits;
+  limits.memory_bytes = budget + (1ull << 30);
+  limits.seconds = 300;
+  testing::LimitedRun r = testing::RunGpucapLimited({"report", "-q", "--bins", "100000", "-o", dir.File("r.html"), path}, limits);
+  ASSERT_TRUE(r.ok()) << r.Describe();
+  EXPECT_LE(r.peak_rss_bytes, budget) << r.Describe() << " (capture " << size << " bytes)";
+  std::cout << "report of " << kStreams << " streams, --bins 100000: capture " << (size >> 10) << " KB, peak RSS "
+            << (r.peak_rss_bytes >> 20) << " MB, budget " << (budget >> 20) << " MB\n";
+  std::string page = testing::ReadFile(dir.File("r.html"));
+  Json root;
+  std::string error;
+  ASSERT_TRUE(testing::ParseJson(Between(page, "id=\"gpucap-data\">", "</script>"), &root, &error)) << error;
+  const Json& strips = root["captures"].items.at(0)["strips"];
+  size_t drawn = kStripCells / 100'000;
+  EXPECT_EQ(strips["bins"].i(), 100'000);
+  ASSERT_EQ(strips["streams"].items.size(), drawn);
+  EXPECT_EQ(strips["streams_left_out"].u(), kStreams - drawn);
+  int64_t busy = strips["left_out_busy_ns"].i();
+  for (const Json& st : strips["streams"].items) {
+    EXPECT_EQ(st["busy"].items.size(), 100'000u);
+    busy += st["busy_ns"].i();
+  }
+  EXPECT_EQ(busy, int64_t{kStreams} * kDur);
+  const Json& delays = root["captures"].items[0]["delays"];
+  ASSERT_EQ(delays.items.size(), drawn + 1);
+  EXPECT_TRUE(delays.items.back()["stream"].is(Json::Type::kNull));
+  EXPECT_EQ(delays.items.back()["streams"].u(), kStreams - drawn);
+  EXPECT_EQ(delays.items.back()["launch_to_start"]["count"].u(), kStreams - drawn);
+}
+
 TEST_F(HtmlReportTest, EveryFixtureInABrowser) {
   {
     SCOPED_TRACE("EveryPageRendersWithoutConsoleErrors");
@@ -423,6 +953,34 @@ TEST_F(HtmlReportTest, EveryFixtureInABrowser) {
   {
     SCOPED_TRACE("TwoRanksShowBoth");
     TwoRanksShowBoth();
+  }
+  {
+    SCOPED_TRACE("HostileNamesCannotBreakThePage");
+    HostileNamesCannotBreakThePage();
+  }
+  {
+    SCOPED_TRACE("FirstOpenIsOnTheSteps");
+    FirstOpenIsOnTheSteps();
+  }
+  {
+    SCOPED_TRACE("AnAxisIsCutOnlyPastAnOutlier");
+    AnAxisIsCutOnlyPastAnOutlier();
+  }
+  {
+    SCOPED_TRACE("StreamsAreNamedByWhatRunsOnThem");
+    StreamsAreNamedByWhatRunsOnThem();
+  }
+  {
+    SCOPED_TRACE("FactsShowTheRecorderCountersAsFields");
+    FactsShowTheRecorderCountersAsFields();
+  }
+  {
+    SCOPED_TRACE("TheDataHasNoDuplicateKey");
+    TheDataHasNoDuplicateKey();
+  }
+  {
+    SCOPED_TRACE("TimeAxesHaveRoundLabels");
+    TimeAxesHaveRoundLabels();
   }
 }
 

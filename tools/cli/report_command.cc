@@ -22,10 +22,13 @@ int RunReport(const std::vector<std::string>& args) {
       ("capture", po::value<std::vector<std::string>>()->required()->composing(), "capture files (one per rank)")
       ("output,o", po::value<std::string>(&output)->required(), "the HTML file to write")
       ("top,n", po::value<size_t>(&o.top_kernels)->default_value(15), "kernels shown per kind of window")
-      ("bins", po::value<size_t>(&o.strip_bins)->default_value(240), "points in each stream's busy strip")
+      ("bins", po::value<size_t>(&o.strip_bins)->default_value(240), "points in each stream's busy strip (1 to 100000)")
       ("title", po::value<std::string>(&o.title), "the page's title (default: the captures' names)")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
-  AddWindowFlags(&options, &window, "Each window is a step of the report; windows of one label are one step across ranks.");
+  AddWindowFlags(&options, &window,
+                 "Each window is a step of the report; windows of one label are one step across ranks. "
+                 "Without --window: the window marks, else the recorder's --window-nvtx ranges, else "
+                 "ProfilerStep#N ranges, else all.");
   po::positional_options_description positional;
   positional.add("capture", -1);
   po::variables_map vm;
@@ -36,7 +39,12 @@ int RunReport(const std::vector<std::string>& args) {
   }
   bool quiet = vm["quiet"].as<bool>();
   if (Status s = ApplyWindowFlags(window, &o.build); !s.ok()) return Fail("report", s, kExitUsage);
-  if (o.strip_bins == 0) return Fail("report", "--bins 0: a strip needs at least one bin", kExitUsage);
+  // No --window: the report opens on the captures' steps (StepWindowSpec).
+  if (vm["window"].defaulted()) o.build.window.clear();
+  if (o.strip_bins == 0 || o.strip_bins > kMaxStripBins) {
+    return Fail("report", "--bins " + std::to_string(o.strip_bins) + ": a strip has 1 to " +
+                              std::to_string(kMaxStripBins) + " bins", kExitUsage);
+  }
   std::vector<std::unique_ptr<builder::CaptureIndex>> owned;
   std::vector<const builder::CaptureIndex*> captures;
   for (const std::string& path : vm["capture"].as<std::vector<std::string>>()) {

@@ -561,8 +561,17 @@ void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
         .Field("writer_error", st.writer_error);
     // The recorder's own counters (capture-range switches, device report
     // timing, PM sampling), by their names.
+    // A name set twice (the recorder and the writer both wrote
+    // buffers_dropped_writer_stopped) is one key, with the later value:
+    // the writer's, taken at close.
+    std::vector<std::pair<std::string_view, uint64_t>> counters;
+    for (const auto& [k, v] : st.extra) {
+      auto it = std::find_if(counters.begin(), counters.end(), [&](const auto& c) { return c.first == k; });
+      if (it == counters.end()) counters.emplace_back(k, v);
+      else it->second = v;
+    }
     j.Key("recorder_counters").BeginObject();
-    for (const auto& [k, v] : st.extra) j.Field(k, v);
+    for (const auto& [k, v] : counters) j.Field(k, v);
     j.EndObject().EndObject();
   } else {
     j.Null();

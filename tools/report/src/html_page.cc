@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 
 #include "gpucap/builder/json_string.h"
@@ -13,14 +14,53 @@ extern const std::string_view kReportCss;
 namespace report_internal {
 namespace {
 
-// Text inside <script>: "</" would end the element early, so it becomes
-// "<\/" (the same string to a JavaScript or JSON reader).
+// Our own scripts inside <script>: "</" would end the element early, so it
+// becomes "<\/" (the same to a JavaScript reader where it can occur, in a
+// string or a regular expression). Chart.js and report.js hold no "<!--"
+// and no "<script" (the page test counts the page's script tags).
 std::string ScriptSafe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     out.push_back(text[i]);
     if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out.push_back('\\');
+  }
+  return out;
+}
+
+// Text from a capture (any name is the recorded program's, or an
+// attacker's, choice) inside <script type="application/json">. The HTML
+// parser reads script text looking for "<!--", "<script" and "</script":
+// the first two can take it into the double-escaped state, where the
+// element's own end tag no longer ends it and the rest of the page becomes
+// script. So no "<" goes in as itself: in JSON it occurs only inside
+// strings, where "\u003c" reads back as the same character; ">" and "&"
+// likewise, so no byte sequence means anything to the parser. U+2028 and
+// U+2029 are escaped for JavaScript parsers older than ES2019, and a byte
+// that starts no UTF-8 sequence becomes U+FFFD (the page is declared UTF-8;
+// the JSON writer already makes its strings valid, this holds for any text).
+std::string JsonForScript(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 16);
+  for (size_t i = 0; i < json.size();) {
+    unsigned char c = static_cast<unsigned char>(json[i]);
+    if (c == '<' || c == '>' || c == '&') {
+      out += c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026";
+      ++i;
+      continue;
+    }
+    size_t n = builder::Utf8SequenceLength(json, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+    } else if (n == 3 && c == 0xE2 && static_cast<unsigned char>(json[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(json[i + 2]) & 0xFE) == 0xA8) {
+      out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 3;
+    } else {
+      out.append(json.data() + i, n);
+      i += n;
+    }
   }
   return out;
 }
@@ -32,16 +72,26 @@ std::string_view WithoutSourceMap(std::string_view js) {
   return at == std::string_view::npos ? js : js.substr(0, at);
 }
 
+// Text as HTML element content (the title: from the captures' file names
+// or --title), valid UTF-8.
 std::string HtmlEscape(std::string_view text) {
   std::string out;
-  for (char c : text) {
-    switch (c) {
+  for (size_t i = 0; i < text.size();) {
+    size_t n = builder::Utf8SequenceLength(text, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+      continue;
+    }
+    switch (text[i]) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      default: out.push_back(c);
+      case '\0': out += "\xef\xbf\xbd"; break;
+      default: out.append(text.data() + i, n);
     }
+    i += n;
   }
   return out;
 }
@@ -64,7 +114,7 @@ std::string Page(const std::string& title, const std::string& json) {
   page += "<style>\n" + std::string(report_assets::kReportCss) + "</style>\n";
   page += "<script>" + std::string(kErrorTrap) + "</script>\n</head><body>\n";
   page += "<header><h1>" + HtmlEscape(title) + "</h1></header>\n<main id=\"report\"></main>\n";
-  page += "<script type=\"application/json\" id=\"gpucap-data\">" + ScriptSafe(json) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"gpucap-data\">" + JsonForScript(json) + "</script>\n";
   page += "<script>/* Chart.js 4.6.1, MIT licence: third_party/chartjs/LICENSE.md */\n";
   page += ScriptSafe(WithoutSourceMap(report_assets::kChartJs));
   page += "</script>\n<script>\n" + ScriptSafe(report_assets::kReportJs) + "</script>\n</body></html>\n";
@@ -75,13 +125,59 @@ std::string Page(const std::string& title, const std::string& json) {
 
 using report_internal::CaptureData;
 
+namespace {
+
+// Whether `spec` yields at least one window in `index` (an error, such as
+// "no window marks", is a no).
+bool HasWindows(const builder::CaptureIndex& index, const std::string& spec) {
+  builder::BuildOptions o;
+  o.window = spec;
+  auto windows = builder::Builder(index, o).Windows();
+  return windows.ok() && !windows->empty();
+}
+
+std::string RecordedWindowPattern(const builder::CaptureIndex& index) {
+  const auto& session = index.capture().session;
+  if (!session) return {};
+  for (const auto& [key, value] : session->options) {
+    if (key == "GPUCAP_WINDOW_NVTX") return value;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string StepWindowSpec(std::span<const builder::CaptureIndex* const> captures) {
+  std::vector<std::string> candidates = {"marks"};
+  for (const builder::CaptureIndex* index : captures) {
+    std::string pattern = RecordedWindowPattern(*index);
+    if (!pattern.empty()) candidates.push_back("nvtx:" + pattern);
+  }
+  candidates.push_back("nvtx:ProfilerStep#\\d+");
+  for (const std::string& spec : candidates) {
+    if (!captures.empty() && std::all_of(captures.begin(), captures.end(), [&](const builder::CaptureIndex* index) {
+          return HasWindows(*index, spec);
+        })) {
+      return spec;
+    }
+  }
+  return "all";
+}
+
 Result<std::string> ReportJson(std::span<const builder::CaptureIndex* const> captures, const ReportOptions& options,
                                const builder::ProgressFn& progress, std::vector<std::string>* warnings,
                                size_t* windows) {
   if (captures.empty()) return Status::InvalidArgument("report: no capture given");
+  if (options.strip_bins == 0 || options.strip_bins > kMaxStripBins) {
+    return Status::InvalidArgument("--bins " + std::to_string(options.strip_bins) + ": a strip has 1 to " +
+                                   std::to_string(kMaxStripBins) + " bins");
+  }
+  builder::BuildOptions build = options.build;
+  bool chosen = build.window.empty();
+  if (chosen) build.window = StepWindowSpec(captures);
   std::vector<CaptureData> data;
   for (const builder::CaptureIndex* index : captures) {
-    auto stats = CollectWindowStats(*index, options.build, progress);
+    auto stats = CollectWindowStats(*index, build, progress);
     if (!stats.ok()) {
       // With several captures, which one it was.
       const Status& s = stats.status();
@@ -96,7 +192,8 @@ Result<std::string> ReportJson(std::span<const builder::CaptureIndex* const> cap
   }
   JsonOut j(/*compact=*/true);
   j.BeginObject().Field("format", "gpucap-report").Field("version", uint32_t{1});
-  j.Field("window_spec", options.build.window).Key("captures").BeginArray();
+  // The spec, and whether the report chose it (no --window given).
+  j.Field("window_spec", build.window).Field("window_chosen", chosen).Key("captures").BeginArray();
   for (const CaptureData& c : data) report_internal::WriteCapture(c, options, &j);
   j.EndArray();
   if (data.size() > 1) report_internal::WriteRanks(data, &j);

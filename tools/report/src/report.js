@@ -12,12 +12,52 @@
   Chart.defaults.animation = false;
   Chart.defaults.maintainAspectRatio = false;
 
+  // A duration in the largest unit that keeps it at 1 or more, to three
+  // decimals at most and no trailing zeros: "700 ms", "1.25 s", "12.5 us".
   function fmt(ns) {
     var a = Math.abs(ns);
-    if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
-    if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
-    if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' us';
-    return ns + ' ns';
+    function round(x) { return String(Number(x.toFixed(3))); }
+    if (a >= 1e9) return round(ns / 1e9) + ' s';
+    if (a >= 1e6) return round(ns / 1e6) + ' ms';
+    if (a >= 1e3) return round(ns / 1e3) + ' us';
+    return round(ns) + ' ns';
+  }
+  // The smallest round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k) at or above x.
+  function niceCeil(x) {
+    var p = Math.pow(10, Math.floor(Math.log10(x)));
+    var steps = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * p >= x) return steps[i] * p;
+    return 10 * p;
+  }
+  // A value axis that one outlier does not flatten (the first step of a job
+  // with NCCL's start-up in it can be a thousand times the others): with
+  // three or more bars, a bar past 4x the median ends the axis at the
+  // largest of the others (rounded up), and is named on its label and in a
+  // note under the chart. totals[i]: bar i's height; null: no cut.
+  function robustTop(totals) {
+    var v = totals.filter(function (x) { return x > 0; }).sort(function (a, b) { return a - b; });
+    if (v.length < 3) return null;
+    var limit = 4 * v[Math.floor((v.length - 1) / 2)];
+    var inside = v.filter(function (x) { return x <= limit; });
+    if (inside.length === v.length || !inside.length) return null;
+    return niceCeil(1.1 * inside[inside.length - 1]);
+  }
+  // Cuts options.scales.y at robustTop of `totals` (by label); returns the
+  // note naming the bars past it, or null.
+  function cutAxis(options, labels, totals, parent) {
+    var top = robustTop(totals);
+    if (top === null) return null;
+    options.scales.y.max = top;
+    var past = [];
+    labels.forEach(function (l, i) { if (totals[i] > top) past.push(l + ' (' + fmt(totals[i]) + ')'); });
+    options.scales.x = Object.assign(options.scales.x || {}, {ticks: {callback: function (v, i) {
+      var l = this.getLabelForValue(v);
+      return totals[i] > top ? [l, '\u2191 ' + fmt(totals[i])] : l;
+    }}});
+    return function () {
+      el('p', {class: 'note cut'}, parent, 'Axis cut at ' + fmt(top) + ' so the other bars read: ' + past.join(', ') +
+         (past.length > 1 ? ' run' : ' runs') + ' past the top.');
+    };
   }
   function el(tag, attrs, parent, text) {
     var e = document.createElement(tag);
@@ -45,6 +85,17 @@
     return new Chart(canvas, config);
   }
   function windowName(w) { return w.label ? w.label : 'window ' + w.index; }
+  // "GPU 0 stream 7: NCCL": a stream by what runs on it (its role, from the
+  // strips; compute, NCCL, copy).
+  var roles = {};
+  data.captures.forEach(function (c, ci) {
+    c.strips.streams.forEach(function (st) { roles[ci + '/' + st.device + '/' + st.stream] = st.role; });
+  });
+  var currentCapture = 0;
+  function streamName(st) {
+    var role = roles[currentCapture + '/' + st.device + '/' + st.stream];
+    return 'GPU ' + st.device + ' stream ' + st.stream + (role ? ': ' + role : '');
+  }
 
   function facts(c, parent) {
     var info = c.info, s = info.session || {}, dmg = info.damage || {}, rows = [];
@@ -55,10 +106,18 @@
     if (s.cuda_driver_version) rows.push(['CUDA driver / runtime', s.cuda_driver_version + ' / ' + s.cuda_runtime_version]);
     (info.devices || []).forEach(function (d) { rows.push(['GPU ' + d.id, (d.name || '') + ' (sm ' + (d.compute_capability || '?') + ')']); });
     if (info.time && info.time.start_utc) rows.push(['started', info.time.start_utc]);
-    rows.push(['windows', c.windows.length + ' (' + data.window_spec + '), ' + fmt(c.span_ns) + ' from first start to last end']);
+    var spec = data.window_spec;
+    if (data.window_chosen) spec += spec === 'all' ? ': no steps found (--window picks windows)' : ': the steps found (--window picks others)';
+    rows.push(['windows', c.windows.length + ' (' + spec + '), ' + fmt(c.span_ns) + ' from first start to last end']);
     Object.keys(info.drops || {}).forEach(function (k) {
       var v = info.drops[k];
-      if (v !== 0 && v !== '') rows.push(['dropped: ' + k, String(v)]);
+      if (v && typeof v === 'object') {
+        // The recorder's own counters: not drops; the nonzero ones, by name.
+        var set = Object.keys(v).filter(function (f) { return v[f] !== 0 && v[f] !== ''; });
+        if (set.length) rows.push([k.replace(/_/g, ' '), set.map(function (f) { return f + ' ' + v[f]; }).join(', ')]);
+      } else if (v !== 0 && v !== '' && v !== null) {
+        rows.push(['dropped: ' + k, String(v)]);
+      }
     });
     var sd = info.shutdown || {};
     rows.push(['shutdown', (sd.clean ? 'clean' : 'NOT clean') + (sd.trailer ? ', trailer written' : ', no trailer') +
@@ -80,17 +139,19 @@
     c.windows.forEach(function (w) { w.devices.forEach(function (d) { devices[d.device] = true; }); });
     Object.keys(devices).forEach(function (dev) {
       el('h3', {}, parent, 'GPU ' + dev + ': time per window');
-      chart(parent, 'split-c' + ci + '-d' + dev, {
-        type: 'bar',
-        data: {labels: c.windows.map(windowName), datasets: splitKinds.map(function (k) {
-          return {label: k[1], backgroundColor: k[2], data: c.windows.map(function (w) {
-            var d = w.devices.filter(function (x) { return String(x.device) === dev; })[0];
-            return d ? d[k[0]] : 0;
-          })};
-        })},
-        options: {scales: {x: {stacked: true}, y: Object.assign(timeAxis(), {stacked: true})},
-                  plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+      var labels = c.windows.map(windowName);
+      var sets = splitKinds.map(function (k) {
+        return {label: k[1], backgroundColor: k[2], data: c.windows.map(function (w) {
+          var d = w.devices.filter(function (x) { return String(x.device) === dev; })[0];
+          return d ? d[k[0]] : 0;
+        })};
       });
+      var totals = labels.map(function (l, i) { return sets.reduce(function (a, s) { return a + s.data[i]; }, 0); });
+      var options = {scales: {x: {stacked: true}, y: Object.assign(timeAxis(), {stacked: true})},
+                     plugins: {tooltip: {callbacks: {label: nsTooltip}}}};
+      var note = cutAxis(options, labels, totals, parent);
+      chart(parent, 'split-c' + ci + '-d' + dev, {type: 'bar', data: {labels: labels, datasets: sets}, options: options});
+      if (note) note();
     });
   }
 
@@ -112,23 +173,42 @@
     });
   }
 
+  // The strip's time axis, labelled at round times: a label on the bin that
+  // holds each multiple of a round step, about ten in all. Past a few
+  // thousand bins Chart.js's own tick skipping, at the bins' start times.
+  function stripAxis(s) {
+    var span = s.bins * s.bin_ns;
+    if (s.bins > 4000) return {ticks: {maxTicksLimit: 12, maxRotation: 0, callback: function (v) { return fmt(v * s.bin_ns); }}};
+    var step = niceCeil(span / 10);
+    return {ticks: {autoSkip: false, maxRotation: 0, callback: function (v) {
+      var a = v * s.bin_ns, b = a + s.bin_ns, m = Math.ceil(a / step) * step;
+      return m < b ? fmt(m) : null;
+    }}, grid: {display: false}};
+  }
+
   function strips(c, ci, parent) {
     var s = c.strips;
-    el('h3', {}, parent, 'Streams: busy time per ' + fmt(s.bin_ns) + ' of the capture');
+    el('h3', {}, parent, 'Streams: busy share of each ' + fmt(s.bin_ns) + ' of the capture');
     if (!s.streams.length) { el('p', {class: 'note'}, parent, 'No GPU ops.'); return; }
     var labels = [];
     for (var i = 0; i < s.bins; i++) labels.push(i * s.bin_ns);
     chart(parent, 'strips-c' + ci, {
       type: 'line',
       data: {labels: labels, datasets: s.streams.map(function (st, i) {
-        return {label: 'GPU ' + st.device + ' stream ' + st.stream + ' (' + fmt(st.busy_ns) + ' busy)', data: st.busy,
+        return {label: streamName(st) + ' (' + fmt(st.busy_ns) + ' busy)', data: st.busy,
                 stepped: true, pointRadius: 0, borderWidth: 1, fill: true,
                 borderColor: colors[i % colors.length], backgroundColor: colors[i % colors.length] + '55'};
       })},
-      options: {scales: {x: {ticks: {maxTicksLimit: 12, callback: function (v) { return fmt(labels[v]); }}},
-                         y: Object.assign(timeAxis('busy per bin'), {max: s.bin_ns})},
-                plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+      options: {scales: {x: stripAxis(s), y: {beginAtZero: true, max: s.bin_ns, title: {display: true, text: 'busy'},
+                                               ticks: {stepSize: s.bin_ns / 4, callback: function (v) {
+                                                 return Math.round(100 * v / s.bin_ns) + '%'; }}}},
+                plugins: {tooltip: {callbacks: {title: function (items) { return fmt(labels[items[0].dataIndex]) + ' +' + fmt(s.bin_ns); },
+                                                label: nsTooltip}}}}
     });
+    if (s.streams_left_out) {
+      el('p', {class: 'note'}, parent, s.streams_left_out + ' less busy streams not drawn (' + fmt(s.left_out_busy_ns) +
+         ' busy in all); gpucap stats --report cuda_gpu_trace or the trace has them.');
+    }
   }
 
   function delays(c, ci, parent) {
@@ -137,7 +217,7 @@
     var rows = [];
     var grid = el('div', {class: 'grid'}, parent);
     c.delays.forEach(function (d) {
-      var name = 'GPU ' + d.device + ' stream ' + d.stream;
+      var name = d.stream === null ? d.streams + ' other streams' : streamName(d);
       [['launch_to_start', 'launch → start'], ['return_to_start', 'launch return → start (queued)']].forEach(function (k) {
         var x = d[k[0]];
         rows.push([name, k[1], x.count, fmt(x.p50_ns), fmt(x.p90_ns), fmt(x.p99_ns), fmt(x.max_ns)]);
@@ -146,7 +226,7 @@
       function pad(a) { var r = a.slice(); while (r.length < edges.length) r.push(0); return r; }
       var box = el('div', {}, grid);
       el('div', {class: 'note'}, box, name);
-      chart(box, 'delays-c' + ci + '-d' + d.device + '-s' + d.stream, {
+      chart(box, 'delays-c' + ci + (d.stream === null ? '-rest' : '-d' + d.device + '-s' + d.stream), {
         type: 'bar',
         data: {labels: edges.map(function (e) { return '≥ ' + fmt(e); }),
                datasets: [{label: 'launch → start', backgroundColor: colors[0], data: pad(d.launch_to_start.counts)},
@@ -177,21 +257,28 @@
     el('h2', {}, parent, 'Ranks');
     var names = r.rows.map(function (row) { return 'rank ' + row.rank; });
     el('h3', {}, parent, 'Step time per rank');
+    var longest = r.steps.map(function (s, i) { return Math.max.apply(null, r.rows.map(function (row) { return row.step_ns[i]; })); });
+    var options = {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}};
+    var note = cutAxis(options, r.steps, longest, parent);
     chart(parent, 'ranks-step', {
       type: 'bar',
       data: {labels: r.steps, datasets: r.rows.map(function (row, i) {
         return {label: names[i], backgroundColor: colors[i % colors.length], data: row.step_ns};
       })},
-      options: {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+      options: options
     });
+    if (note) note();
     el('h3', {}, parent, 'NCCL time and wait per rank');
     var sets = [];
     r.rows.forEach(function (row, i) {
       sets.push({label: names[i] + ' NCCL', stack: 'r' + i, backgroundColor: colors[i % colors.length], data: row.communication_ns});
       sets.push({label: names[i] + ' wait', stack: 'w' + i, backgroundColor: colors[i % colors.length] + '66', data: row.wait_ns});
     });
-    chart(parent, 'ranks-nccl', {type: 'bar', data: {labels: r.steps, datasets: sets},
-      options: {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}}});
+    var most = r.steps.map(function (s, i) { return Math.max.apply(null, sets.map(function (d) { return d.data[i]; })); });
+    options = {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}};
+    note = cutAxis(options, r.steps, most, parent);
+    chart(parent, 'ranks-nccl', {type: 'bar', data: {labels: r.steps, datasets: sets}, options: options});
+    if (note) note();
     table(parent, ['step', 'straggler'].concat(names.map(function (n) { return n + ' step'; })).concat(names.map(function (n) { return n + ' wait'; })),
       r.steps.map(function (s, i) {
         var st = r.straggler[i];
@@ -213,6 +300,7 @@
   try {
     if (data.ranks) ranks(data.ranks, main);
     data.captures.forEach(function (c, ci) {
+      currentCapture = ci;
       var sec = el('section', {id: 'capture-' + ci}, main);
       el('h2', {}, sec, (c.rank >= 0 ? 'Rank ' + c.rank + ': ' : '') + c.path);
       facts(c, sec);
@@ -225,8 +313,11 @@
 
     // What each chart holds, for the test (and for anyone scripting the page).
     var rendered = Object.values(Chart.instances).map(function (ch) {
+      var y = ch.scales.y;
       return {id: ch.canvas.id, type: ch.config.type, labels: ch.data.labels || [],
-              datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; })};
+              datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; }),
+              y_max: (ch.options.scales.y || {}).max === undefined ? null : ch.options.scales.y.max,
+              y_ticks: y ? y.ticks.map(function (t) { return String(t.label); }) : []};
     });
     window.gpucapCharts = rendered;
     leave('gpucap-rendered', rendered);

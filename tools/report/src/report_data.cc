@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "gpucap/tools/info/capture_info.h"
 #include "gpucap/tools/stats/stats_table.h"
@@ -77,18 +78,59 @@ void WriteKinds(const CaptureStats& cs, size_t top, JsonOut* j) {
   j->EndArray();
 }
 
-// Each stream's busy spans, as ns busy per bin over [t0, t1): the bins of
-// a stream add up to its busy time in `gpucap stats` (spans of ops past
-// t1 stay in the last bin).
-void WriteStrips(const CaptureStats& cs, int64_t t0, int64_t t1, size_t bins, JsonOut* j) {
+// What a stream is for, by what ran on it: each kind that took a tenth of
+// its op time or more, the largest first ("NCCL", "compute", "copy" for
+// memcpy and memset, "compute + copy", ...).
+std::string StreamRole(const StreamWork& w) {
+  // In double: sums of a hostile capture's durations can be near 2^63.
+  auto d = [](int64_t ns) { return static_cast<double>(ns); };
+  std::vector<std::pair<double, const char*>> kinds = {
+      {d(w.communication_ns), "NCCL"}, {d(w.compute_ns), "compute"}, {d(w.memcpy_ns) + d(w.memset_ns), "copy"}};
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  double total = kinds[0].first + kinds[1].first + kinds[2].first;
+  std::string role;
+  for (const auto& [ns, name] : kinds) {
+    if (ns > 0 && ns * 10 >= total) role += (role.empty() ? "" : " + ") + std::string(name);
+  }
+  return role;
+}
+
+// The streams a capture's strips and delay charts draw: the busiest, as
+// many as the options and kStripCells allow for this many bins.
+std::set<StreamKey> DrawnStreams(const CaptureStats& cs, const ReportOptions& options, size_t bins) {
+  size_t most = std::max<size_t>(1, std::min(options.max_strip_streams, kStripCells / bins));
+  std::vector<std::pair<int64_t, StreamKey>> by_busy;
+  for (const auto& [key, spans] : cs.timeline.busy) by_busy.emplace_back(SpansLength(spans), key);
+  for (const auto& [key, d] : cs.timeline.delays) {
+    if (!cs.timeline.busy.count(key)) by_busy.emplace_back(0, key);
+  }
+  std::stable_sort(by_busy.begin(), by_busy.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::set<StreamKey> drawn;
+  for (size_t i = 0; i < by_busy.size() && i < most; ++i) drawn.insert(by_busy[i].second);
+  return drawn;
+}
+
+// Each drawn stream's busy spans, as ns busy per bin over [t0, t1): the
+// bins of a stream add up to its busy time in `gpucap stats` (spans of ops
+// past t1 stay in the last bin). One stream's bins at a time in memory.
+void WriteStrips(const CaptureStats& cs, const std::set<StreamKey>& drawn, int64_t t0, int64_t t1, size_t bins,
+                 JsonOut* j) {
   for (const auto& [key, spans] : cs.timeline.busy) {
     for (const auto& span : spans) t1 = std::max(t1, span.second);
   }
   int64_t bin_ns = std::max<int64_t>(1, (t1 - t0 + static_cast<int64_t>(bins) - 1) / static_cast<int64_t>(bins));
   j->Key("strips").BeginObject().Field("start_ns", int64_t{0}).Field("bin_ns", bin_ns);
   j->Field("bins", static_cast<uint64_t>(bins)).Key("streams").BeginArray();
+  uint64_t left_out = 0;
+  int64_t left_out_busy = 0;
+  std::vector<int64_t> busy;
   for (const auto& [key, spans] : cs.timeline.busy) {
-    std::vector<int64_t> busy(bins, 0);
+    if (!drawn.count(key)) {
+      left_out++;
+      if (__builtin_add_overflow(left_out_busy, SpansLength(spans), &left_out_busy)) left_out_busy = INT64_MAX;
+      continue;
+    }
+    busy.assign(bins, 0);
     int64_t total = 0;
     for (auto [a, b] : spans) {
       total += b - a;
@@ -105,12 +147,14 @@ void WriteStrips(const CaptureStats& cs, int64_t t0, int64_t t1, size_t bins, Js
         a = end;
       }
     }
+    auto work = cs.timeline.work.find(key);
     j->BeginObject().Field("device", key.first).Field("stream", key.second).Field("busy_ns", total);
+    j->Field("role", work == cs.timeline.work.end() ? std::string() : StreamRole(work->second));
     j->Key("busy").BeginArray();
     for (int64_t v : busy) j->Int(v);
     j->EndArray().EndObject();
   }
-  j->EndArray().EndObject();
+  j->EndArray().Field("streams_left_out", left_out).Field("left_out_busy_ns", left_out_busy).EndObject();
 }
 
 // Bin edges 1-2-5 from 0 up: 0, 1 us, 2 us, 5 us, ... 10 s, then the rest.
@@ -154,12 +198,28 @@ void WriteDistribution(std::string_view key, std::vector<int64_t> v, JsonOut* j)
   j->EndArray().EndObject();
 }
 
-void WriteDelays(const CaptureStats& cs, JsonOut* j) {
+// Launch delays of the drawn streams, one each, and of all the others
+// together (stream null), so every launched op is counted once.
+void WriteDelays(const CaptureStats& cs, const std::set<StreamKey>& drawn, JsonOut* j) {
   j->Key("delays").BeginArray();
+  LaunchDelays rest;
+  uint64_t rest_streams = 0;
   for (const auto& [key, d] : cs.timeline.delays) {
+    if (!drawn.count(key)) {
+      rest.launch_to_start.insert(rest.launch_to_start.end(), d.launch_to_start.begin(), d.launch_to_start.end());
+      rest.return_to_start.insert(rest.return_to_start.end(), d.return_to_start.begin(), d.return_to_start.end());
+      rest_streams++;
+      continue;
+    }
     j->BeginObject().Field("device", key.first).Field("stream", key.second);
     WriteDistribution("launch_to_start", d.launch_to_start, j);
     WriteDistribution("return_to_start", d.return_to_start, j);
+    j->EndObject();
+  }
+  if (rest_streams > 0) {
+    j->BeginObject().Key("device").Null().Key("stream").Null().Field("streams", rest_streams);
+    WriteDistribution("launch_to_start", std::move(rest.launch_to_start), j);
+    WriteDistribution("return_to_start", std::move(rest.return_to_start), j);
     j->EndObject();
   }
   j->EndArray();
@@ -203,8 +263,10 @@ void WriteCapture(const CaptureData& c, const ReportOptions& options, JsonOut* j
   j->EndArray();
   WriteWindows(cs, t0, j);
   WriteKinds(cs, options.top_kernels, j);
-  WriteStrips(cs, t0, t1, std::max<size_t>(1, options.strip_bins), j);
-  WriteDelays(cs, j);
+  size_t bins = std::clamp<size_t>(options.strip_bins, 1, kMaxStripBins);
+  std::set<StreamKey> drawn = DrawnStreams(cs, options, bins);
+  WriteStrips(cs, drawn, t0, t1, bins, j);
+  WriteDelays(cs, drawn, j);
   WriteCounters(cs, t0, options.max_counter_points, j);
   j->EndObject();
 }

@@ -1,6 +1,7 @@
 #include "gpucap/tools/stats/timeline.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace gpucap::tools {
 
@@ -15,6 +16,7 @@ void TimelineCollector::AddBusy(uint32_t device, uint32_t stream, const Spans& j
 Status TimelineCollector::Begin(const builder::TraceHeader& h) {
   stream_of_.assign(h.tracks.size(), {kNoStream, 0});
   counter_of_.assign(h.tracks.size(), nullptr);
+  work_of_.assign(h.tracks.size(), nullptr);
   for (const builder::Track& t : h.tracks) {
     const builder::Track& base = t.kind == builder::Track::Kind::kLane ? h.tracks[t.lane_of] : t;
     const builder::Process& p = h.processes[base.process];
@@ -47,6 +49,14 @@ Status TimelineCollector::AddSlice(const builder::Slice& s) {
     case Category::kGpuMemset: {
       StreamKey stream = stream_of_[s.track];
       if (stream.first == kNoStream) return Status::Ok();
+      StreamWork*& slot = work_of_[s.track];  // a map lookup per track, not per op
+      if (slot == nullptr) slot = &out_.work[stream];
+      StreamWork& w = *slot;
+      int64_t& sum = s.category == Category::kKernel
+                         ? (IsCommunicationKernel(s.name) ? w.communication_ns : w.compute_ns)
+                         : (s.category == Category::kGpuMemcpy ? w.memcpy_ns : w.memset_ns);
+      // Saturating: a capture's durations are its writer's word.
+      if (__builtin_add_overflow(sum, s.dur_ns, &sum)) sum = s.dur_ns > 0 ? INT64_MAX : INT64_MIN;
       for (const builder::FlowEnd& f : s.flows_in) {
         if (f.kind == FlowKind::kLaunch) ops_.push_back({stream, s.ts_ns, f.id});
       }

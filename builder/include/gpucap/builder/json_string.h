@@ -5,6 +5,7 @@
 #ifndef GPUCAP_BUILDER_JSON_STRING_H_
 #define GPUCAP_BUILDER_JSON_STRING_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,11 @@ constexpr bool JsonPlainByte(unsigned char c) { return c >= 0x20 && c < 0x80 && 
 // \n \t \r escaped, other control characters as \u00XX, invalid UTF-8 as
 // U+FFFD (one per bad byte).
 void AppendJsonString(std::string* out, std::string_view s, JsonStringStyle style = kTraceStringStyle);
+
+// Length of the UTF-8 sequence that starts at s[i] (1 for ASCII), or 0 where
+// s[i] starts none: the check AppendJsonString makes, for other escapers
+// (the HTML report's).
+size_t Utf8SequenceLength(std::string_view s, size_t i);
 
 }  // namespace gpucap::builder
 

@@ -25,10 +25,21 @@
 
 namespace gpucap::tools {
 
+// Bounds on the busy strips, so that the page grows with the capture and
+// not with a flag: at most kMaxStripBins points per strip (--bins past it is
+// a usage error), and at most kStripCells points in all a capture's strips
+// (bins x streams drawn); the busiest streams are drawn, the rest named by
+// count and busy time.
+inline constexpr size_t kMaxStripBins = 100'000;
+inline constexpr size_t kStripCells = 4'000'000;
+
 struct ReportOptions {
-  builder::BuildOptions build;  // the windows (--window, --select) and the join
+  // The windows (--window, --select) and the join. An empty window spec
+  // picks the captures' steps (StepWindowSpec).
+  builder::BuildOptions build;
   size_t top_kernels = 15;      // per kind of window
-  size_t strip_bins = 240;      // per stream over the whole capture
+  size_t strip_bins = 240;      // per stream over the whole capture, 1 to kMaxStripBins
+  size_t max_strip_streams = 48;  // streams drawn per capture (also limited by kStripCells)
   size_t max_counter_points = 1500;  // per counter, evenly spaced samples past that
   std::string title;            // empty: from the captures' names
 };
@@ -38,6 +49,14 @@ struct ReportResult {
   std::vector<std::string> warnings;  // the captures' damage and decode skips, as the page shows them
   size_t windows = 0;
 };
+
+// The window spec a report opens on when none is given: the captures'
+// steps. The first of these that yields a window in every capture: the
+// record-time window marks ("marks": what --window-nvtx or the API wrote),
+// the NVTX ranges matching the pattern the recorder was given
+// (GPUCAP_WINDOW_NVTX in the session's options), PyTorch's profiler steps
+// (nvtx:ProfilerStep#\d+); else the whole capture ("all").
+std::string StepWindowSpec(std::span<const builder::CaptureIndex* const> captures);
 
 // Several captures are the ranks of one job (one per process); their steps
 // are matched by window label.

@@ -31,8 +31,15 @@ struct CounterSeries {
   std::vector<std::pair<int64_t, double>> points;  // realtime ns, value
 };
 
+// What ran on a stream, by kind, in ns of op time: what the stream is for
+// (a report names it compute, NCCL or copy by these).
+struct StreamWork {
+  int64_t compute_ns = 0, communication_ns = 0, memcpy_ns = 0, memset_ns = 0;
+};
+
 struct Timeline {
   std::map<StreamKey, Spans> busy;  // joined per window, windows in order
+  std::map<StreamKey, StreamWork> work;
   std::map<StreamKey, LaunchDelays> delays;
   std::map<std::string, CounterSeries> counters;  // by track name
 };
@@ -58,6 +65,7 @@ class TimelineCollector : public builder::TraceSink {
   static constexpr uint32_t kNoStream = UINT32_MAX;
   std::vector<StreamKey> stream_of_;         // by track; device kNoStream: no GPU stream
   std::vector<CounterSeries*> counter_of_;   // by track; null: no counter
+  std::vector<StreamWork*> work_of_;         // by track; null: none yet
   // The window's launches by flow id (start, end) and its ops, matched at
   // its end: the join does not promise which of the two comes first.
   struct Launch {
