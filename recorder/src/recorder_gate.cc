@@ -60,8 +60,13 @@ void Recorder::OpenGate() {
   }
 }
 
-void Recorder::GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key) {
-  if (!gate_names_ || !gate_names_->Matches(name)) return;
+bool Recorder::GateMatches(std::string_view name) const {
+  if (!gate_names_) return false;
+  thread_local MatchCache cache;
+  return cache.Matches(*gate_names_, name);
+}
+
+void Recorder::GateOpenMatched(std::string_view name, const CaptureGate::RangeKey& key) {
   ApplyGate(gate_->Open(key, std::string(name)), key.tid);
 }
 
