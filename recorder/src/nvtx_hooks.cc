@@ -120,12 +120,17 @@ struct DomainDepth {
 // a few domains; more than kInline spill into a vector of their own.
 struct NvtxThread {
   static constexpr int kInline = 8;
-  DomainDepth depths[kInline];
-  int domains;
+  DomainDepth depths[kInline] = {};
+  int domains = 0;
   RangeLog::WriterCache writer;
 };
-thread_local NvtxThread t_nvtx;
+constinit thread_local NvtxThread t_nvtx;  // constant-initialised: no guard
 thread_local std::vector<DomainDepth> t_more_depths;
+
+// t_nvtx's address, looked up once per call: GCC recomputes a TLS address
+// (a __tls_get_addr call here) wherever it is used rather than keep it in a
+// register, unless it comes back from a call.
+[[gnu::noinline]] NvtxThread* ThisThread() { return &t_nvtx; }
 
 int& DepthOf(NvtxThread& t, nvtxDomainHandle_t domain) {
   uint64_t id = DomainId(domain);
@@ -162,12 +167,18 @@ CaptureGate::RangeKey KeyOf(nvtxDomainHandle_t domain, int depth, uint64_t start
   return CaptureGate::RangeKey{CurrentOsTid(), DomainId(domain), depth, 0};
 }
 
+// Whether an event has anything to do: a recorder that records, or one
+// whose capture ranges look at names. Paused, a range costs its depth and
+// this test.
+Recorder* Interested() {
+  Recorder* r = ProcessRecorder();
+  return r && (r->accepting() || r->gated()) ? r : nullptr;
+}
+
 // One event: capture ranges first (a matching range starts recording before
 // its own event is taken), then the event while recording.
-void Open(NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a,
+void Open(Recorder* r, NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a,
           const char* ascii, int depth, uint64_t id, const nvtxPayloadData_t* payloads, size_t count) {
-  Recorder* r = ProcessRecorder();
-  if (!r) return;
   std::string keep;
   std::string_view name;
   bool named = false;
@@ -186,51 +197,49 @@ void Open(NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, const nvtxEv
 
 // A pop or end: its event while recording, then capture ranges (a recorded
 // range stops recording after its end's event is taken).
-void Close(NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, int depth, uint64_t id,
+void Close(Recorder* r, NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, int depth, uint64_t id,
            const nvtxPayloadData_t* payloads, size_t count) {
-  Recorder* r = ProcessRecorder();
-  if (!r) return;
   if (r->accepting()) {
     RangeFields f = Fields(kind, domain, nullptr, r);
     f.id = id;
     std::vector<format::ExtPayload> ext = ExtOf(nullptr, payloads, count);
     r->AddRangeFields(f, {}, ext.empty() ? nullptr : &ext, &t.writer);
   }
-  if (r->gated()) r->GateRangeClose(KeyOf(domain, depth, kind == RangeKind::kEnd ? id : 0));
+  if (r->gated()) r->GateRangeClose([&] { return KeyOf(domain, depth, kind == RangeKind::kEnd ? id : 0); });
 }
 
 int Push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
          const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
-  NvtxThread& t = t_nvtx;
-  int depth = DepthOf(t, domain)++;
-  Open(t, RangeKind::kPush, domain, a, ascii, depth, 0, payloads, count);
+  NvtxThread* t = ThisThread();
+  int depth = DepthOf(*t, domain)++;
+  if (Recorder* r = Interested()) Open(r, *t, RangeKind::kPush, domain, a, ascii, depth, 0, payloads, count);
   return depth;
 }
 
 int Pop(nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
-  NvtxThread& t = t_nvtx;
-  int& depth = DepthOf(t, domain);
+  NvtxThread* t = ThisThread();
+  int& depth = DepthOf(*t, domain);
   if (depth == 0) return -1;
   int now = --depth;
-  Close(t, RangeKind::kPop, domain, now, 0, payloads, count);
+  if (Recorder* r = Interested()) Close(r, *t, RangeKind::kPop, domain, now, 0, payloads, count);
   return now;
 }
 
 nvtxRangeId_t Start(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
                     const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
   uint64_t id = g_next_range.fetch_add(1, std::memory_order_relaxed);
-  Open(t_nvtx, RangeKind::kStart, domain, a, ascii, 0, id, payloads, count);
+  if (Recorder* r = Interested()) Open(r, *ThisThread(), RangeKind::kStart, domain, a, ascii, 0, id, payloads, count);
   return id;
 }
 
 void End(nvtxDomainHandle_t domain, nvtxRangeId_t id, const nvtxPayloadData_t* payloads = nullptr,
          size_t count = 0) {
-  Close(t_nvtx, RangeKind::kEnd, domain, 0, id, payloads, count);
+  if (Recorder* r = Interested()) Close(r, *ThisThread(), RangeKind::kEnd, domain, 0, id, payloads, count);
 }
 
 void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
           const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
-  Open(t_nvtx, RangeKind::kMark, domain, a, ascii, 0, 0, payloads, count);
+  if (Recorder* r = Interested()) Open(r, *ThisThread(), RangeKind::kMark, domain, a, ascii, 0, 0, payloads, count);
 }
 
 // Names and payload schemas are rare and must not be lost to a pause: they

@@ -20,9 +20,11 @@
 #include <functional>
 #include <mutex>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpucap/format/model.h"
+#include "range_matcher.h"
 #include "thread_buffers.h"
 
 namespace gpucap::recorder {
@@ -112,7 +114,13 @@ class RangeLog {
     std::mutex mu;         // ThreadBuffers' contract: retirement and collection
     bool retired = false;  // under mu
     uint32_t os_tid = 0;
-    bool announced = false;  // free for the owner's use (the recorder: thread named)
+    // The recorder's per-thread state beside the records (found with them,
+    // no thread_local of its own): the thread named, the pushes open per
+    // domain with the window each opened (0: none), the window pattern's
+    // answers.
+    bool announced = false;
+    std::vector<std::pair<uint64_t, uint64_t>> open_windows;
+    MatchCache window_names;
     RangeLog* log = nullptr;
     Chunk* current = nullptr;              // owner only
     size_t used = 0;                       // bytes of `current` written, owner only

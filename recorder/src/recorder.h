@@ -107,8 +107,10 @@ class Recorder {
   void GateRangeOpen(std::string_view name, MakeKey make_key) {
     if (GateMatches(name)) GateOpenMatched(name, make_key());
   }
-  void GateRangeClose(const CaptureGate::RangeKey& key) {
-    if (gate_->MayClose()) GateClose(key);
+  // A pop or end; make_key() is asked only while a capture range is open.
+  template <typename MakeKey>
+  void GateRangeClose(MakeKey make_key) {
+    if (gate_->MayClose()) GateClose(make_key());
   }
 
   // Requests from signal handlers: async-signal-safe.

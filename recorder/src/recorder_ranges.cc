@@ -48,28 +48,20 @@ void Recorder::AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::st
   // id is kept per thread until the pop of the same domain: NVTX nests
   // push/pop per thread and domain, and NCCL's ranges interleave with the
   // application's on one thread.
-  struct Open {
-    uint64_t domain;
-    uint64_t id;  // 0: the push opened no window
-  };
-  struct PerThread {
-    std::vector<Open> open_pushes;
-    MatchCache names;  // a name that repeats is matched once
-  };
-  thread_local PerThread t;
-  auto matches = [&] { return t.names.Matches(*window_names_, name); };
+  auto& open_pushes = w->open_windows;  // (domain, window id or 0)
+  auto matches = [&] { return w->window_names.Matches(*window_names_, name); };
   switch (f.kind) {
     case format::RangeKind::kPush: {
       uint64_t id = matches() ? NextWindowId() : 0;
-      t.open_pushes.push_back({f.domain, id});
+      open_pushes.emplace_back(f.domain, id);
       if (id) ranges_->AddMark(w, format::WindowMarkKind::kOpen, f.timestamp_ns, f.os_tid, id, name);
       break;
     }
     case format::RangeKind::kPop:
-      for (size_t i = t.open_pushes.size(); i-- > 0;) {
-        if (t.open_pushes[i].domain != f.domain) continue;
-        uint64_t id = t.open_pushes[i].id;
-        t.open_pushes.erase(t.open_pushes.begin() + static_cast<std::ptrdiff_t>(i));
+      for (size_t i = open_pushes.size(); i-- > 0;) {
+        if (open_pushes[i].first != f.domain) continue;
+        uint64_t id = open_pushes[i].second;
+        open_pushes.erase(open_pushes.begin() + static_cast<std::ptrdiff_t>(i));
         if (id) ranges_->AddMark(w, format::WindowMarkKind::kClose, f.timestamp_ns, f.os_tid, id, "");
         break;
       }
