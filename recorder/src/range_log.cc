@@ -53,6 +53,7 @@ RangeLog::Writer::~Writer() {
   // chunks without it. `current` is `live` (or nullptr).
   DeleteList(full.exchange(nullptr));
   DeleteList(spare.exchange(nullptr));
+  DeleteList(local);
   Chunk* c = live.exchange(nullptr);
   if (c) DeleteChunk(c);
 }
@@ -109,9 +110,14 @@ unsigned char* RangeLog::Reserve(Writer* w, size_t bytes) {
   }
   Chunk* c = nullptr;
   if (bytes <= limits_.chunk_bytes) {
-    // The collector gives back at most one drained chunk at a time.
-    c = w->spare.exchange(nullptr, std::memory_order_acquire);
-    if (!c) c = NewChunk(limits_.chunk_bytes);
+    // A chunk the collector gave back, else a new one.
+    if (!w->local) w->local = w->spare.exchange(nullptr, std::memory_order_acquire);
+    if ((c = w->local)) {
+      w->local = c->next;
+      w->spares.fetch_sub(1, std::memory_order_relaxed);
+    } else {
+      c = NewChunk(limits_.chunk_bytes);
+    }
   } else {
     c = NewChunk(Pad(bytes));  // freed, not kept, once decoded
   }
@@ -245,14 +251,22 @@ void RangeLog::Flush(std::vector<format::SmallMessage>* out) {
 }
 
 void RangeLog::Recycle(Writer& w, Chunk* c) {
-  // One spare per live thread; the rest (and oversized chunks) are freed,
-  // so a burst on one thread does not keep memory from the others.
-  if (!w.retired && c->capacity == limits_.chunk_bytes) {
-    c->next = nullptr;
-    Chunk* expected = nullptr;
-    if (w.spare.compare_exchange_strong(expected, c, std::memory_order_release, std::memory_order_relaxed)) return;
+  // Back to its thread, up to a few (a burst on one thread must not keep
+  // memory from the others); the rest, and oversized chunks, are freed.
+  if (!w.retired && c->capacity == limits_.chunk_bytes &&
+      w.spares.load(std::memory_order_relaxed) < limits_.spares_per_thread) {
+    GiveBack(w, c);
+    return;
   }
   FreeChunk(c);
+}
+
+void RangeLog::GiveBack(Writer& w, Chunk* c) {
+  // The owner takes the whole list at once: a plain push needs no ABA care.
+  w.spares.fetch_add(1, std::memory_order_relaxed);
+  c->next = w.spare.load(std::memory_order_relaxed);
+  while (!w.spare.compare_exchange_weak(c->next, c, std::memory_order_release, std::memory_order_relaxed)) {
+  }
 }
 
 void RangeLog::Drain(Writer& w, bool full_only, std::vector<format::SmallMessage>* out) {
@@ -291,13 +305,26 @@ void RangeLog::Drain(Writer& w, bool full_only, std::vector<format::SmallMessage
     }
   }
   if (w.retired) {
-    if (Chunk* s = w.spare.exchange(nullptr)) {
-      while (s) {
-        Chunk* next = s->next;
-        FreeChunk(s);
-        s = next;
+    // Its thread is gone: what it kept for reuse goes too.
+    for (Chunk* list : {w.spare.exchange(nullptr), w.local}) {
+      while (list) {
+        Chunk* next = list->next;
+        FreeChunk(list);
+        list = next;
       }
     }
+    w.local = nullptr;
+    w.spares.store(0, std::memory_order_relaxed);
+    return;
+  }
+  // Chunks ready for the thread, paged in here rather than by its first
+  // records (a thread that made none yet gets none).
+  while (w.live.load(std::memory_order_relaxed) &&
+         w.spares.load(std::memory_order_relaxed) < limits_.ready_per_thread) {
+    Chunk* c = NewChunk(limits_.chunk_bytes);
+    if (!c) break;
+    std::memset(c->data(), 0, c->capacity);
+    GiveBack(w, c);
   }
 }
 

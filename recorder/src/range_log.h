@@ -92,6 +92,12 @@ class RangeLog {
     size_t chunk_bytes = 64 << 10;
     size_t max_bytes = 32 << 20;  // every thread's chunks together
     size_t batch_events = 512;    // messages per Submit
+    // Drained chunks kept for their thread's reuse: recycled memory is
+    // already paged in, a fresh chunk costs its thread page faults.
+    int spares_per_thread = 8;
+    // Chunks the collector allocates and pages in ahead for each thread
+    // that records, so its thread never faults pages in at a hand-over.
+    int ready_per_thread = 2;
   };
 
   // `submit` hands a batch to the writer (false: it was dropped). `on_full`
@@ -126,7 +132,9 @@ class RangeLog {
     size_t used = 0;                       // bytes of `current` written, owner only
     std::atomic<Chunk*> live{nullptr};     // `current`, for the collector
     std::atomic<Chunk*> full{nullptr};     // handed over, newest first
-    std::atomic<Chunk*> spare{nullptr};    // drained, given back (at most one)
+    std::atomic<Chunk*> spare{nullptr};    // drained, given back by the collector
+    std::atomic<int> spares{0};            // given back and not yet taken
+    Chunk* local = nullptr;                // taken from `spare`, owner only
     ~Writer();
   };
 
@@ -204,6 +212,7 @@ class RangeLog {
   void Drain(Writer& w, bool full_only, std::vector<format::SmallMessage>* out);
   void DecodeFrom(Chunk* c, std::vector<format::SmallMessage>* out);
   void Recycle(Writer& w, Chunk* c);
+  void GiveBack(Writer& w, Chunk* c);
   void Flush(std::vector<format::SmallMessage>* out);
 
   Submit submit_;
