@@ -20,11 +20,11 @@ JOBS=13 BLOCKS=3 RUN_TIMEOUT=150 taskset -c 0-12 bash $B/instr.sh $W/instr nvtx 
 grep -E "^RUN" $OUT/instr_nvtx.txt | cut -c1-120
 python3 $B/callgrind_blocks.py table $W/instr/instr.txt base | grep -E "^[a-z]|^\| (base|r_|p_)" | cut -d'|' -f2,4,6,7 | head -100
 echo "=== B t=$(el)"
-ROUNDS_B=${ROUNDS_B:-4}
-PER=10000 BLOCKS=9 CPUS=2,3 bash $B/nvtx_price.sh $W/price $ROUNDS_B "${v[@]}" > $OUT/nvtx_price.txt 2>&1
+ROUNDS_B=${ROUNDS_B:-3}
+PER=10000 BLOCKS=9 CPUS=2-5 bash $B/nvtx_price.sh $W/price $ROUNDS_B "${v[@]}" > $OUT/nvtx_price.txt 2>&1
 tail -14 $OUT/nvtx_price.txt
 echo "=== C t=$(el)"
-END=$(( ${C_END:-430} - $(el) )) CPUS=2-9 bash $B/emit_nvtx_rounds.sh $W/emit ${ROUNDS_C:-6} > $OUT/emit_rounds.txt 2>&1
+END=$(( ${C_END:-350} - $(el) )) CPUS=2-9 bash $B/emit_nvtx_rounds.sh $W/emit ${ROUNDS_C:-8} > $OUT/emit_rounds.txt 2>&1
 grep -v "^ROUND" $OUT/emit_rounds.txt | tail -20
 grep "^ROUND" $OUT/emit_rounds.txt | tr '\n' ';' | cut -c1-1500; echo
 echo "=== D t=$(el)"
