@@ -1,5 +1,5 @@
 // The recorder inside one process: the capture writer, the CUPTI activity
-// session, the per-thread event log and the control thread that keeps clocks,
+// session, the per-thread event and range logs and the control thread that keeps clocks,
 // stats, and start/stop/pause decisions off the application's threads.
 //
 // One class, its members in files by concept: recorder.cc (opening the
