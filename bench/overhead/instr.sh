@@ -16,7 +16,9 @@
 # calls around each), step (price_step.py, the yardstick's eager PyTorch
 # step; only the main thread's regions, backward runs on autograd's thread)
 # or paused_after (paused_after.cu: paused stretches before and after
-# recorded NVTX ranges, for the range_* and signal_* variants).
+# recorded NVTX ranges, for the range_* and signal_* variants), or nvtx
+# (nvtx_ranges.cc: NVTX ranges of each kind, no CUDA; instructions per
+# range, i.e. per push+pop or start+end).
 # VARIANT: variants.sh's (base, none, lean, p_*, r_*, range, signal, ...). Runs go JOBS at a time (default 8; valgrind runs a process's
 # threads on one CPU, so each run takes one), each REPEAT times (default 1).
 # Environment: NEW (a gpucap dist), TOOLS (launch_loop, paused_after,
@@ -31,6 +33,7 @@
 #   nvcc -O2 -arch=sm_90 launch_loop.cu thread_counters.c callgrind_mark.c -o TOOLS/launch_loop
 #   nvcc -O2 -arch=sm_90 paused_after.cu callgrind_mark.c -o TOOLS/paused_after
 #   gcc -O2 -shared -fPIC callgrind_mark.c -o TOOLS/libcallgrind_mark.so
+#   g++ -O2 -std=c++20 -I/usr/local/cuda/include nvtx_ranges.cc callgrind_mark.c -ldl -o TOOLS/nvtx_ranges
 set -uo pipefail
 out="$1"; workload="$2"; shift 2
 variants=("$@")
@@ -52,6 +55,9 @@ case "$workload" in
   paused_after) program=("$tools/paused_after"); per=${PER:-1000}
                 # The recorder's switches take far longer under valgrind: SETTLE_MS gives them room.
                 wl_env=(MARK=callgrind PHASES=3 BLOCKS="$blocks" PER="$per" RANGE=300 SETTLE_MS="${SETTLE_MS:-4000}") ;;
+  # nvtx_ranges.cc: NVTX ranges alone, no CUDA call (no GPU needed).
+  nvtx) program=("$tools/nvtx_ranges"); per=${PER:-2000}
+        wl_env=(MARK=callgrind BLOCKS="$blocks" PER="$per" WARMUP="${WARMUP:-2000}") ;;
   *) echo "instr.sh: unknown workload $workload" >&2; exit 2 ;;
 esac
 

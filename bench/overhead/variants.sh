@@ -20,6 +20,7 @@
 #                         the same workload without gpucap
 #   NAME_nr               NAME with address-space randomisation off (setarch -R):
 #                         whether a process's layout sets its speed
+#   NAME_old              NAME with $OLD's gpucap and recorder instead of $NEW's
 #   NAME+VAR=value+...    NAME with those environment settings too (a knob
 #                         tried without a variant of its own)
 variant_prefix() {
@@ -35,12 +36,17 @@ variant_prefix() {
     norand=1
     set -- "${1%_nr}"
   fi
-  local lib="$NEW/lib/libgpucap_recorder.so"
+  local dist=$NEW
+  if [[ $1 == *_old ]]; then
+    dist=$OLD
+    set -- "${1%_old}"
+  fi
+  local lib="$dist/lib/libgpucap_recorder.so"
   local common=(CUDA_INJECTION64_PATH="$lib" GPUCAP_OUTPUT="$out/cap-%p.gpucap" GPUCAP_QUIET=1 GPUCAP_API=lean)
   local inj=(env NVTX_INJECTION64_PATH="$lib" "${common[@]}")
   local nonvtx=(env -u NVTX_INJECTION64_PATH "${common[@]}" GPUCAP_NVTX=0)
   local lean_kinds=kernel,memcpy,memset,runtime,driver,external_correlation,overhead
-  local rec=("$NEW/bin/gpucap" record -q -o "$out/cap-%p.gpucap")
+  local rec=("$dist/bin/gpucap" record -q -o "$out/cap-%p.gpucap")
   local range=("${rec[@]}" --capture-range 'nvtx:rec#\d+' --capture-range-end repeat --)
   case "$1" in
     base|base2) pre=() ;;
@@ -69,6 +75,14 @@ variant_prefix() {
     signal_detach) pre=(env GPUCAP_PAUSE_DETACH=1 "${rec[@]}" --start-paused --); vextra=(TOGGLE=signal) ;;
     signal_nohold) pre=(env GPUCAP_PAUSE_DETACH=1 GPUCAP_PAUSED_GRAPHS=0 "${rec[@]}" --start-paused --); vextra=(TOGGLE=signal) ;;
     p_direct) pre=("${inj[@]}" GPUCAP_START_PAUSED=1) ;;
+    # NVTX range patterns (nvtx_ranges.cc's steps are ProfilerStep#k): windows
+    # while recording, a capture range waiting (paused) for a name that never
+    # comes; _re: patterns with no literal to screen names by (the regex on
+    # every name, a cached answer for a repeated one).
+    r_window) pre=("${inj[@]}" 'GPUCAP_WINDOW_NVTX=ProfilerStep#\d+') ;;
+    r_window_re) pre=("${inj[@]}" 'GPUCAP_WINDOW_NVTX=(Profiler)?Step#\d+') ;;
+    p_gate) pre=("${inj[@]}" 'GPUCAP_CAPTURE_RANGE=nvtx:NoSuchStep#\d+') ;;
+    p_gate_re) pre=("${inj[@]}" 'GPUCAP_CAPTURE_RANGE=nvtx:(NoSuch|Never)Step#\d+') ;;
     p_nosub) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_PAUSED_GRAPHS=0) ;;
     p_domain) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_RESOURCE=domain) ;;
     p_nonvtx) pre=("${nonvtx[@]}" GPUCAP_START_PAUSED=1) ;;

@@ -184,6 +184,7 @@ Config Config::FromEnvironment() {
   if (const char* v = Env("GPUCAP_PM_METRICS")) c.pm_metrics = v;
   c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 10000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
+  if (const char* v = Env("GPUCAP_RANGE_CLOCK")) c.range_clock_direct = std::strcmp(v, "cupti") != 0;
   ReadCaptureRange(&c);
   // A pause keeps CUPTI attached unless asked: its cuptiFinalize races with
   // the CUDA calls of the program's other threads (a crash and a hang in 9

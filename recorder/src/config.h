@@ -87,6 +87,9 @@ struct Config {
   // kernel's launch), so a paused recorder holds nothing of CUPTI until it
   // first records.
   bool paused_subscribe = false;
+  // GPUCAP_RANGE_CLOCK=cupti: range timestamps from cuptiGetTimestamp
+  // always, not from the system clock it was checked to read (range_clock.h).
+  bool range_clock_direct = true;
   bool system_thread_ids = true;              // GPUCAP_SYSTEM_TIDS=0: CUPTI's default thread ids
   std::vector<std::pair<std::string, std::string>> raw;  // every GPUCAP_* seen, for the session
 

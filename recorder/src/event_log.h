@@ -1,5 +1,6 @@
-// Small events (NVTX ranges, gpucap API calls, graph topology) collected per
-// thread. The push/pop path touches only the calling thread's buffer, under
+// Small events (graph topology, metadata blobs, thread names, payload
+// schemas; ranges and window marks go to range_log.h) collected per
+// thread. The adding path touches only the calling thread's buffer, under
 // that thread's own lock, which only the periodic collector ever contends
 // for; full buffers go to the writer from the thread that filled them.
 #ifndef GPUCAP_RECORDER_EVENT_LOG_H_

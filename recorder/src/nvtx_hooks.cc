@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <cwchar>
 #include <string>
 #include <string_view>
@@ -63,30 +64,46 @@ std::string MessageOf(const nvtxEventAttributes_t* a) {
 
 uint64_t DomainId(nvtxDomainHandle_t d) { return d ? d->id : 0; }
 
-RangeEvent Event(RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a,
-                 Recorder* r) {
-  RangeEvent e;
-  e.kind = kind;
-  e.source = format::RangeSource::kNvtx;
-  e.timestamp_ns = r->Now();
-  e.os_tid = CurrentOsTid();
-  e.domain = DomainId(domain);
+// What a range event carries but its name and extended payloads. The
+// timestamp is CUPTI's clock, as every record's (the builder converts).
+RangeFields Fields(RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, Recorder* r) {
+  RangeFields f;
+  f.kind = kind;
+  f.source = format::RangeSource::kNvtx;
+  f.timestamp_ns = r->RangeNow();
+  f.domain = DomainId(domain);
   if (a) {
-    e.name = MessageOf(a);
-    e.category = a->category;
-    if (a->colorType == NVTX_COLOR_ARGB) e.color = a->color;
+    f.category = a->category;
+    if (a->colorType == NVTX_COLOR_ARGB) f.color = a->color;
     switch (a->payloadType) {
-      case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: e.payload = a->payload.ullValue; break;
-      case NVTX_PAYLOAD_TYPE_INT64: e.payload = a->payload.llValue; break;
-      case NVTX_PAYLOAD_TYPE_DOUBLE: e.payload = a->payload.dValue; break;
-      case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: e.payload = uint64_t{a->payload.uiValue}; break;
-      case NVTX_PAYLOAD_TYPE_INT32: e.payload = int64_t{a->payload.iValue}; break;
-      case NVTX_PAYLOAD_TYPE_FLOAT: e.payload = double{a->payload.fValue}; break;
-      case NVTX_PAYLOAD_TYPE_EXT: e.ext_payloads = CopyAttributePayloads(*a); break;
+      case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: f.payload_type = 1; f.payload = a->payload.ullValue; break;
+      case NVTX_PAYLOAD_TYPE_INT64: f.payload_type = 2; f.payload = static_cast<uint64_t>(a->payload.llValue); break;
+      case NVTX_PAYLOAD_TYPE_DOUBLE: f.payload_type = 3; std::memcpy(&f.payload, &a->payload.dValue, 8); break;
+      case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: f.payload_type = 1; f.payload = a->payload.uiValue; break;
+      case NVTX_PAYLOAD_TYPE_INT32:
+        f.payload_type = 2;
+        f.payload = static_cast<uint64_t>(int64_t{a->payload.iValue});
+        break;
+      case NVTX_PAYLOAD_TYPE_FLOAT: {
+        double d = a->payload.fValue;
+        f.payload_type = 3;
+        std::memcpy(&f.payload, &d, 8);
+        break;
+      }
       default: break;
     }
   }
-  return e;
+  return f;
+}
+
+// Extended payloads: the payload extension's own (payloads, count) or, for
+// the core calls, those the attributes point at (NVTX_PAYLOAD_TYPE_EXT).
+// Rare: most ranges have none and pay one test.
+std::vector<format::ExtPayload> ExtOf(const nvtxEventAttributes_t* a, const nvtxPayloadData_t* payloads,
+                                      size_t count) {
+  if (payloads && count) return CopyPayloads(payloads, count);
+  if (a && a->payloadType == NVTX_PAYLOAD_TYPE_EXT) return CopyAttributePayloads(*a);
+  return {};
 }
 
 // Push depth per thread and domain, returned by push and pop as NVTX
@@ -96,28 +113,43 @@ struct DomainDepth {
   uint64_t domain;
   int depth;
 };
-thread_local std::vector<DomainDepth> t_depths;  // a thread uses a few domains
 
-int& DepthOf(nvtxDomainHandle_t domain) {
+// Everything a handler keeps per thread, in one trivially destructible
+// thread_local: in a library NVTX loads with dlopen each thread_local is a
+// __tls_get_addr call, and one with a destructor adds a guard. A thread uses
+// a few domains; more than kInline spill into a vector of their own.
+struct NvtxThread {
+  static constexpr int kInline = 8;
+  DomainDepth depths[kInline] = {};
+  int domains = 0;
+  RangeLog::WriterCache writer;
+};
+constinit thread_local NvtxThread t_nvtx;  // constant-initialised: no guard
+thread_local std::vector<DomainDepth> t_more_depths;
+
+// t_nvtx's address, looked up once per call: GCC recomputes a TLS address
+// (a __tls_get_addr call here) wherever it is used rather than keep it in a
+// register, unless it comes back from a call.
+[[gnu::noinline]] NvtxThread* ThisThread() { return &t_nvtx; }
+
+int& DepthOf(NvtxThread& t, nvtxDomainHandle_t domain) {
   uint64_t id = DomainId(domain);
-  for (DomainDepth& d : t_depths) {
+  for (int i = 0; i < t.domains; ++i) {
+    if (t.depths[i].domain == id) return t.depths[i].depth;
+  }
+  if (t.domains < NvtxThread::kInline) {
+    t.depths[t.domains] = {id, 0};
+    return t.depths[t.domains++].depth;
+  }
+  for (DomainDepth& d : t_more_depths) {
     if (d.domain == id) return d.depth;
   }
-  t_depths.push_back({id, 0});
-  return t_depths.back().depth;
+  t_more_depths.push_back({id, 0});
+  return t_more_depths.back().depth;
 }
 
-void Attach(RangeEvent& e, const nvtxPayloadData_t* payloads, size_t count) {
-  if (payloads && count) e.ext_payloads = CopyPayloads(payloads, count);
-}
-
-Recorder* Live() {
-  Recorder* r = ProcessRecorder();
-  return r && r->accepting() ? r : nullptr;
-}
-
-// The name a capture range is matched on, without a copy when NVTX gave
-// ASCII (every push pays for this while a capture range waits).
+// The name as NVTX gave it, without a copy unless it came as wide
+// characters: the range's record copies it once.
 std::string_view NameView(const nvtxEventAttributes_t* a, const char* ascii, std::string* keep) {
   if (ascii) return ascii;
   if (a && a->messageType == NVTX_MESSAGE_TYPE_ASCII) return a->message.ascii ? a->message.ascii : "";
@@ -135,81 +167,79 @@ CaptureGate::RangeKey KeyOf(nvtxDomainHandle_t domain, int depth, uint64_t start
   return CaptureGate::RangeKey{CurrentOsTid(), DomainId(domain), depth, 0};
 }
 
-// Capture ranges: a matching range starts recording before its own event is
-// taken, and stops it after its end's event is (so both are in).
-void GateOpen(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii, int depth,
-              uint64_t start_id) {
+// Whether an event has anything to do: a recorder that records, or one
+// whose capture ranges look at names. Paused, a range costs its depth and
+// this test.
+Recorder* Interested() {
   Recorder* r = ProcessRecorder();
-  if (!r || !r->gated()) return;
-  std::string keep;
-  r->GateRangeOpen(NameView(a, ascii, &keep), KeyOf(domain, depth, start_id));
+  return r && (r->accepting() || r->gated()) ? r : nullptr;
 }
 
-void GateClose(nvtxDomainHandle_t domain, int depth, uint64_t start_id) {
-  Recorder* r = ProcessRecorder();
-  if (!r || !r->gated()) return;
-  r->GateRangeClose(KeyOf(domain, depth, start_id));
+// One event: capture ranges first (a matching range starts recording before
+// its own event is taken), then the event while recording.
+void Open(Recorder* r, NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a,
+          const char* ascii, int depth, uint64_t id, const nvtxPayloadData_t* payloads, size_t count) {
+  std::string keep;
+  std::string_view name;
+  bool named = false;
+  if (r->gated() && kind != RangeKind::kMark) {
+    name = NameView(a, ascii, &keep);
+    named = true;
+    r->GateRangeOpen(name, [&] { return KeyOf(domain, depth, kind == RangeKind::kStart ? id : 0); });
+  }
+  if (!r->accepting()) return;
+  if (!named) name = NameView(a, ascii, &keep);
+  RangeFields f = Fields(kind, domain, a, r);
+  f.id = id;
+  std::vector<format::ExtPayload> ext = ExtOf(a, payloads, count);
+  r->AddRangeFields(f, name, ext.empty() ? nullptr : &ext, &t.writer);
+}
+
+// A pop or end: its event while recording, then capture ranges (a recorded
+// range stops recording after its end's event is taken).
+void Close(Recorder* r, NvtxThread& t, RangeKind kind, nvtxDomainHandle_t domain, int depth, uint64_t id,
+           const nvtxPayloadData_t* payloads, size_t count) {
+  if (r->accepting()) {
+    RangeFields f = Fields(kind, domain, nullptr, r);
+    f.id = id;
+    std::vector<format::ExtPayload> ext = ExtOf(nullptr, payloads, count);
+    r->AddRangeFields(f, {}, ext.empty() ? nullptr : &ext, &t.writer);
+  }
+  if (r->gated()) r->GateRangeClose([&] { return KeyOf(domain, depth, kind == RangeKind::kEnd ? id : 0); });
 }
 
 int Push(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
          const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
-  int depth = DepthOf(domain)++;
-  GateOpen(domain, a, ascii, depth, 0);
-  if (Recorder* r = Live()) {
-    RangeEvent e = Event(RangeKind::kPush, domain, a, r);
-    if (ascii) e.name = ascii;
-    Attach(e, payloads, count);
-    r->AddRange(std::move(e));
-  }
+  NvtxThread* t = ThisThread();
+  int depth = DepthOf(*t, domain)++;
+  if (Recorder* r = Interested()) Open(r, *t, RangeKind::kPush, domain, a, ascii, depth, 0, payloads, count);
   return depth;
 }
 
 int Pop(nvtxDomainHandle_t domain, const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
-  int& depth = DepthOf(domain);
+  NvtxThread* t = ThisThread();
+  int& depth = DepthOf(*t, domain);
   if (depth == 0) return -1;
-  --depth;
-  if (Recorder* r = Live()) {
-    RangeEvent e = Event(RangeKind::kPop, domain, nullptr, r);
-    Attach(e, payloads, count);
-    r->AddRange(std::move(e));
-  }
-  GateClose(domain, depth, 0);
-  return depth;
+  int now = --depth;
+  if (Recorder* r = Interested()) Close(r, *t, RangeKind::kPop, domain, now, 0, payloads, count);
+  return now;
 }
 
 nvtxRangeId_t Start(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
                     const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
   uint64_t id = g_next_range.fetch_add(1, std::memory_order_relaxed);
-  GateOpen(domain, a, ascii, 0, id);
-  if (Recorder* r = Live()) {
-    RangeEvent e = Event(RangeKind::kStart, domain, a, r);
-    if (ascii) e.name = ascii;
-    e.id = id;
-    Attach(e, payloads, count);
-    r->AddRange(std::move(e));
-  }
+  if (Recorder* r = Interested()) Open(r, *ThisThread(), RangeKind::kStart, domain, a, ascii, 0, id, payloads, count);
   return id;
 }
 
 void End(nvtxDomainHandle_t domain, nvtxRangeId_t id, const nvtxPayloadData_t* payloads = nullptr,
          size_t count = 0) {
-  if (Recorder* r = Live()) {
-    RangeEvent e = Event(RangeKind::kEnd, domain, nullptr, r);
-    e.id = id;
-    Attach(e, payloads, count);
-    r->AddRange(std::move(e));
-  }
-  GateClose(domain, 0, id);
+  if (Recorder* r = Interested()) Close(r, *ThisThread(), RangeKind::kEnd, domain, 0, id, payloads, count);
 }
 
 void Mark(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* a, const char* ascii,
           const nvtxPayloadData_t* payloads = nullptr, size_t count = 0) {
-  if (Recorder* r = Live()) {
-    RangeEvent e = Event(RangeKind::kMark, domain, a, r);
-    if (ascii) e.name = ascii;
-    Attach(e, payloads, count);
-    r->AddRange(std::move(e));
-  }
+  if (Recorder* r = Interested()) Open(r, *ThisThread(), RangeKind::kMark, domain, a, ascii, 0, 0, payloads, count);
 }
 
 // Names and payload schemas are rare and must not be lost to a pause: they

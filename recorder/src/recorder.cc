@@ -62,7 +62,16 @@ int EnvInt(const char* name, int fallback) {
 
 }  // namespace
 
-Recorder::Recorder(const Config& config) : config_(config) {}
+namespace {
+uint64_t CuptiNow() {
+  uint64_t ts = 0;
+  cuptiGetTimestamp(&ts);
+  return ts;
+}
+}  // namespace
+
+Recorder::Recorder(const Config& config)
+    : config_(config), range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct) {}
 
 Recorder* Recorder::Create(const Config& config) {
   auto* r = new Recorder(config);
@@ -73,11 +82,7 @@ Recorder* Recorder::Create(const Config& config) {
   return r;
 }
 
-uint64_t Recorder::Now() const {
-  uint64_t ts = 0;
-  cuptiGetTimestamp(&ts);
-  return ts;
-}
+uint64_t Recorder::Now() const { return CuptiNow(); }
 
 bool Recorder::Open() {
   char host[256] = {};
@@ -145,6 +150,12 @@ bool Recorder::OpenOutput(const char* host, int pid) {
   events_ = std::make_unique<EventLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       512);
+  ranges_ = std::make_unique<RangeLog>(
+      [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
+      RangeLog::Limits{}, [this] {
+        // Never blocks: a lost wake-up is the control loop's 50 ms timeout.
+        if (!ranges_wanted_.exchange(true, std::memory_order_acq_rel)) control_cv_.notify_one();
+      });
   if (!config_.window_nvtx.empty()) {
     std::string why;
     window_names_ = RangeMatcher::Make(config_.window_nvtx, &why);
@@ -343,6 +354,20 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
 
 void Recorder::AddEvent(format::SmallMessage event) {
   if (state_.load(std::memory_order_acquire) == kStopped) return;
+  // Range events and window marks go with the calling thread's ranges, in
+  // its order. Payload schemas and enums carry more than a range record
+  // holds; they are definitions, looked up by id, so their place in the
+  // stream does not matter.
+  if (auto* m = std::get_if<format::WindowMark>(&event)) {
+    ranges_->AddMark(ranges_->Mine(), m->kind, m->timestamp_ns, m->os_tid, m->id, m->label);
+    return;
+  }
+  if (auto* e = std::get_if<format::RangeEvent>(&event)) {
+    if (e->kind != format::RangeKind::kPayloadSchema && e->kind != format::RangeKind::kPayloadEnum) {
+      ranges_->AddRange(ranges_->Mine(), FieldsOf(*e), e->name, e->ext_payloads.empty() ? nullptr : &e->ext_payloads);
+      return;
+    }
+  }
   events_->Add(std::move(event));
 }
 
@@ -361,6 +386,9 @@ void Recorder::SampleClock(format::ClockKind kind) {
     }
   }
   writer_->Submit(format::SmallMessage(best));
+  // Range timestamps read the system clock directly only while it is
+  // CUPTI's (range_clock.h).
+  range_clock_.Check();
 }
 
 void Recorder::ReportDevices() {
@@ -417,7 +445,7 @@ format::RecorderStats Recorder::Stats() {
   s.buffers_dropped_pool_empty = pool_empty_.load();
   s.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
   s.bytes_dropped = c.bytes_dropped;
-  s.messages_dropped = c.messages_dropped + events_->dropped();
+  s.messages_dropped = c.messages_dropped + events_->dropped() + ranges_->dropped();
   s.queue_high_water = c.queue_high_water;
   s.frames_written = c.frames_written;
   s.bytes_written = c.bytes_written;
@@ -429,7 +457,10 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()},
-             {"cupti_detaches", detaches_.load()}};
+             {"cupti_detaches", detaches_.load()},
+             {"range_clock_direct", range_clock_.direct() ? 1u : 0u},
+             {"range_clock_failed_checks", range_clock_.failed_checks()},
+             {"range_chunk_bytes", ranges_->chunk_bytes_in_use()}};
   if (device_report_lag_ns_.load()) {
     s.extra.emplace_back("device_report_lag_ns", device_report_lag_ns_.load());
     s.extra.emplace_back("device_read_ns", device_read_ns_.load());
@@ -470,6 +501,7 @@ void Recorder::Tick(bool final_tick) {
   if (api_records_) api_records_->Collect();
   ReportThreads();
   events_->Collect();
+  ranges_->Collect();
   writer_->Submit(format::SmallMessage(Stats()));
 }
 

@@ -1,5 +1,5 @@
 // The recorder inside one process: the capture writer, the CUPTI activity
-// session, the per-thread event log and the control thread that keeps clocks,
+// session, the per-thread event and range logs and the control thread that keeps clocks,
 // stats, and start/stop/pause decisions off the application's threads.
 //
 // One class, its members in files by concept: recorder.cc (opening the
@@ -32,6 +32,8 @@
 #include "event_log.h"
 #include "nvml_sampler.h"
 #include "pm_sampler.h"
+#include "range_clock.h"
+#include "range_log.h"
 #include "range_matcher.h"
 #include "trigger_file.h"
 #include "gpucap/format/capture_writer.h"
@@ -67,9 +69,19 @@ class Recorder {
 
   // --- producers (any thread) ---
   uint64_t Now() const;
+  // CUPTI's clock for range events, read the cheapest checked way.
+  uint64_t RangeNow() const { return range_clock_.Now(); }
   bool accepting() const { return state_.load(std::memory_order_acquire) == kRecording; }
-  void AddEvent(format::SmallMessage event);  // batched per thread
+  // Batched per thread; range events and window marks keep their thread's
+  // order with the ranges'.
+  void AddEvent(format::SmallMessage event);
   void AddRange(format::RangeEvent event);    // also derives window marks
+  // The NVTX handlers' path (AddRange's without a RangeEvent): the name is
+  // copied once, into the calling thread's records. Only while accepting().
+  // `cache`: the caller's thread_local RangeLog::WriterCache, or nullptr.
+  void AddRangeFields(const RangeFields& f, std::string_view name,
+                      const std::vector<format::ExtPayload>* ext = nullptr,
+                      RangeLog::WriterCache* cache = nullptr);
   // Ids for window marks, shared by --window-nvtx and the C API so that
   // one's close never ends the other's window.
   uint64_t NextWindowId() { return next_window_id_.fetch_add(1, std::memory_order_relaxed); }
@@ -89,10 +101,16 @@ class Recorder {
 
   // --- capture ranges (recorder_gate.cc), from the NVTX hooks ---
   bool gated() const { return gate_ != nullptr; }
-  // A push or start; name is looked at only when gated.
-  void GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key);
-  void GateRangeClose(const CaptureGate::RangeKey& key) {
-    if (gate_->MayClose()) GateClose(key);
+  // A push or start (name is looked at only when gated); make_key() gives
+  // its key, asked only of a name that matches.
+  template <typename MakeKey>
+  void GateRangeOpen(std::string_view name, MakeKey make_key) {
+    if (GateMatches(name)) GateOpenMatched(name, make_key());
+  }
+  // A pop or end; make_key() is asked only while a capture range is open.
+  template <typename MakeKey>
+  void GateRangeClose(MakeKey make_key) {
+    if (gate_->MayClose()) GateClose(make_key());
   }
 
   // Requests from signal handlers: async-signal-safe.
@@ -135,6 +153,10 @@ class Recorder {
   void LogOnce(const std::string& line);
   // Capture ranges (recorder_gate.cc).
   void OpenGate();
+  // Whether a range of this name opens a capture range (the calling
+  // thread's MatchCache: a name that repeats runs the regex once).
+  bool GateMatches(std::string_view name) const;
+  void GateOpenMatched(std::string_view name, const CaptureGate::RangeKey& key);
   void GateClose(const CaptureGate::RangeKey& key);
   void GateProfilerApi(bool start);
   void ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid);
@@ -146,8 +168,8 @@ class Recorder {
   // cudaProfilerStart/Stop and cuProfilerStart/Stop; false for other calls.
   bool OnGateCallback(uint32_t domain, uint32_t cbid, const void* data);
   void NoteRecordingState(format::RecordingState state, const std::string& why);
-  bool WindowName(const std::string& name) const;
-  void AddWindowMarks(const format::RangeEvent& e);
+  void AnnounceThread(RangeLog::Writer* w, uint32_t os_tid);
+  void AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name);
 
   Config config_;
   std::string output_path_;
@@ -155,6 +177,11 @@ class Recorder {
   std::unique_ptr<BufferPool> pool_;
   StringInterner strings_;
   std::unique_ptr<EventLog> events_;
+  // Range events and window marks, per thread (range_log.h); drained by the
+  // control thread when a thread hands a chunk over (ranges_wanted_).
+  std::unique_ptr<RangeLog> ranges_;
+  std::atomic<bool> ranges_wanted_{false};
+  RangeClock range_clock_;
   std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
   // Capture ranges: what decides, which names open one, the trigger file.
   std::unique_ptr<CaptureGate> gate_;

@@ -27,9 +27,10 @@ void Recorder::ControlLoop() {
     {
       std::unique_lock<std::mutex> lock(control_mu_);
       control_cv_.wait_for(lock, std::chrono::milliseconds(50),
-                           [&] { return control_quit_ || flush_wanted_.load(); });
+                           [&] { return control_quit_ || flush_wanted_.load() || ranges_wanted_.load(); });
       if (control_quit_) return;
     }
+    if (ranges_wanted_.exchange(false)) ranges_->Collect(/*full_only=*/true);
     if (flush_wanted_.exchange(false) && activity_enabled_.load()) {
       cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
     }

@@ -60,8 +60,16 @@ void Recorder::OpenGate() {
   }
 }
 
-void Recorder::GateRangeOpen(std::string_view name, const CaptureGate::RangeKey& key) {
-  if (!gate_names_ || !gate_names_->Matches(name)) return;
+bool Recorder::GateMatches(std::string_view name) const {
+  // Most names lack the pattern's literal: they are answered before the
+  // thread's cache is looked up.
+  if (!gate_names_ || !gate_names_->MayMatch(name)) return false;
+  if (gate_names_->literal_only()) return true;
+  thread_local MatchCache cache;
+  return cache.Matches(*gate_names_, name);
+}
+
+void Recorder::GateOpenMatched(std::string_view name, const CaptureGate::RangeKey& key) {
   ApplyGate(gate_->Open(key, std::string(name)), key.tid);
 }
 

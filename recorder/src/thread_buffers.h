@@ -48,6 +48,8 @@ class ThreadBuffers {
     return buffer.get();
   }
 
+  uint64_t owner() const { return owner_; }
+
   // drain(T&) for every thread's T under its lock; then forgets the retired
   // ones for which empty(T&) holds.
   void Collect(const std::function<void(T&)>& drain, const std::function<bool(const T&)>& empty) {

@@ -22,6 +22,7 @@ extern "C" int (*InitializeInjectionNvtxExtension_fnptr)(nvtxExtModuleInfo_t*);
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -197,6 +198,63 @@ TEST(NvtxHooks, TwoDomainsOnOneThreadPayloadPopsAndEndsElsewhere) {
   EXPECT_NE(started, 0u);
   EXPECT_EQ(started, ended);
   EXPECT_NE(start_tid, end_tid);
+  SetProcessRecorder(nullptr);
+  delete g_test_recorder;
+  g_test_recorder = nullptr;
+}
+
+// The names a window pattern is matched on are remembered per thread
+// (MatchCache): a buffer written again with another name, as PyTorch's
+// emit_nvtx does, must be matched by its new text, and a registered string
+// each time it is used.
+TEST(NvtxHooks, AReusedNameBufferAndRegisteredStringsOpenWindowsByTheirText) {
+  testing::TempDir dir;
+  std::string path = dir.File("reuse.gpucap");
+  Config config;
+  config.output = path;
+  config.quiet = true;
+  config.toggle_signal = false;
+  config.window_nvtx = "Step#\\d+";
+  g_test_recorder = Recorder::Create(config);
+  ASSERT_NE(g_test_recorder, nullptr);
+  SetProcessRecorder(g_test_recorder);
+
+  char buf[64];
+  const char* texts[] = {"Step#1", "Stepper", "Step#1", "Step#2", "Step#x"};
+  for (const char* t : texts) {
+    std::snprintf(buf, sizeof(buf), "%s", t);
+    nvtxRangePushA(buf);
+    nvtxRangePop();
+  }
+  nvtxDomainHandle_t d = nvtxDomainCreateA("reuse");
+  nvtxStringHandle_t step7 = nvtxDomainRegisterStringA(d, "Step#7");
+  nvtxStringHandle_t other = nvtxDomainRegisterStringA(d, "Other#7");
+  for (nvtxStringHandle_t h : {step7, other, step7}) {
+    nvtxEventAttributes_t a = {};
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    a.message.registered = h;
+    nvtxDomainRangePushEx(d, &a);
+    nvtxDomainRangePop(d);
+  }
+  g_test_recorder->Stop("test");
+
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  std::vector<std::string> pushed, opened;
+  for (const auto& e : c->ranges) {
+    if (e.kind == format::RangeKind::kPush) pushed.push_back(e.name);
+  }
+  int closes = 0;
+  for (const auto& m : c->windows) {
+    if (m.kind == format::WindowMarkKind::kOpen) opened.push_back(m.label);
+    if (m.kind == format::WindowMarkKind::kClose) ++closes;
+  }
+  EXPECT_EQ(pushed, (std::vector<std::string>{"Step#1", "Stepper", "Step#1", "Step#2", "Step#x", "Step#7",
+                                               "Other#7", "Step#7"}));
+  EXPECT_EQ(opened, (std::vector<std::string>{"Step#1", "Step#1", "Step#2", "Step#7", "Step#7"}));
+  EXPECT_EQ(closes, 5);
   SetProcessRecorder(nullptr);
   delete g_test_recorder;
   g_test_recorder = nullptr;
