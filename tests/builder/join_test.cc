@@ -638,8 +638,16 @@ TEST(Join, MemcpyMemsetSyncAndOverheadAsKineto) {
   EXPECT_EQ((*overhead[0])["pid"].u(), 0x7fffffffu);
   auto events = t.Events("X", "cuda_event");
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(Nanos((*events[0])["dur"]), 0);
+  // As Kineto draws a CUDA_EVENT record with a device timestamp: cudaEvent,
+  // 1 ns at it, with Kineto's keys.
+  EXPECT_EQ((*events[0])["name"].text, "cudaEvent");
+  EXPECT_EQ(Nanos((*events[0])["dur"]), 1);
   EXPECT_EQ((*events[0])["tid"].u(), 9u);
+  EXPECT_EQ((*events[0])["args"]["event_id"].u(), 5u);
+  EXPECT_EQ((*events[0])["args"]["stream"].u(), 9u);
+  EXPECT_EQ((*events[0])["args"]["correlation"].u(), 4u);
+  EXPECT_EQ((*events[0])["args"]["device"].u(), 0u);
+  EXPECT_EQ((*events[0])["args"]["context"].u(), 1u);
 }
 
 // Names from the recording process are arbitrary bytes: the trace stays
