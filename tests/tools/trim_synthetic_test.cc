@@ -1,7 +1,8 @@
 // The trim planner's paths that no recorded fixture reaches: synchronization
 // records and the CUDA events they wait on, CUPTI's NVTX markers (a start in
-// the window keeps the end that closes it), and external correlations. One
-// synthetic chunk, so each record's keep flag is checked by its position.
+// the window keeps the end that closes it), external correlations, and the
+// ranges around a launch made before a time window. One synthetic chunk, so
+// each record's keep flag is checked by its position.
 #include <gtest/gtest.h>
 
 #include <regex>
