@@ -125,6 +125,54 @@ TEST(ResolveWindows, NvtxEveryRangeAndAll) {
   EXPECT_TRUE((*all)[0].Contains(1000) && (*all)[0].Contains(3500));
 }
 
+// every: windows tile [start, exclusive end) of the capture exactly: as many
+// as it takes to cover the span and no more, so none starts at or past the
+// exclusive end (one past the latest timestamp), the last one holding it.
+TEST(ResolveWindows, EveryWindowsStopAtTheCapturesExclusiveEnd) {
+  struct Case {
+    uint64_t last_ts;   // the capture's latest timestamp (inclusive end)
+    const char* spec;
+    uint64_t period;
+  };
+  // The capture runs from 1000; its exclusive end is last_ts + 1.
+  const Case cases[] = {
+      {3999, "every:1000ns", 1000},  // exclusive end 4000: exactly 3 periods
+      {4000, "every:1000ns", 1000},  // exclusive end 4001: a 4th window holds 4000
+      {3998, "every:1000ns", 1000},  // 3999: 3 windows
+      {3999, "every:3000ns", 3000},  // one window, ending at the exclusive end
+      {1000, "every:1ns", 1},        // a capture of one nanosecond: one window
+      {1001, "every:1ns", 1},        // two nanoseconds: two windows
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(k.spec) + " over [1000, " + std::to_string(k.last_ts) + "]");
+    format::Capture c;
+    for (uint64_t ts : {uint64_t{1000}, k.last_ts}) {
+      format::RangeEvent e;
+      e.kind = ts == 1000 ? format::RangeKind::kPush : format::RangeKind::kPop;
+      e.os_tid = 1;
+      e.timestamp_ns = ts;
+      e.name = "r";
+      c.ranges.push_back(e);
+    }
+    CaptureExtent extent = ComputeExtent(c);
+    ASSERT_EQ(extent.start_ns, 1000u);
+    ASSERT_EQ(extent.end_ns, k.last_ts);
+    RangeIndex ranges(c, extent.end_ns);
+    auto w = ResolveWindows(*ParseWindowSpec(k.spec), c, extent, ranges);
+    ASSERT_TRUE(w.ok()) << w.status().message();
+    const uint64_t exclusive_end = k.last_ts + 1, span = exclusive_end - 1000;
+    const size_t want = static_cast<size_t>((span + k.period - 1) / k.period);  // ceil
+    ASSERT_EQ(w->size(), want);
+    for (size_t i = 0; i < w->size(); ++i) {
+      EXPECT_EQ((*w)[i].start_ns, 1000 + i * k.period) << i;
+      EXPECT_EQ((*w)[i].end_ns, 1000 + (i + 1) * k.period) << i;
+      EXPECT_LT((*w)[i].start_ns, exclusive_end) << "window " << i << " starts past the capture";
+    }
+    EXPECT_TRUE(w->back().Contains(k.last_ts)) << "the last window holds the latest timestamp";
+    EXPECT_GE(w->back().end_ns, exclusive_end);
+  }
+}
+
 TEST(ResolveWindows, MarksPairByIdAndInstantsSplit) {
   format::Capture c;
   auto mark = [&](format::WindowMarkKind k, uint64_t ts, uint64_t id, std::string label) {

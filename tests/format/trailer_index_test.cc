@@ -97,5 +97,59 @@ TEST_F(TrailerIndex, EntriesPointingOutsideTheFramesAreNotTrusted) {
   }
 }
 
+// Each of the index's rules on its own: every case below breaks exactly one
+// (the entry is otherwise an intact frame's, in file order, inside the
+// file), so a reader that drops that one rule trusts the index.
+TEST_F(TrailerIndex, EachRuleAloneRefusesTheIndex) {
+  const uint64_t trailer_at = footer_.trailer_offset;
+  FrameHeader first;
+  std::memcpy(&first, bytes_.data() + trailer_.index[1].offset, sizeof(first));
+  ASSERT_EQ(first.length, trailer_.index[1].length);
+  ASSERT_GE(first.length, 16u);
+  struct Case {
+    const char* what;
+    std::function<void(Trailer&)> edit;
+  };
+  std::vector<Case> cases = {
+      // Order: both frames are real and intact, the second named first.
+      {"out of order", [](Trailer& t) { std::swap(t.index[1], t.index[2]); }},
+      {"the same frame twice", [](Trailer& t) { t.index[2] = t.index[1]; }},
+      // Length: the frame there is 8 bytes longer than the entry says, and
+      // the entry still ends before the next one starts.
+      {"shorter than its frame", [](Trailer& t) { t.index[1].length -= 8; }},
+      // Type: the right offset and length, another frame type.
+      {"another frame's type", [](Trailer& t) { t.index[1].type = static_cast<uint16_t>(t.index[1].type + 1); }},
+  };
+  for (const Case& c : cases) {
+    std::string p = Rewritten(c.edit);
+    EXPECT_FALSE(TrailerTrusted(p)) << c.what;
+    ExpectAllChunks(p);
+  }
+
+  // Bounds: the last entry names the trailer frame itself, which is intact,
+  // aligned, after every other entry and of the type and length the entry
+  // says; but it is not before the trailer. The trailer's length is known
+  // once it is written, and does not change with the value (fixed-width
+  // fields), so it is written twice.
+  auto at_trailer = [&](uint32_t length) {
+    return [trailer_at, length](Trailer& t) {
+      t.index.back().offset = trailer_at;
+      t.index.back().type = static_cast<uint16_t>(FrameType::kTrailer);
+      t.index.back().length = length;
+    };
+  };
+  auto trailer_length = [&](const std::string& path) {
+    std::string b = testing::ReadFile(path);
+    FrameHeader h;
+    std::memcpy(&h, b.data() + trailer_at, sizeof(h));
+    return h.length;
+  };
+  uint32_t length = trailer_length(Rewritten(at_trailer(0)));
+  std::string p = Rewritten(at_trailer(length));
+  ASSERT_EQ(trailer_length(p), length) << "the trailer's length changed with the entry's value";
+  EXPECT_FALSE(TrailerTrusted(p)) << "an entry naming the trailer, past the frames";
+  ExpectAllChunks(p);
+}
+
 }  // namespace
 }  // namespace gpucap::format

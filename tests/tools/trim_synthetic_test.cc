@@ -1,7 +1,8 @@
 // The trim planner's paths that no recorded fixture reaches: synchronization
 // records and the CUDA events they wait on, CUPTI's NVTX markers (a start in
-// the window keeps the end that closes it), and external correlations. One
-// synthetic chunk, so each record's keep flag is checked by its position.
+// the window keeps the end that closes it), external correlations, and the
+// ranges around a launch made before a time window. One synthetic chunk, so
+// each record's keep flag is checked by its position.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -162,6 +163,53 @@ TEST(TrimSynthetic, ASyncKeepsTheOpThatNamesItsContextsDevice) {
   EXPECT_TRUE(flags[0]) << "the op naming the sync's device";
   EXPECT_TRUE(flags[1]);
   EXPECT_FALSE(flags[2]);
+}
+
+// A time window holds a kernel by its start; launched before the window,
+// inside a range that closed before it too, the kernel still carries that
+// range in its annotation stack. The trimmed capture keeps the range, or
+// the kernel would come back without it (the launch call's own stack is
+// reported only for calls in the window).
+TEST(TrimSynthetic, AKernelLaunchedBeforeTheWindowKeepsTheRangesOpenAtItsLaunch) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "_Z1kv"));
+  Scene::Ok(s.c().Push(4242, kT0 + 100, "step"));
+  s.Launch(1, 4242, kT0 + 200, kT0 + 11000, kT0 + 12000);  // launched at 200, runs in the window
+  Scene::Ok(s.c().Pop(4242, kT0 + 500));
+  s.Launch(2, 4242, kT0 + 30000, kT0 + 31000, kT0 + 32000);  // after the window
+  const std::string path = s.Path();
+  const std::string window = "range:" + std::to_string(kT0 + 10000) + ":" + std::to_string(kT0 + 20000);
+
+  gpucap::testing::TempDir dir;
+  auto source = OpenCapture(path);
+  ASSERT_TRUE(source.ok());
+  FixtureRequest r;
+  r.source = path;
+  r.build.window = window;
+  r.build.threads = 1;
+  std::string small = dir.File("small.gpucap");
+  auto trimmed = Trim(**source, r, small, nullptr);
+  ASSERT_TRUE(trimmed.ok()) << trimmed.status().message();
+
+  builder::BuildOptions o;
+  o.window = window;
+  o.threads = 1;
+  auto whole = gpucap::testing::BuildTraces(path, o);
+  o.window = trimmed->window;
+  o.select = trimmed->select;
+  auto cut = gpucap::testing::BuildTraces(small, o);
+  ASSERT_EQ(whole.size(), 1u);
+  ASSERT_EQ(cut.size(), 1u);
+  for (const auto* t : {&whole[0], &cut[0]}) {
+    auto kernels = t->Events("X", "kernel");
+    ASSERT_EQ(kernels.size(), 1u) << (t == &whole[0] ? "whole" : "trimmed");
+    EXPECT_EQ((*kernels[0])["args"]["correlation"].u(), 1u);
+    const gpucap::testing::Json& stack = (*kernels[0])["args"]["annotation stack"];
+    std::string names;
+    for (const gpucap::testing::Json& n : stack.items) names += n.text + "/";
+    if (stack.is(gpucap::testing::Json::Type::kString)) names = stack.text + "/";
+    EXPECT_EQ(names, "step/") << (t == &whole[0] ? "whole" : "trimmed") << ": the range open at the launch";
+  }
 }
 
 }  // namespace
