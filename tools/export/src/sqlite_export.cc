@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <thread>
 
+#include "gpucap/format/output_file.h"
 #include "capture_rows.h"
 #include "db_writer.h"
 #include "image_writer.h"
@@ -324,20 +325,18 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
   // SQLite is in use already.
   static const int kNoMemoryStatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   (void)kNoMemoryStatus;
-  std::string temp = path + ".partial-" + std::to_string(::getpid());
-  std::remove(temp.c_str());
+  // The output rule (format/output_file.h): never over a capture being
+  // read, never over a non-regular file, through symlinks; the temporary
+  // goes when the export fails or is interrupted.
+  auto out = format::OutputFile::Create(path, format::OutputFile::Access::kSeekable);
+  if (!out.ok()) return out.status();
+  const std::string& temp = (*out)->temp_path();  // the writer opens it by name
   auto report = options.sqlite_inserts ? ExportInsertsFile(captures, temp, options)
                                        : ExportImageFile(captures, temp, options);
-  if (!report.ok()) {
-    std::remove(temp.c_str());
-    return Status(report.status().code(), path + ": " + report.status().message());
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return Status::IoError(path + ": cannot rename " + temp + " into place");
-  }
+  if (!report.ok()) return Status(report.status().code(), path + ": " + report.status().message());
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) report->bytes = static_cast<uint64_t>(st.st_size);
+  if (::stat(temp.c_str(), &st) == 0) report->bytes = static_cast<uint64_t>(st.st_size);
+  GPUCAP_RETURN_IF_ERROR((*out)->Commit());
   return report;
 }
 
