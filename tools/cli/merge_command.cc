@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "command.h"
 #include "progress.h"
+#include "gpucap/format/output_file.h"
 #include "gpucap/tools/merge/trace_merge.h"
 
 namespace po = boost::program_options;
@@ -73,10 +74,10 @@ int RunMerge(const std::vector<std::string>& args) {
   Progress progress("merge", Progress::ShouldShow(quiet));
   auto report = MergeTraces(captures, o, progress.Fn());
   progress.Clear();
-  // Bad flags found once the captures are read (-o - with several windows)
-  // are usage errors, as in build.
+  // -o - with a spec that yields several windows is a usage error, as in
+  // build (found only once the captures are read).
   if (!report.ok()) {
-    bool usage = report.status().code() == Status::Code::kInvalidArgument;
+    bool usage = format::IsStandardOutput(output) && report.status().code() == Status::Code::kInvalidArgument;
     return Fail("merge", report.status(), usage ? kExitUsage : kExitFailed);
   }
   for (const std::string& w : report->warnings) Warn("merge", w, quiet);
