@@ -97,7 +97,14 @@ Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& 
     auto trimmed = builder::CaptureIndex::Open((*out)->temp_path());
     if (!trimmed.ok()) return Status(trimmed.status().code(), output + ": " + trimmed.status().message());
     Status found = FindWindows(**trimmed, request.build.window, plan->windows, &t.window, &t.select);
-    if (!found.ok()) return Status(found.code(), output + ": " + found.message());
+    if (!found.ok()) {
+      // Named by the output, not by the temporary it was checked in.
+      std::string message = found.message();
+      const std::string& temp = (*out)->temp_path();
+      for (size_t at; (at = message.find(temp)) != std::string::npos;) message.replace(at, temp.size(), output);
+      if (message.rfind(output, 0) != 0) message = output + ": " + message;
+      return Status(found.code(), message + " (nothing written)");
+    }
   }
   GPUCAP_RETURN_IF_ERROR((*out)->Commit());
   return t;
