@@ -1,4 +1,5 @@
 #include "gpucap/builder/builder.h"
+#include "gpucap/format/output_file.h"
 #include "gpucap/builder/build_progress.h"
 
 #include <algorithm>
@@ -319,7 +320,7 @@ std::string Sanitize(std::string_view label) {
 }  // namespace
 
 std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window) {
-  if (one_window) return output;
+  if (one_window || format::IsStandardOutput(output)) return output;
   size_t slash = output.find_last_of('/');
   size_t base = slash == std::string::npos ? 0 : slash + 1;
   size_t dot = output.find('.', base);
@@ -376,6 +377,10 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
                                    std::to_string(windows->size()) + " windows, one file each; more than " +
                                    std::to_string(options.max_windows) +
                                    " is written only with --max-windows N (or pick some with --select)");
+  }
+  if (format::IsStandardOutput(options.output) && windows->size() > 1) {
+    return Status::InvalidArgument("-o " + options.output + " takes one window; --window '" + options.window +
+                                   "' yields " + std::to_string(windows->size()) + " (pick one with --select)");
   }
   report.times.started_ns = BuildClockNs();
   report.warnings = index.capture().report.Describe(index.path());

@@ -371,7 +371,7 @@ std::unique_ptr<ByteSink> NewStringSink(std::string* out) { return std::make_uni
 Result<std::unique_ptr<ByteSink>> OpenOutput(const std::string& path, const OutputOptions& options) {
   auto file = OpenFileSink(path);
   if (!file.ok()) return file.status();
-  if (!EndsWith(path, ".gz")) return file;
+  if (!EndsWith(path, ".gz") && !options.gzip) return file;
   if (!GzipCodecAvailable(options.codec)) {
     return Status::Unsupported(path + ": this gpucap was built without ISA-L; choose another gzip codec");
   }

@@ -90,11 +90,12 @@ inline constexpr uint32_t kNameIid = 10;
 inline constexpr uint32_t kTrackUuid = 11;
 inline constexpr uint32_t kCounterValue = 30;
 inline constexpr uint32_t kDoubleCounterValue = 44;
-// Flow ids as varints: the importer reads these (flow_ids_old,
-// terminating_flow_ids_old) where an event has no fixed64 flow_ids (47,
-// 48), and a flow id of a few bytes then costs that, not 8.
-inline constexpr uint32_t kFlowIdsVarint = 36;
-inline constexpr uint32_t kTerminatingFlowIdsVarint = 42;
+// Flow ids: Perfetto's current fields, repeated fixed64 (track_event.proto:
+// flow_ids = 47, terminating_flow_ids = 48). The varint fields before them
+// (flow_ids_old = 36, terminating_flow_ids_old = 42) are deprecated, kept
+// only for old traces, and not written.
+inline constexpr uint32_t kFlowIds = 47;
+inline constexpr uint32_t kTerminatingFlowIds = 48;
 
 inline constexpr uint32_t kSliceBegin = 1;
 inline constexpr uint32_t kSliceEnd = 2;

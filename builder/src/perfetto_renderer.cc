@@ -22,8 +22,9 @@
 //     text (like names side by side), not scattered between events: -2 to
 //     -5% on the fixtures (bench/README.md, "pftrace size").
 //   - nothing the importer does without: no sequence_flags after a
-//     sequence's first packet, flow ids and whole counter values as
-//     varints.
+//     sequence's first packet, whole counter values as varints. Flow ids
+//     go in Perfetto's current fixed64 fields (perfetto_fields.h), not the
+//     deprecated varint ones.
 //   - pieces (a run of a large window's slices rendered on another thread,
 //     trace_model.h): a sequence of their own for each track they hold
 //     (id: a base above the whole's sequence ids + the piece's index + the
@@ -241,9 +242,10 @@ class PerfettoRenderer : public TraceSink {
     w_.Varint(pf::event::kNameIid, name_iid_);
     w_.Varint(pf::event::kCategoryIids, CategoryIid(s.category));
     WriteArgs(q.layout, s.args);
-    // Flow ids unpacked (the importer ignores packed ones), as varints.
-    for (const FlowEnd& f : s.flows_out) w_.Varint(pf::event::kFlowIdsVarint, FlowId(f));
-    for (const FlowEnd& f : s.flows_in) w_.Varint(pf::event::kTerminatingFlowIdsVarint, FlowId(f));
+    // Flow ids unpacked (the importer ignores packed ones), in the current
+    // fixed64 fields (perfetto_fields.h).
+    for (const FlowEnd& f : s.flows_out) w_.Fixed64(pf::event::kFlowIds, FlowId(f));
+    for (const FlowEnd& f : s.flows_in) w_.Fixed64(pf::event::kTerminatingFlowIds, FlowId(f));
     w_.End(event);
     FinishPacket(q, s.ts_ns, packet);
     if (!s.instant()) q.open.push_back(s.ts_ns + s.dur_ns);

@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 
 #include "capture.capnp.h"
 #include "crc32c.h"
@@ -89,7 +92,81 @@ class FrameMessage {
   std::optional<capnp::FlatArrayMessageReader> reader_;
 };
 
+// Standard input as a file that can be mapped: a copy of descriptor 0
+// when it is a regular file (`< capture`), else (a pipe) an unlinked
+// temporary file in $TMPDIR it is copied into, at most
+// StandardInputLimit() bytes. Made once per process; every open of "-"
+// gets its own descriptor of it.
+std::mutex stdin_mu;
+int stdin_fd = -1;
+
+uint64_t StandardInputLimit() {
+  const char* limit = std::getenv("GPUCAP_STDIN_LIMIT");
+  if (limit != nullptr && *limit != '\0') {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(limit, &end, 10);
+    if (end != nullptr && *end == '\0') return v;
+  }
+  return kStandardInputLimit;
+}
+
+Result<int> SpoolStandardInput() {
+  struct stat st;
+  if (fstat(0, &st) != 0) return Status::NotFound(std::string("standard input: ") + std::strerror(errno));
+  if (S_ISREG(st.st_mode)) {
+    int fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) return Status::IoError(std::string("standard input: ") + std::strerror(errno));
+    return fd;
+  }
+  const char* dir = std::getenv("TMPDIR");
+  std::string name = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/gpucap-stdin-XXXXXX";
+  int fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) return Status::IoError(name + ": cannot create a copy of standard input: " + std::strerror(errno));
+  unlink(name.c_str());  // gone from the folder at once: nothing to clean up
+  uint64_t limit = StandardInputLimit(), copied = 0;
+  std::unique_ptr<char[]> buf(new char[1 << 20]);
+  for (;;) {
+    ssize_t n = read(0, buf.get(), 1 << 20);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      return Status::IoError(std::string("standard input: read failed: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    copied += static_cast<uint64_t>(n);
+    if (copied > limit) {
+      close(fd);
+      return Status::ResourceExhausted("standard input: more than " + std::to_string(limit) +
+                                       " bytes; pass the capture by name, or raise GPUCAP_STDIN_LIMIT (bytes)");
+    }
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(fd, buf.get() + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        int err = w < 0 ? errno : ENOSPC;
+        close(fd);
+        return Status::IoError(name + ": copying standard input failed: " + std::strerror(err));
+      }
+      done += w;
+    }
+  }
+  return fd;
+}
+
 }  // namespace
+
+Result<int> OpenStandardInput() {
+  std::lock_guard<std::mutex> lock(stdin_mu);
+  if (stdin_fd < 0) {
+    auto fd = SpoolStandardInput();
+    if (!fd.ok()) return fd.status();
+    stdin_fd = *fd;
+  }
+  int fd = fcntl(stdin_fd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0) return Status::IoError(std::string("standard input: ") + std::strerror(errno));
+  return fd;
+}
 
 const char* DamageKindName(DamageKind kind) {
   switch (kind) {
@@ -123,9 +200,16 @@ std::vector<std::string> ScanReport::Describe(const std::string& path) const {
 
 Result<std::unique_ptr<CaptureFile>> CaptureFile::Open(const std::string& path,
                                                        const ReadOptions& options) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
-  // below as not a regular file.
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = -1;
+  if (path == kStandardInput) {
+    auto in = OpenStandardInput();
+    if (!in.ok()) return in.status();
+    fd = *in;
+  } else {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+    // below as not a regular file.
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  }
   if (fd < 0) return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {

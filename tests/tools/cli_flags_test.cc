@@ -44,12 +44,17 @@ TEST(CliBuild, FormatFollowsTheNameUnlessGiven) {
   std::string c = Fixture("basics");
   ASSERT_EQ(Gpucap("build " + c + " -q -o " + dir.File("a.json")).code, 0);
   ASSERT_EQ(Gpucap("build " + c + " -q -o " + dir.File("a.pftrace")).code, 0);
-  ASSERT_EQ(Gpucap("build " + c + " -q -f pftrace -o " + dir.File("b.json")).code, 0);
+  ASSERT_EQ(Gpucap("build " + c + " -q -f pftrace -o " + dir.File("b.trace")).code, 0);
+  // A format that contradicts the name is a usage error (issue 43 item 3),
+  // and nothing is written.
+  CliRun contradiction = Gpucap("build " + c + " -q -f pftrace -o " + dir.File("b.json"));
+  EXPECT_EQ(contradiction.code, 2) << contradiction.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("b.json")));
   ASSERT_EQ(Gpucap("build " + c + " -q -o " + dir.File("a.json.gz")).code, 0);
   EXPECT_EQ(Head(dir.File("a.json"), 1), "{");
   // A Trace's first byte: field 1 (packet), length-delimited.
   EXPECT_EQ(Head(dir.File("a.pftrace"), 1), "\x0a");
-  EXPECT_EQ(Head(dir.File("b.json"), 1), "\x0a") << "-f pftrace wins over the name";
+  EXPECT_EQ(Head(dir.File("b.trace"), 1), "\x0a") << "-f pftrace where the name says nothing";
   EXPECT_EQ(Head(dir.File("a.json.gz"), 2), "\x1f\x8b");
   auto gz = ReadTrace(dir.File("a.json.gz"));
   ASSERT_TRUE(gz);

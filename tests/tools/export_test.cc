@@ -517,7 +517,8 @@ TEST(ExportDocs, EveryQueryOnThePageIsTested) {
 TEST(ExportCli, WritesTheDatabaseAndReplacesItOnlyWhenDone) {
   TempDir dir;
   std::string out = dir.File("basics.sqlite");
-  CliRun run = Gpucap("export " + Fixture("basics") + " -q -o " + out);
+  // Without -q (which silences the summary too): the summary line.
+  CliRun run = Gpucap("export " + Fixture("basics") + " -o " + out);
   ASSERT_EQ(run.code, 0) << run.output;
   EXPECT_NE(run.output.find("101 kernels"), std::string::npos) << run.output;
   sqlite3* db = nullptr;

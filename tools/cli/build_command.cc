@@ -50,7 +50,7 @@ int Splice(const CaptureIndex& index, const BuildOptions& o, const po::variables
   }
   for (const std::string& w : report->warnings) Warn("build", w, quiet);
   if (quiet) return kExitOk;
-  std::cout << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
+  SummaryStream(o.output) << o.output << ": " << report->window.join.gpu_ops << " GPU ops and " << report->window.join.api_calls
             << " API calls into " << kineto->path() << "; launches tied to profiler ops: "
             << report->launches_linked_by_time << " by the enclosing profiler op, "
             << report->launches_linked_by_capture << " outside any profiler op kept the capture's id, "
@@ -80,13 +80,16 @@ int RunBuild(const std::vector<std::string>& args) {
       ("capture", po::value<std::string>()->required(), "capture file")
       ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pt.trace.json.gz for TensorBoard, .pftrace "
                                              "or .pftrace.gz) or a folder (DIR/: DIR/<capture>.pt.trace.json.gz); "
-                                             "several windows get their index and label before the extension")
+                                             "several windows get their index and label before the extension; "
+                                             "-: standard output (one window)")
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
       ("graph-lanes", po::value<std::string>()->default_value("capture"),
        "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
        "recorded it), CUPTI's stream in their args; cupti: on CUPTI's streams (docs/semantics.md)")
+      ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")
+      ("strict", po::bool_switch(), kStrictHelp)
       ("gzip-level", po::value<int>()->default_value(-1),
        "gzip level for .gz outputs: ISA-L 0-3, libdeflate 1-12, zlib 1-9; -1: the codec's fast level "
        "(ISA-L 0, others 1). ISA-L's 1-3 can give different bytes run to run")
@@ -136,14 +139,21 @@ int RunBuild(const std::vector<std::string>& args) {
   } else if (vm.count("output")) {
     o.format = FormatForPath(vm["output"].as<std::string>());
   }
+  o.output_options.gzip = vm["gzip"].as<bool>();
+  if (vm.count("output")) {
+    Status named = CheckOutputName(o.format, o.output_options.gzip, vm["output"].as<std::string>());
+    if (!named.ok()) return Fail("build", named, kExitUsage);
+  }
 
   // GPUCAP_BUILD_TIMES=1: when each phase ran, on stderr (build_times.h).
   int64_t epoch_ns = BuildClockNs();
   const char* times = std::getenv(kBuildTimesEnv);
   o.phase_times = times != nullptr && std::string_view(times) == "1";
   std::string path = vm["capture"].as<std::string>();
-  auto index = OpenCapture(path);
+  bool strict = vm["strict"].as<bool>();
+  auto index = OpenCapture(path, /*verify=*/strict);
   if (!index.ok()) return Fail("build", index.status());
+  if (strict && StrictRefuses("build", **index)) return kExitDamaged;
   if (vm["list-windows"].as<bool>()) return ListWindows(**index, o);
   if (!vm.count("output")) {
     return Fail("build", "no output given (-o OUT)", kExitUsage);
@@ -174,10 +184,10 @@ int RunBuild(const std::vector<std::string>& args) {
   }
   if (vm["quiet"].as<bool>()) return kExitOk;
   for (const WindowReport& w : report->windows) {
-    std::cout << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
+    SummaryStream(o.output) << w.path << ": " << w.join.gpu_ops << " GPU ops, " << w.join.api_calls << " API calls, "
               << w.join.ranges << " ranges, " << w.join.flows << " flows";
-    if (w.join.ops_without_launch) std::cout << ", " << w.join.ops_without_launch << " ops without launch";
-    std::cout << "\n";
+    if (w.join.ops_without_launch) SummaryStream(o.output) << ", " << w.join.ops_without_launch << " ops without launch";
+    SummaryStream(o.output) << "\n";
   }
   return 0;
 }

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "gpucap/builder/name_matcher.h"
+#include "gpucap/format/output_file.h"
+#include "gpucap/tools/info/strict.h"
 
 namespace po = boost::program_options;
 
@@ -59,6 +61,33 @@ void Warn(std::string_view command, std::string_view line, bool quiet) {
 
 Result<std::unique_ptr<builder::CaptureIndex>> OpenCapture(const std::string& path, bool verify) {
   return builder::CaptureIndex::Open(path, verify);
+}
+
+std::ostream& SummaryStream(const std::string& output) {
+  return format::IsStandardOutput(output) ? std::cerr : std::cout;
+}
+
+bool StrictRefuses(std::string_view command, const builder::CaptureIndex& index) {
+  std::vector<std::string> findings = StrictFindings(index);
+  for (const std::string& f : findings) std::cerr << "gpucap " << command << ": --strict: " << f << "\n";
+  return !findings.empty();
+}
+
+Status CheckOutputName(builder::OutputFormat format, bool gzip, const std::string& output) {
+  if (format::IsStandardOutput(output)) return Status::Ok();  // no name to contradict
+  auto ends = [&](std::string_view ext) { return output.ends_with(ext); };
+  bool json = ends(".json") || ends(".json.gz");
+  bool pftrace = ends(".pftrace") || ends(".pftrace.gz");
+  if ((format == builder::OutputFormat::kPerfetto && json) || (format == builder::OutputFormat::kChromeJson && pftrace)) {
+    return Status::InvalidArgument("--format " + std::string(format == builder::OutputFormat::kPerfetto ? "pftrace" : "chrome") +
+                                   " contradicts the output's name " + output + "; rename it (" +
+                                   std::string(builder::FormatExtension(format)) + ") or drop --format");
+  }
+  if (gzip && !ends(".gz")) {
+    return Status::InvalidArgument("--gzip contradicts the output's name " + output +
+                                   " (no .gz); name it .gz, or use --gzip with -o - (standard output)");
+  }
+  return Status::Ok();
 }
 
 }  // namespace gpucap::tools

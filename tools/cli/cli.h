@@ -4,13 +4,19 @@
 //   -s, --select   windows kept by index        -j, --threads  decode threads
 //   -q, --quiet    no progress, no warnings     -h, --help     the options
 //
+//   --strict       capture damage or dropped records: exit 4
+//
 // Exit codes: 0 done, 1 an input or output failed (the message names the
 // file and what was wrong), 2 a usage error, 3 `gpucap diff` found a change
-// past its threshold.
+// past its threshold, 4 --strict found a capture damaged or short of records.
+//
+// Outputs follow format/output_file.h's rule; "-o -" is standard output,
+// and then what a command says about its output goes to stderr.
 #ifndef GPUCAP_TOOLS_CLI_H_
 #define GPUCAP_TOOLS_CLI_H_
 
 #include <boost/program_options.hpp>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -23,6 +29,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitPastThreshold = 3;
+inline constexpr int kExitDamaged = 4;
 
 // The window flags as given.
 struct WindowFlags {
@@ -49,6 +56,20 @@ void Warn(std::string_view command, std::string_view line, bool quiet);
 // The capture at `path`, with every chunk's checksum checked when `verify`
 // (info); errors name the file.
 Result<std::unique_ptr<builder::CaptureIndex>> OpenCapture(const std::string& path, bool verify = false);
+
+// Where a command's lines about its output go: stderr when the output
+// itself is standard output, else stdout.
+std::ostream& SummaryStream(const std::string& output);
+
+// --strict: prints each finding of StrictFindings (tools/info/strict.h) as
+// an error and returns true when there is one.
+bool StrictRefuses(std::string_view command, const builder::CaptureIndex& index);
+inline constexpr const char* kStrictHelp =
+    "exit 4 (before writing) when a capture is damaged, lost records or buffers, or was not closed cleanly";
+
+// A usage error (InvalidArgument) when --format contradicts the output's
+// name (-f pftrace -o x.json) or --gzip a name without ".gz".
+Status CheckOutputName(builder::OutputFormat format, bool gzip, const std::string& output);
 
 }  // namespace gpucap::tools
 

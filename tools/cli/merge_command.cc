@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "command.h"
 #include "progress.h"
+#include "gpucap/format/output_file.h"
 #include "gpucap/tools/merge/trace_merge.h"
 
 namespace po = boost::program_options;
@@ -21,7 +22,9 @@ int RunMerge(const std::vector<std::string>& args) {
       ("captures", po::value<std::vector<std::string>>(&inputs)->required(), "capture files, one per process")
       ("output,o", po::value<std::string>(&output)->required(),
        "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several windows get their index and label before "
-       "the extension")
+       "the extension; -: standard output (one window)")
+      ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")
+      ("strict", po::bool_switch(), kStrictHelp)
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
@@ -50,6 +53,10 @@ int RunMerge(const std::vector<std::string>& args) {
   } else {
     o.format = builder::FormatForPath(output);
   }
+  o.output_options.gzip = vm["gzip"].as<bool>();
+  if (Status named = CheckOutputName(o.format, o.output_options.gzip, output); !named.ok()) {
+    return Fail("merge", named, kExitUsage);
+  }
   o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
   auto lanes = builder::ParseGraphLanes(vm["graph-lanes"].as<std::string>());
   if (!lanes.ok()) return Fail("merge", lanes.status(), kExitUsage);
@@ -58,19 +65,25 @@ int RunMerge(const std::vector<std::string>& args) {
   std::vector<std::unique_ptr<builder::CaptureIndex>> indexes;
   std::vector<const builder::CaptureIndex*> captures;
   for (const std::string& path : inputs) {
-    auto index = OpenCapture(path);
+    auto index = OpenCapture(path, /*verify=*/vm["strict"].as<bool>());
     if (!index.ok()) return Fail("merge", index.status());
+    if (vm["strict"].as<bool>() && StrictRefuses("merge", **index)) return kExitDamaged;
     indexes.push_back(std::move(index).value());
     captures.push_back(indexes.back().get());
   }
   Progress progress("merge", Progress::ShouldShow(quiet));
   auto report = MergeTraces(captures, o, progress.Fn());
   progress.Clear();
-  if (!report.ok()) return Fail("merge", report.status());
+  // -o - with a spec that yields several windows is a usage error, as in
+  // build (found only once the captures are read).
+  if (!report.ok()) {
+    bool usage = format::IsStandardOutput(output) && report.status().code() == Status::Code::kInvalidArgument;
+    return Fail("merge", report.status(), usage ? kExitUsage : kExitFailed);
+  }
   for (const std::string& w : report->warnings) Warn("merge", w, quiet);
   if (quiet) return kExitOk;
   for (const MergeReport::Output& out : report->outputs) {
-    std::cout << out.path << ": " << out.label << " from " << out.captures << " of " << captures.size()
+    SummaryStream(output) << out.path << ": " << out.label << " from " << out.captures << " of " << captures.size()
               << " captures\n";
   }
   return kExitOk;

@@ -20,10 +20,11 @@ int RunReport(const std::vector<std::string>& args) {
   std::string output;
   options.add_options()
       ("capture", po::value<std::vector<std::string>>()->required()->composing(), "capture files (one per rank)")
-      ("output,o", po::value<std::string>(&output)->required(), "the HTML file to write")
+      ("output,o", po::value<std::string>(&output)->required(), "the HTML file to write (-: standard output)")
       ("top,n", po::value<size_t>(&o.top_kernels)->default_value(15), "kernels shown per kind of window")
       ("bins", po::value<size_t>(&o.strip_bins)->default_value(240), "points in each stream's busy strip (1 to 100000)")
       ("title", po::value<std::string>(&o.title), "the page's title (default: the captures' names)")
+      ("strict", po::bool_switch(), kStrictHelp)
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   AddWindowFlags(&options, &window,
                  "Each window is a step of the report; windows of one label are one step across ranks. "
@@ -48,8 +49,9 @@ int RunReport(const std::vector<std::string>& args) {
   std::vector<std::unique_ptr<builder::CaptureIndex>> owned;
   std::vector<const builder::CaptureIndex*> captures;
   for (const std::string& path : vm["capture"].as<std::vector<std::string>>()) {
-    auto index = OpenCapture(path);
+    auto index = OpenCapture(path, /*verify=*/vm["strict"].as<bool>());
     if (!index.ok()) return Fail("report", index.status());
+    if (vm["strict"].as<bool>() && StrictRefuses("report", **index)) return kExitDamaged;
     owned.push_back(std::move(index).value());
     captures.push_back(owned.back().get());
   }

@@ -55,6 +55,7 @@ int RunStats(const std::vector<std::string>& args) {
       ("width", po::value<size_t>(&width)->default_value(80),
        "reports' table form: the widest a text cell is shown, longer ones cut with an ellipsis (0: no limit)")
       ("output,o", po::value<std::string>(&output), "write to this file instead of stdout")
+      ("strict", po::bool_switch(), kStrictHelp)
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
   AddWindowFlags(&options, &window, "Several windows are tallied together.");
   po::positional_options_description positional;
@@ -97,8 +98,10 @@ int RunStats(const std::vector<std::string>& args) {
     }
   }
 
-  auto index = OpenCapture(vm["capture"].as<std::string>());
+  bool strict = vm["strict"].as<bool>();
+  auto index = OpenCapture(vm["capture"].as<std::string>(), /*verify=*/strict);
   if (!index.ok()) return Fail("stats", index.status());
+  if (strict && StrictRefuses("stats", **index)) return kExitDamaged;
   if (!nsys.empty()) {
     std::vector<std::string> warnings;
     auto done = CaptureReports(**index, o, nsys, *names, &warnings);

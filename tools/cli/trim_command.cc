@@ -22,6 +22,7 @@ struct TrimFlags {
   bool anonymize = false;
   bool quiet = false;
   bool no_verify = false;
+  bool strict = false;
 };
 
 void AddTrimFlags(po::options_description* options, TrimFlags* f) {
@@ -29,7 +30,8 @@ void AddTrimFlags(po::options_description* options, TrimFlags* f) {
       ("capture", po::value<std::string>()->required(), "capture file")
       ("anonymize", po::bool_switch(&f->anonymize),
        "replace kernel and range names with stable hashes (names --window nvtx: matches stay)")
-      ("quiet,q", po::bool_switch(&f->quiet), "no progress line, no warnings on stderr");
+      ("strict", po::bool_switch(&f->strict), kStrictHelp)
+      ("quiet,q", po::bool_switch(&f->quiet), "no progress line, no warnings, no summary");
   AddWindowFlags(options, &f->window, "Several windows are kept together.");
 }
 
@@ -46,7 +48,8 @@ Result<FixtureRequest> Request(const po::variables_map& vm, const TrimFlags& f) 
 int RunTrim(const std::vector<std::string>& args) {
   po::options_description options("gpucap trim options");
   TrimFlags f;
-  options.add_options()("output,o", po::value<std::string>(&f.output)->required(), "the trimmed capture");
+  options.add_options()("output,o", po::value<std::string>(&f.output)->required(),
+                        "the trimmed capture (-: standard output, written once complete)");
   AddTrimFlags(&options, &f);
   po::positional_options_description positional;
   positional.add("capture", 1);
@@ -58,19 +61,22 @@ int RunTrim(const std::vector<std::string>& args) {
   }
   auto request = Request(vm, f);
   if (!request.ok()) return Fail("trim", request.status(), kExitUsage);
-  auto index = OpenCapture(request->source);
+  auto index = OpenCapture(request->source, /*verify=*/f.strict);
   if (!index.ok()) return Fail("trim", index.status());
+  if (f.strict && StrictRefuses("trim", **index)) return kExitDamaged;
   Progress progress("trim", Progress::ShouldShow(f.quiet));
   auto trimmed = Trim(**index, *request, f.output, progress.Fn());
   progress.Clear();
   if (!trimmed.ok()) return Fail("trim", trimmed.status());
   for (const std::string& w : trimmed->warnings) Warn("trim", w, f.quiet);
-  std::cout << f.output << ": " << trimmed->windows << " window(s), " << trimmed->result.records << " of "
+  if (f.quiet) return kExitOk;
+  std::ostream& say = SummaryStream(f.output);
+  say << f.output << ": " << trimmed->windows << " window(s), " << trimmed->result.records << " of "
             << trimmed->records_seen << " records in " << trimmed->result.chunks << " chunks, " << trimmed->result.bytes
             << " bytes (the source: " << (*index)->capture().file->size() << ")\n";
-  std::cout << "the same windows: gpucap build " << f.output << " --window '" << trimmed->window << "'";
-  if (!trimmed->select.empty()) std::cout << " --select " << trimmed->select;
-  std::cout << "\n";
+  say << "the same windows: gpucap build " << f.output << " --window '" << trimmed->window << "'";
+  if (!trimmed->select.empty()) say << " --select " << trimmed->select;
+  say << "\n";
   return kExitOk;
 }
 
@@ -95,13 +101,15 @@ int RunFixture(const std::vector<std::string>& args) {
   if (!request.ok()) return Fail("fixture", request.status(), kExitUsage);
   request->name = f.name.empty() ? std::filesystem::path(request->source).stem().string() : f.name;
   request->verify = !f.no_verify;
-  auto index = OpenCapture(request->source);
+  auto index = OpenCapture(request->source, /*verify=*/f.strict);
   if (!index.ok()) return Fail("fixture", index.status());
+  if (f.strict && StrictRefuses("fixture", **index)) return kExitDamaged;
   Progress progress("fixture", Progress::ShouldShow(f.quiet));
   auto fixture = MakeFixture(**index, *request, f.output, progress.Fn());
   progress.Clear();
   if (!fixture.ok()) return Fail("fixture", fixture.status());
   for (const std::string& w : fixture->warnings) Warn("fixture", w, f.quiet);
+  if (f.quiet) return kExitOk;
   for (const std::string& file : fixture->files) std::cout << file << "\n";
   return kExitOk;
 }

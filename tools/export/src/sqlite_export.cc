@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "gpucap/format/output_file.h"
 #include "capture_rows.h"
 #include "db_writer.h"
 #include "gpucap/builder/work_queue.h"
@@ -173,20 +174,17 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
   // when SQLite is in use already.
   static const int kNoMemoryStatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   (void)kNoMemoryStatus;
-  // The pid only names the temporary: nothing of it is written inside.
-  std::string temp = path + ".partial-" + std::to_string(::getpid());
-  std::remove(temp.c_str());
+  // The output rule (format/output_file.h): never over a capture being
+  // read, never over a non-regular file, through symlinks; the temporary
+  // goes when the export fails or is interrupted.
+  auto out = format::OutputFile::Create(path, format::OutputFile::Access::kSeekable);
+  if (!out.ok()) return out.status();
+  const std::string& temp = (*out)->temp_path();  // the writer opens it by name
   auto report = ExportFile(captures, temp, options);
-  if (!report.ok()) {
-    std::remove(temp.c_str());
-    return Status(report.status().code(), path + ": " + report.status().message());
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return Status::IoError(path + ": cannot rename " + temp + " into place");
-  }
+  if (!report.ok()) return Status(report.status().code(), path + ": " + report.status().message());
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0) report->bytes = static_cast<uint64_t>(st.st_size);
+  if (::stat(temp.c_str(), &st) == 0) report->bytes = static_cast<uint64_t>(st.st_size);
+  GPUCAP_RETURN_IF_ERROR((*out)->Commit());
   return report;
 }
 

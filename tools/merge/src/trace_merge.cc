@@ -1,5 +1,7 @@
 #include "gpucap/tools/merge/trace_merge.h"
 
+#include "gpucap/format/output_file.h"
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -295,6 +297,10 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
   }
   bool one = spec->kind == builder::WindowSpec::Kind::kAll || spec->kind == builder::WindowSpec::Kind::kRange;
   if (one && keys.size() > 1) one = false;
+  if (format::IsStandardOutput(options.output) && keys.size() > 1) {
+    return Status::InvalidArgument("-o " + options.output + " takes one window; --window '" + options.window +
+                                   "' yields " + std::to_string(keys.size()) + " (pick one with --select)");
+  }
 
   size_t step = 0, steps = 0;
   for (const std::string& key : keys) steps += groups[key].size();

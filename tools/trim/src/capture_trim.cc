@@ -272,12 +272,11 @@ format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const TrimOpt
 }  // namespace
 
 Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
-                                       const TrimOptions& options, const std::string& path) {
+                                       const TrimOptions& options, format::OutputFile* out) {
   const format::Capture& c = index.capture();
+  const std::string& path = out->path();
   Anonymizer anon(options.anonymize, options.keep_names);
-  auto out = format::OutputFile::Create(path);  // removed unless committed below
-  if (!out.ok()) return out.status();
-  auto sink = format::FileSinkFromFd((*out)->ReleaseFd(), path);
+  auto sink = format::FileSinkFromFd(out->ReleaseFd(), path);
   format::WriterOptions wo;
   wo.created_realtime_ns = c.file->header().created_realtime_ns;
   auto started = format::CaptureWriter::Start(std::move(sink), wo);
@@ -294,10 +293,22 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
   Status s = write_all();
   Status closed = writer->Close(TrimmedTrailer(index, options), kWriterTimeout);
   if (s.ok()) s = closed;
-  if (s.ok()) s = (*out)->Commit();
   if (!s.ok()) return Status(s.code(), path + ": " + s.message());
   struct stat st;
-  if (stat(path.c_str(), &st) == 0) result.bytes = static_cast<uint64_t>(st.st_size);
+  if (!out->temp_path().empty() && stat(out->temp_path().c_str(), &st) == 0) {
+    result.bytes = static_cast<uint64_t>(st.st_size);
+  }
+  return result;
+}
+
+Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
+                                       const TrimOptions& options, const std::string& path) {
+  auto out = format::OutputFile::Create(path, format::OutputFile::Access::kSeekable);  // removed unless committed
+  if (!out.ok()) return out.status();
+  auto result = WriteTrimmedCapture(index, plan, options, out->get());
+  if (!result.ok()) return result.status();
+  Status s = (*out)->Commit();
+  if (!s.ok()) return Status(s.code(), path + ": " + s.message());
   return result;
 }
 

@@ -79,7 +79,11 @@ Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& 
   to.provenance = {{"gpucap.trimmed_from", Basename(source.path())}, {"gpucap.trim_window", request.build.window}};
   if (!request.build.select.empty()) to.provenance.emplace_back("gpucap.trim_select", request.build.select);
   if (request.anonymize) to.provenance.emplace_back("gpucap.anonymized", "1");
-  auto written = WriteTrimmedCapture(source, *plan, to, output);
+  // Committed only once the trimmed capture is checked below: a failed
+  // check leaves no output (and the previous file where it was).
+  auto out = format::OutputFile::Create(output, format::OutputFile::Access::kSeekable);
+  if (!out.ok()) return out.status();
+  auto written = WriteTrimmedCapture(source, *plan, to, out->get());
   if (!written.ok()) return written.status();
 
   Trimmed t;
@@ -89,9 +93,20 @@ Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& 
   t.warnings = source.capture().report.Describe(source.path());
   t.warnings.insert(t.warnings.end(), plan->warnings.begin(), plan->warnings.end());
   if (!t.warnings.empty()) t.warnings.push_back("the trimmed capture holds what could be read of " + source.path());
-  auto trimmed = builder::CaptureIndex::Open(output);
-  if (!trimmed.ok()) return trimmed.status();
-  GPUCAP_RETURN_IF_ERROR(FindWindows(**trimmed, request.build.window, plan->windows, &t.window, &t.select));
+  {
+    auto trimmed = builder::CaptureIndex::Open((*out)->temp_path());
+    if (!trimmed.ok()) return Status(trimmed.status().code(), output + ": " + trimmed.status().message());
+    Status found = FindWindows(**trimmed, request.build.window, plan->windows, &t.window, &t.select);
+    if (!found.ok()) {
+      // Named by the output, not by the temporary it was checked in.
+      std::string message = found.message();
+      const std::string& temp = (*out)->temp_path();
+      for (size_t at; (at = message.find(temp)) != std::string::npos;) message.replace(at, temp.size(), output);
+      if (message.rfind(output, 0) != 0) message = output + ": " + message;
+      return Status(found.code(), message + " (nothing written)");
+    }
+  }
+  GPUCAP_RETURN_IF_ERROR((*out)->Commit());
   return t;
 }
 

@@ -69,6 +69,8 @@ struct OutputOptions {
   // The codec's own scale: ISA-L 0-3, libdeflate 1-12, zlib 1-9. -1: the
   // codec's fast reproducible level (ISA-L 0, libdeflate 1, zlib 1).
   int gzip_level = -1;
+  // gzip whatever the name (standard output, `-o -`, has no ".gz" to say it).
+  bool gzip = false;
   GzipCodec codec = GzipCodec::kDefault;
   size_t block_bytes = 1 << 20;
   int threads = 0;  // 0: one per core, the appending thread counted

@@ -75,6 +75,15 @@ struct ScanReport {
   std::vector<std::string> Describe(const std::string& path) const;
 };
 
+// "-" as a capture's path: standard input. A regular file on it
+// (`< capture`) is mapped as it is; anything else (a pipe) is first copied
+// into an unlinked temporary file in $TMPDIR, once per process, of at most
+// kStandardInputLimit bytes (GPUCAP_STDIN_LIMIT, in bytes, sets another).
+inline constexpr const char* kStandardInput = "-";
+inline constexpr uint64_t kStandardInputLimit = 64ull << 30;
+// A descriptor of standard input's file (see above), the caller's to close.
+Result<int> OpenStandardInput();
+
 class CaptureFile {
  public:
   // Maps and checks the file: magic, header checksum, major version. A file

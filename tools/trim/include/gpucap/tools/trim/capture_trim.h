@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpucap/builder/capture_index.h"
+#include "gpucap/format/output_file.h"
 #include "gpucap/tools/trim/trim_plan.h"
 
 namespace gpucap::tools {
@@ -34,6 +35,12 @@ struct TrimResult {
   uint64_t bytes = 0;  // of the new file
 };
 
+// Writes the trimmed capture into `out` and closes it, uncommitted: the
+// caller commits it once the result passed its checks (a failed check then
+// leaves nothing behind). `out` should be made with Access::kSeekable.
+Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
+                                       const TrimOptions& options, format::OutputFile* out);
+// The same into a new OutputFile for `path`, committed.
 Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
                                        const TrimOptions& options, const std::string& path);
 
