@@ -48,7 +48,8 @@ std::multiset<std::string> JsonRows(const Trace& t) {
     const std::string& cat = x["cat"].text;
     if (cat == "cuda_event" && (x["ph"].text == "X" || x["ph"].text == "i")) {
       out.insert(cat + "|" + std::to_string(AbsoluteTs(t, x)) + "|" + x["pid"].text + "|" + x["tid"].text + "|" +
-                 ArgText(x, "cuda_event_id") + "|" + Opt(ArgText(x, "correlation"), true));
+                 (x["args"].has("event_id") ? ArgText(x, "event_id") : ArgText(x, "cuda_event_id")) + "|" +
+                 Opt(ArgText(x, "correlation"), true));
     }
     if (x["ph"].text != "X") continue;
     int64_t ts = AbsoluteTs(t, x), end = ts + Nanos(x["dur"]);

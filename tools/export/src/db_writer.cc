@@ -2,17 +2,32 @@
 
 #include <sqlite3.h>
 
+#include <cstring>
+
 namespace gpucap::tools::sqlite {
 
+namespace {
+
+// SQLite's message, and the system's word for the failure under it (a full
+// disk says "No space left on device", not only "disk I/O error").
+std::string Message(sqlite3* db, const char* message) {
+  std::string out = message != nullptr ? message : db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+  int system = db != nullptr ? sqlite3_system_errno(db) : 0;
+  if (system != 0) out += std::string(" (") + std::strerror(system) + ")";
+  return out;
+}
+
+}  // namespace
+
 Status SqliteError(sqlite3* db, std::string_view what) {
-  return Status::IoError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+  return Status::IoError(std::string(what) + ": " + Message(db, nullptr));
 }
 
 Status Exec(sqlite3* db, std::string_view sql) {
   char* error = nullptr;
   std::string text(sql);
   if (sqlite3_exec(db, text.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : sqlite3_errmsg(db);
+    std::string message = Message(db, error);
     sqlite3_free(error);
     return Status::IoError("sqlite: " + message + " (in: " + text.substr(0, 80) + ")");
   }

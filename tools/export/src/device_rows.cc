@@ -34,7 +34,9 @@ void WindowRows::AddDeviceSpan(const Slice& s) {
   for (const Arg& a : s.args) {
     if (a.foreign_key || a.type != Arg::Type::kUint) continue;
     if (a.key == builder::trace_keys::kExternalId) external = a.u();
-    else if (a.key == "cuda_event_id") event = a.u();
+    // A graph event-record node's run (kCudaEventId), or an event drawn as
+    // Kineto draws it (kEventId): the same column.
+    else if (a.key == builder::trace_keys::kCudaEventId || a.key == builder::trace_keys::kEventId) event = a.u();
     else if (a.key == builder::trace_keys::kCorrelation) correlation = a.u();
   }
   switch (s.category) {

@@ -1,13 +1,16 @@
 #include "gpucap/tools/export/sqlite_export.h"
 
 #include <sqlite3.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "gpucap/format/output_file.h"
@@ -158,6 +161,24 @@ Result<ExportReport> ExportFile(std::span<const builder::CaptureIndex* const> ca
 
 }  // namespace
 
+namespace {
+
+// SQLite says "disk I/O error" and often keeps no errno for a write that
+// failed at its commit; one more byte written to the file it was writing
+// fails the same way while the cause lasts (a full disk, a size limit), and
+// names it. The file is the output rule's temporary, removed after.
+std::string WhyWritesFail(const std::string& temp) {
+  int fd = ::open(temp.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return "";
+  char byte = 0;
+  std::string why;
+  if (::write(fd, &byte, 1) < 0) why = std::string(" (") + std::strerror(errno) + ")";
+  ::close(fd);
+  return why;
+}
+
+}  // namespace
+
 Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const std::string& path,
                                   const ExportOptions& options) {
   if (path.empty()) return Status::InvalidArgument("no output path given (-o)");
@@ -181,7 +202,11 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
   if (!out.ok()) return out.status();
   const std::string& temp = (*out)->temp_path();  // the writer opens it by name
   auto report = ExportFile(captures, temp, options);
-  if (!report.ok()) return Status(report.status().code(), path + ": " + report.status().message());
+  if (!report.ok()) {
+    std::string why = report.status().message();
+    if (report.status().code() == Status::Code::kIoError) why += WhyWritesFail(temp);
+    return Status(report.status().code(), path + ": " + why);
+  }
   struct stat st;
   if (::stat(temp.c_str(), &st) == 0) report->bytes = static_cast<uint64_t>(st.st_size);
   GPUCAP_RETURN_IF_ERROR((*out)->Commit());
