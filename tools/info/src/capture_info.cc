@@ -565,10 +565,12 @@ void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
     // buffers_dropped_writer_stopped) is one key, with the later value:
     // the writer's, taken at close.
     std::vector<std::pair<std::string_view, uint64_t>> counters;
-    for (const auto& [k, v] : st.extra) {
-      auto it = std::find_if(counters.begin(), counters.end(), [&](const auto& c) { return c.first == k; });
-      if (it == counters.end()) counters.emplace_back(k, v);
-      else it->second = v;
+    for (const auto& entry : st.extra) {
+      // A lambda may not capture a structured binding before clang 16 (the fuzz build's).
+      std::string_view key = entry.first;
+      auto it = std::find_if(counters.begin(), counters.end(), [key](const auto& c) { return c.first == key; });
+      if (it == counters.end()) counters.emplace_back(key, entry.second);
+      else it->second = entry.second;
     }
     j.Key("recorder_counters").BeginObject();
     for (const auto& [k, v] : counters) j.Field(k, v);
