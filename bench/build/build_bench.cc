@@ -194,6 +194,7 @@ class Recording : public TraceSink {
       std::string_view key = Keep(a.key);
       switch (a.type) {
         case Arg::Type::kString: b = Arg::String(key, Keep(a.s())); break;
+        case Arg::Type::kJson: b = Arg::Json(key, Keep(a.s())); break;
         case Arg::Type::kInts:
           fixups_.push_back({args_.size(), ints_.size(), a.ints().size(), false});
           ints_.insert(ints_.end(), a.ints().begin(), a.ints().end());

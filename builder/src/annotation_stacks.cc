@@ -19,6 +19,14 @@ std::string DefaultStepPattern(const format::Capture& capture) {
   return "(?:" + pattern + ")|(?:" + marked + ")";
 }
 
+bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded) {
+  if (pattern.Matches(recorded)) return true;
+  // A record_function step under emit_nvtx is "train_step, op_id = 5": the
+  // pattern takes the name the trace shows (torch_operators.h).
+  std::optional<TorchOperatorName> scope = ParseTorchRangeName(recorded);
+  return scope && !IsTorchOperatorName(scope->name) && pattern.Matches(scope->name);
+}
+
 StepRanges::StepRanges(const RangeIndex& ranges, const format::Capture& capture, const NameMatcher& steps)
     : ranges_(ranges) {
   const std::vector<Range>& all = ranges.ranges();
@@ -30,7 +38,7 @@ StepRanges::StepRanges(const RangeIndex& ranges, const format::Capture& capture,
     if (!all[i].closed) continue;  // a step never closed covers nothing we know of, like any such range
     std::string_view name = capture.ranges[all[i].event].name;  // as recorded, not as cut for display
     auto [it, inserted] = matched.try_emplace(name, false);
-    if (inserted) it->second = steps.Matches(name);
+    if (inserted) it->second = MatchesRangeName(steps, name);
     if (it->second) {
       is_step_[i] = true;
       steps_.push_back(i);  // ranges() is by start already
@@ -66,8 +74,9 @@ bool StepRanges::Holds(uint32_t step, uint32_t tid, uint64_t t, std::vector<uint
   return !has_step && OpenAt(t, tid) == step;
 }
 
-AnnotationStacks::AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps)
-    : ranges_(ranges), steps_(steps) {}
+AnnotationStacks::AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps,
+                                   const TorchOperators& operators)
+    : ranges_(ranges), steps_(steps), operators_(operators) {}
 
 uint32_t AnnotationStacks::RootStep(uint32_t tid, uint64_t t, const std::vector<uint32_t>& own) const {
   bool has_step = std::any_of(own.begin(), own.end(), [&](uint32_t r) { return steps_.IsStep(r); });
@@ -130,6 +139,41 @@ uint32_t AnnotationStacks::InnermostAt(uint32_t tid, uint64_t t, std::vector<uin
   }
   uint32_t step = RootStep(tid, t, *scratch);
   return step == StepRanges::kNone ? RangeIndex::kNone : step;
+}
+
+uint32_t AnnotationStacks::Owner(uint32_t id) const {
+  std::span<const uint32_t> s = Stack(id);
+  if (!operators_.empty()) {
+    for (auto r = s.rbegin(); r != s.rend(); ++r) {
+      if (operators_.Of(*r) != nullptr) return *r;
+    }
+  }
+  return s.empty() ? RangeIndex::kNone : s.back();
+}
+
+uint32_t AnnotationStacks::OwnerAt(uint32_t tid, uint64_t t, std::vector<uint32_t>* scratch) const {
+  if (!operators_.empty()) {
+    // Operators are never steps, so the thread's own closed ranges hold
+    // every operator At's stack would.
+    ranges_.Stack(ranges_.StackIdAt(tid, t), scratch);
+    const std::vector<Range>& all = ranges_.ranges();
+    for (auto r = scratch->rbegin(); r != scratch->rend(); ++r) {
+      if (all[*r].closed && operators_.Of(*r) != nullptr) return *r;
+    }
+  }
+  return InnermostAt(tid, t, scratch);
+}
+
+uint32_t AnnotationStacks::LaunchingAnnotation(std::span<const uint32_t> stack) const {
+  for (auto r = stack.rbegin(); r != stack.rend(); ++r) {
+    if (operators_.Of(*r) != nullptr) continue;
+    // A step gets no GPU-side slice even where it launched ops itself
+    // (Kineto would draw one): HTA and TensorBoard take every event named
+    // like a step for one, so a GPU-side ProfilerStep#N counts the step
+    // twice and shifts their step numbers.
+    return steps_.IsStep(*r) ? RangeIndex::kNone : *r;
+  }
+  return RangeIndex::kNone;
 }
 
 size_t AnnotationStacks::MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const {

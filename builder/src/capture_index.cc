@@ -71,6 +71,11 @@ Result<const StepRanges*> CaptureIndex::Steps(std::string_view pattern) const {
   return out;
 }
 
+const TorchOperators& CaptureIndex::operators() const {
+  std::call_once(operators_once_, [this] { operators_ = std::make_unique<TorchOperators>(*ranges_); });
+  return *operators_;
+}
+
 std::vector<std::string> CaptureIndex::Warnings() const {
   std::vector<std::string> out;
   auto say = [&](uint64_t n, const std::string& what) {

@@ -409,7 +409,9 @@ class ChromeJsonRenderer : public TraceSink {
   // Flow events are half of a trace's events: written from a few
   // prebuilt pieces.
   void Flow(char ph, const FlowEnd& f, const TrackRef& t, int64_t ts) {
-    const FlowTail& tail = f.kind == FlowKind::kLaunch ? launch_tail_ : dependency_tail_;
+    const FlowTail& tail = f.kind == FlowKind::kLaunch           ? launch_tail_
+                           : f.kind == FlowKind::kGraphDependency ? dependency_tail_
+                                                                  : forward_backward_tail_;
     char* p = w_.Room(3 * Piece::kCapacity + 2 * JsonWriter::kMaxNumber);
     p = PutPiece(p, ph == 's' ? flow_start_ : flow_end_);
     p = PutUint(p, f.id);
@@ -428,6 +430,7 @@ class ChromeJsonRenderer : public TraceSink {
   };
   const FlowTail launch_tail_{FlowKindName(FlowKind::kLaunch)};
   const FlowTail dependency_tail_{FlowKindName(FlowKind::kGraphDependency)};
+  const FlowTail forward_backward_tail_{FlowKindName(FlowKind::kForwardBackward)};
   const Piece flow_start_{",\n{\"ph\":\"s\",\"id\":"};
   const Piece flow_end_{",\n{\"ph\":\"f\",\"id\":"};
   static constexpr size_t kCategories = static_cast<size_t>(Category::kCudaGraph) + 1;
@@ -475,6 +478,7 @@ class ChromeJsonRenderer : public TraceSink {
         }
         w_.Char(']');
         break;
+      case Arg::Type::kJson: w_.Raw(a.s()); break;
     }
   }
 

@@ -3,7 +3,15 @@
 // as the op's "annotation" argument.
 #include "window_join.h"
 
-namespace gpucap::builder::join_internal {
+namespace gpucap::builder {
+
+Result<GpuRanges> ParseGpuRanges(std::string_view name) {
+  if (name == "launching") return GpuRanges::kLaunching;
+  if (name == "all") return GpuRanges::kAll;
+  return Status::InvalidArgument("--gpu-ranges '" + std::string(name) + "': expected launching or all");
+}
+
+namespace join_internal {
 
 std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
   // Launch-time ranges outside, capture-time ranges inside; a range open at
@@ -57,7 +65,18 @@ void WindowJoin::CollectAnnotationSpans() {
       };
       std::vector<uint32_t>& stack = last.stack;
       size_t launched = stacks_.MergedStack(op.launch_stack, op.capture_stack, &stack);
-      for (size_t k = 0; k < stack.size(); ++k) add(stack[k], k < launched ? 0 : replay);
+      if (options_.gpu_ranges == GpuRanges::kAll) {
+        for (size_t k = 0; k < stack.size(); ++k) add(stack[k], k < launched ? 0 : replay);
+      } else {
+        // Kineto draws a GPU-side slice for the user annotation the launch
+        // ran in, not for the ranges around that one (a step's slice would
+        // stretch over the next step's host side, where its ops queue).
+        uint32_t range = stacks_.LaunchingAnnotation(stack);
+        if (range != RangeIndex::kNone) {
+          size_t k = std::find(stack.begin(), stack.end(), range) - stack.begin();
+          add(range, k < launched ? 0 : replay);
+        }
+      }
     }
     for (uint32_t s : last.spans) {
       spans_[s].start = std::min(spans_[s].start, op.start);
@@ -73,7 +92,7 @@ uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
   uint64_t h = 0x13198a2e03707344ull;
   for (uint32_t r : stack) {
     uint32_t& id = range_name_ids_[r];
-    if (id == 0) id = names_.Intern(ranges[r].name).first;
+    if (id == 0) id = names_.Intern(built_.operators.ShownName(r, ranges[r].name)).first;
     h = (h ^ id) * 0x9e3779b97f4a7c15ull + (h >> 31);
   }
   auto same = [&](uint32_t n) {
@@ -133,4 +152,5 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   }
 }
 
-}  // namespace gpucap::builder::join_internal
+}  // namespace join_internal
+}  // namespace gpucap::builder

@@ -183,12 +183,16 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
   const std::vector<Range>& ranges = idx_.ranges().ranges();
   const auto& events = idx_.capture().ranges;
   const Range& range = ranges[r.index];
-  auto name = names_.Intern(range.name);
+  const TorchOperators& operators = built_.operators;
+  auto name = names_.Intern(operators.ShownName(r.index, range.name));
   s.name_id = name.first;
   s.name = name.second;
-  s.category = Category::kUserAnnotation;
+  const TorchOperatorName* op = operators.Of(r.index);
+  s.category = op != nullptr ? Category::kCpuOp : Category::kUserAnnotation;
   args_.clear();
   args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(r.index)));
+  if (op != nullptr) OperatorArgs(r.index, *op, s);
+  CollectiveRangeArgs(r.index);
   const format::RangeEvent& e = events[range.event];
   if (range.domain != 0) {
     std::string_view domain = idx_.ranges().DomainName(range.domain);
@@ -203,6 +207,54 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
   if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));
   if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double("payload", *v));
   if (!range.closed) args_.push_back(Arg::String("end", "not recorded: the capture ended first"));
+}
+
+// Kineto's keys of a cpu_op, and its forward -> backward flow when both ends
+// are drawn in this window (ranges are drawn where they start).
+void WindowJoin::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice& s) {
+  const TorchOperators& operators = built_.operators;
+  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  uint32_t forward = operators.ForwardOf(range);
+  if (op.sequence >= 0) {
+    args_.push_back(Arg::Int(trace_keys::kSequenceNumber, op.sequence));
+    if (!IsBackwardNodeName(op.name)) {
+      args_.push_back(Arg::Uint(trace_keys::kFwdThreadId, 0));
+    } else if (forward != TorchOperators::kNone) {
+      args_.push_back(Arg::Uint(trace_keys::kFwdThreadId, ranges[forward].os_tid));
+    }
+  }
+  if (!op.sizes.empty()) {
+    if (std::optional<std::string> dims = InputDimsJson(op.sizes)) {
+      input_dims_ = std::move(*dims);
+      args_.push_back(Arg::Json(trace_keys::kInputDims, input_dims_));
+    }
+  }
+  if (forward != TorchOperators::kNone && w_.Contains(ranges[forward].start_ns)) {
+    range_flow_in_ = {trace_keys::ForwardBackwardFlowId(RangeExternalId(range)), FlowKind::kForwardBackward};
+    s.flows_in = {&range_flow_in_, 1};
+  }
+  uint32_t backward = operators.BackwardOf(range);
+  if (backward != TorchOperators::kNone && w_.Contains(ranges[backward].start_ns)) {
+    range_flow_out_ = {trace_keys::ForwardBackwardFlowId(RangeExternalId(backward)), FlowKind::kForwardBackward};
+    s.flows_out = {&range_flow_out_, 1};
+  }
+}
+
+// An NCCL collective's range, in PyTorch's view: the collective's keys, and
+// its size as TensorBoard's Distributed view reads it (Input Dims times the
+// size of Input type: NCCL's payload gives bytes, so one dimension of
+// "unsigned char"). Nothing where NCCL gave no payload.
+void WindowJoin::CollectiveRangeArgs(uint32_t range) {
+  if (!options_.torch_view) return;
+  const Collective* c = idx_.collectives().AtEvent(idx_.ranges().ranges()[range].event);
+  if (c == nullptr) return;
+  static constexpr std::string_view kBytes[] = {"unsigned char"};
+  args_.push_back(Arg::String(trace_keys::kCollectiveName, c->name));
+  args_.push_back(Arg::Uint(trace_keys::kInMsgSize, c->bytes));
+  if (c->group_size > 0) args_.push_back(Arg::Int(trace_keys::kGroupSize, c->group_size));
+  input_dims_ = "[[" + std::to_string(c->bytes) + "]]";
+  args_.push_back(Arg::Json(trace_keys::kInputDims, input_dims_));
+  args_.push_back(Arg::Strings(trace_keys::kInputType, kBytes));
 }
 
 void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
@@ -234,12 +286,16 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         DescribeApi(r, s);
         break;
       case RefKind::kAnnotationSpan: {
-        auto name = names_.Intern(ranges[spans_[r.index].range].name);
+        uint32_t range = spans_[r.index].range;
+        auto name = names_.Intern(built_.operators.ShownName(range, ranges[range].name));
         s.name_id = name.first;
         s.name = name.second;
         s.category = Category::kGpuUserAnnotation;
         args_.clear();
         args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(spans_[r.index].range)));
+        // TensorBoard takes the GPU-side slice of a collective for the
+        // collective (the later of two events with one id): it needs the size too.
+        CollectiveRangeArgs(range);
         break;
       }
       case RefKind::kRange:

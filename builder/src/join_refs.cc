@@ -4,8 +4,19 @@
 
 namespace gpucap::builder::join_internal {
 
+namespace {
+// Down to a whole microsecond (the header's base time is a whole second).
+int64_t FloorMicros(int64_t ns) { return ns >= 0 ? ns / 1000 * 1000 : -((999 - ns) / 1000 * 1000); }
+}  // namespace
+
 void WindowJoin::AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t index, RefKind kind,
                           uint8_t depth, uint32_t tie) {
+  if (options_.whole_microseconds) {
+    // Start and end each floored: nesting and order are kept.
+    int64_t start = FloorMicros(ts);
+    if (dur >= 0) dur = FloorMicros(ts + dur) - start;
+    ts = start;
+  }
   refs_.push_back(SliceRef{ts, dur, track, index, kind, depth, tie});
 }
 
@@ -78,6 +89,8 @@ void WindowJoin::CollectRefs() {
     int64_t ts = Real(it->start_ns);
     AddSlice(ts, Real(it->end_ns) - ts, track, i, RefKind::kRange, 0, i);
     stats_.ranges++;
+    uint32_t backward = built_.operators.BackwardOf(i);
+    if (backward != TorchOperators::kNone && w_.Contains(ranges[backward].start_ns)) stats_.flows++;
     if (use_ != nullptr) {
       use_->ranges.push_back(i);
       use_->Time(it->end_ns);

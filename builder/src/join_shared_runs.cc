@@ -83,10 +83,12 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
     const std::vector<Range>& ranges = idx_.ranges().ranges();
     std::span<const std::string_view> names;
     if (stack.size() <= run->shallow_names.size()) {
-      for (size_t i = 0; i < stack.size(); ++i) run->shallow_names[i] = ranges[stack[i]].name;
+      for (size_t i = 0; i < stack.size(); ++i) {
+        run->shallow_names[i] = built_.operators.ShownName(stack[i], ranges[stack[i]].name);
+      }
       names = std::span<const std::string_view>(run->shallow_names.data(), stack.size());
     } else {
-      for (uint32_t r : stack) run->stack_names.push_back(ranges[r].name);
+      for (uint32_t r : stack) run->stack_names.push_back(built_.operators.ShownName(r, ranges[r].name));
       names = run->stack_names;
     }
     push(Arg::String("annotation", names.back()));

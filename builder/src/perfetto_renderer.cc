@@ -498,7 +498,7 @@ class PerfettoRenderer : public TraceSink {
     }
     for (uint32_t i : l.order) {
       const Arg& a = s.args[i];
-      if (a.type == Arg::Type::kString) {
+      if (a.type == Arg::Type::kString || a.type == Arg::Type::kJson) {
         InternString(q, a.s());
       } else if (a.type == Arg::Type::kStrings) {
         for (std::string_view v : a.strings()) InternString(q, v);
@@ -551,7 +551,8 @@ class PerfettoRenderer : public TraceSink {
         case Arg::Type::kUint: break;
         case Arg::Type::kDouble:
         case Arg::Type::kFloat6: w_.Double(pf::annotation::kDoubleValue, a.d()); break;
-        case Arg::Type::kString: WriteString(a.s(), &next_string); break;
+        case Arg::Type::kString:
+        case Arg::Type::kJson: WriteString(a.s(), &next_string); break;
         case Arg::Type::kInts:
           for (int64_t v : a.ints()) {
             auto e = w_.Begin(pf::annotation::kArrayValues);

@@ -14,6 +14,7 @@ std::string_view CategoryName(Category c) {
     case Category::kCudaSync: return trace_keys::kCatCudaSync;
     case Category::kGpuUserAnnotation: return trace_keys::kCatGpuUserAnnotation;
     case Category::kUserAnnotation: return trace_keys::kCatUserAnnotation;
+    case Category::kCpuOp: return trace_keys::kCatCpuOp;
     case Category::kOverhead: return trace_keys::kCatOverhead;
     case Category::kCpuInstant: return trace_keys::kCatCpuInstant;
     case Category::kCudaEvent: return trace_keys::kCatCudaEvent;
@@ -27,6 +28,7 @@ std::string_view FlowKindName(FlowKind k) {
   switch (k) {
     case FlowKind::kLaunch: return trace_keys::kFlowLaunch;
     case FlowKind::kGraphDependency: return trace_keys::kFlowGraphDependency;
+    case FlowKind::kForwardBackward: return trace_keys::kFlowForwardBackward;
   }
   return "flow";
 }

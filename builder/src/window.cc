@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 
+#include "gpucap/builder/annotation_stacks.h"
 #include "gpucap/builder/budgets.h"
 #include "gpucap/builder/name_matcher.h"
 
@@ -262,7 +263,7 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       for (uint32_t i = 0; i < all.size(); ++i) {
         const Range& r = all[i];
         // The name as recorded, not as cut for display.
-        if (matcher->Matches(capture.ranges[r.event].name)) {
+        if (MatchesRangeName(*matcher, capture.ranges[r.event].name)) {
           if (out.size() >= kMaxWindows) {
             return Bad(spec.text, "matches more than " + std::to_string(kMaxWindows) + " ranges");
           }

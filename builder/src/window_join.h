@@ -144,7 +144,7 @@ class WindowJoin {
              JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use, const RowSource& rows,
              const StepRanges& steps, const StepRanges* window_steps)
       : WindowJoin(index, window, parts, options, stats, tables, use, rows,
-                   std::make_unique<Built>(index, steps, window_steps), nullptr) {
+                   std::make_unique<Built>(index, steps, window_steps, options.torch_view), nullptr) {
     t_.Clear();
   }
   // A describer of `join`'s slices, for a piece of them on another thread:
@@ -181,8 +181,13 @@ class WindowJoin {
   // phases owns it; the describers of its pieces (the describing
   // constructor) share it, with caches and scratch of their own.
   struct Built {
-    Built(const CaptureIndex& index, const StepRanges& steps, const StepRanges* window_steps)
-        : tracks(index), stacks(index.ranges(), steps), window_steps(window_steps) {}
+    Built(const CaptureIndex& index, const StepRanges& steps, const StepRanges* window_steps, bool torch_view)
+        : operators(torch_view ? index.operators() : kNoOperators),
+          tracks(index),
+          stacks(index.ranges(), steps, operators),
+          window_steps(window_steps) {}
+    static inline const TorchOperators kNoOperators;
+    const TorchOperators& operators;  // JoinOptions::torch_view's: none without it
     std::vector<uint64_t> external_ids;
     std::vector<std::pair<uint16_t, uint32_t>> external_rows;  // (part, row) of external_ids
     FlatMap external_by_correlation;
@@ -252,6 +257,8 @@ class WindowJoin {
   void DescribeOp(const SliceRef& r, Slice& s);
   void DescribeApi(const SliceRef& r, Slice& s);
   void DescribeRange(const SliceRef& r, Slice& s);
+  void OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice& s);  // part of DescribeRange
+  void CollectiveRangeArgs(uint32_t range);
   void DescribeMarker(const SliceRef& r, Slice& s);
   void DescribeHostNode(const SliceRef& r, Slice& s);
   void DescribeGraphEventRecord(const SliceRef& r, Slice& s);
@@ -282,13 +289,13 @@ class WindowJoin {
   // range open around the launch. 0: none.
   uint64_t LaunchExternalId(uint32_t correlation, uint32_t launch_stack) const {
     if (uint64_t pushed = ExternalId(correlation)) return pushed;
-    return StandInExternalId(stacks_.Innermost(launch_stack));
+    return StandInExternalId(stacks_.Owner(launch_stack));
   }
   // The same for a call made on `tid` at `t` (its stack then), without
   // making the stack an id.
   uint64_t LaunchExternalIdAt(uint32_t correlation, uint32_t tid, uint64_t t) {
     if (uint64_t pushed = ExternalId(correlation)) return pushed;
-    return StandInExternalId(stacks_.InnermostAt(tid, t, &api_stack_scratch_));
+    return StandInExternalId(stacks_.OwnerAt(tid, t, &api_stack_scratch_));
   }
   uint64_t StandInExternalId(uint32_t innermost) const {
     return innermost == RangeIndex::kNone ? 0 : RangeExternalId(innermost);
@@ -394,6 +401,8 @@ class WindowJoin {
   std::vector<uint32_t> api_stack_scratch_;  // LaunchExternalIdAt's
   std::vector<uint32_t> window_stack_scratch_;  // InRangeWindow's
   std::string scratch_string_;
+  std::string input_dims_;                  // OperatorArgs' "Input Dims"
+  FlowEnd range_flow_in_, range_flow_out_;  // OperatorArgs' forward -> backward flow ends
 
   // Runs of an op's arguments that repeat from launch to launch: for a
   // kernel, its launch shape's (registers to occupancy) and its annotation

@@ -58,7 +58,9 @@ TEST(JoinRules, RangeOpenAtCaptureAndLaunchAppearsOnce) {
   GraphKernel(s, 500, 11, kT0 + 3000);
   Scene::Ok(s.c().Pop(tid, kT0 + 5000));
   Scene::Ok(s.c().Pop(tid, kT0 + 6000));
-  Trace t = BuildOne(s.Path());
+  BuildOptions all;
+  all.join.gpu_ranges = builder::GpuRanges::kAll;
+  Trace t = BuildOne(s.Path(), all);
   ExpectImporterRules(t);
   auto kernels = t.Events("X", "kernel");
   ASSERT_EQ(kernels.size(), 1u);
@@ -68,6 +70,11 @@ TEST(JoinRules, RangeOpenAtCaptureAndLaunchAppearsOnce) {
   std::map<std::string, int> spans;
   for (const Json* g : t.Events("X", "gpu_user_annotation")) spans[(*g)["name"].text]++;
   EXPECT_EQ(spans, (std::map<std::string, int>{{"run", 1}, {"step", 1}, {"capture", 1}}));
+  // By default only the range the op ran in: the capture-time one.
+  spans.clear();
+  Trace launching = BuildOne(s.Path());
+  for (const Json* g : launching.Events("X", "gpu_user_annotation")) spans[(*g)["name"].text]++;
+  EXPECT_EQ(spans, (std::map<std::string, int>{{"capture", 1}}));
 }
 
 // A launch with several ops starts one flow per op, numbered by the ops'

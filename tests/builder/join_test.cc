@@ -99,7 +99,11 @@ TEST(Join, NestedAndOverlappingRangesOnTwoThreads) {
   Scene::Ok(s.c().Pop(b, kT0 + 8000));
   Scene::Ok(s.c().Pop(a, kT0 + 9000));
   s.Launch(4, a, kT0 + 10000, kT0 + 26000, kT0 + 27000, 0x1000, 7);  // nothing open
-  Trace t = BuildOne(s.Path());
+  // Every range's GPU-side span (--gpu-ranges all); the default, Kineto's
+  // rule, draws only the range each launch ran in (torch_view_test.cc).
+  BuildOptions all;
+  all.join.gpu_ranges = builder::GpuRanges::kAll;
+  Trace t = BuildOne(s.Path(), all);
   ExpectImporterRules(t);
 
   std::map<uint64_t, const Json*> by_corr;
@@ -322,6 +326,7 @@ TEST(Join, GraphReplayThroughClonesCarriesCaptureTimeAnnotations) {
   Scene::Ok(s.c().Pop(tid, kT0 + 40000));
   BuildOptions o;
   o.join.graph_dependencies = true;
+  o.join.gpu_ranges = builder::GpuRanges::kAll;  // every range's span, per replay
   Trace t = BuildOne(s.Path(), o);
   ExpectImporterRules(t);
 

@@ -85,8 +85,8 @@ class Scene {
 };
 
 // A capture of one large window: 3 steps (ranges on thread 100) of 10k
-// launches, 60,006 slices (30k launches, 30k kernels, 3 ranges and their 3
-// GPU spans), 15 chunks: enough for the join to describe and render it in
+// launches, 60,003 slices (30k launches, 30k kernels, 3 step ranges, which
+// get no GPU-side spans), 15 chunks: enough for the join to describe and render it in
 // pieces, and with slices that hold others where a piece might be cut.
 inline std::string LargeWindowCapture(Scene* s) {
   Scene::Ok(s->c().String(0x1000, "_Z6kernelv"));

@@ -215,7 +215,7 @@ TEST(ThreadCount, PiecesGiveTheTextOfSlicesRenderedOneByOne) {
   EXPECT_GT(one_by_one.size(), 1'000'000u);
   for (int threads : {1, 4}) {
     std::string pieced = text(threads, true, &made);
-    // 60,006 slices in pieces of at least 16,384, cut where the track's
+    // 60,003 slices in pieces of at least 16,384, cut where the track's
     // earlier slices have ended (the thread's only between its steps).
     EXPECT_GE(made, 3) << threads;
     EXPECT_TRUE(pieced == one_by_one) << "-j" << threads << ": " << pieced.size() << " bytes against "

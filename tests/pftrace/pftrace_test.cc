@@ -135,7 +135,8 @@ Side FromJson(const Trace& t) {
     (ph == "s" ? flows[id].first : flows[id].second) = bind(*e);
   }
   for (const auto& [id, ends] : flows) {
-    std::string kind = id.substr(0, id.find(':')) == "ac2g" ? "launch" : "dependency";
+    std::string cat = id.substr(0, id.find(':'));
+    std::string kind = cat == "ac2g" ? "launch" : cat == "fwdbwd" ? "forward-backward" : "dependency";
     side.flows.insert(kind + ": " + ends.first + " -> " + ends.second);
   }
   return side;
@@ -155,8 +156,11 @@ Side FromPftrace(const PfTrace& t) {
     side.ops.push_back(std::move(op));
   }
   for (const auto& [id, ends] : flows) {
-    bool dependency = builder::trace_keys::FlowIdBase(id) == builder::trace_keys::kDependencyFlowBase;
-    side.flows.insert(std::string(dependency ? "dependency" : "launch") + ": " + ends.first + " -> " + ends.second);
+    uint64_t base = builder::trace_keys::FlowIdBase(id);
+    std::string kind = base == builder::trace_keys::kDependencyFlowBase        ? "dependency"
+                       : base == builder::trace_keys::kForwardBackwardFlowBase ? "forward-backward"
+                                                                               : "launch";
+    side.flows.insert(kind + ": " + ends.first + " -> " + ends.second);
   }
   for (const PfCounter& c : t.counters) {
     const PfTrack& track = *t.Track(c.track);
@@ -458,7 +462,7 @@ TEST(Pftrace, AWindowRenderedInPiecesReadsAsTheJson) {
   ASSERT_EQ(four.size(), 1u);
   EXPECT_TRUE(one[0] == four[0]) << one[0].size() << " bytes on one thread, " << four[0].size() << " on four";
   PfTrace t = ReadChecked(four[0], "pieces");
-  EXPECT_EQ(t.slices.size(), 60'006u);
+  EXPECT_EQ(t.slices.size(), 60'003u);
   ExpectSameTrace(json[0], t, "pieces");
   ExpectOpsOnTheirStreams(t, "pieces");
   // More sequences than tracks with slices: the pieces had their own.

@@ -81,7 +81,8 @@ std::vector<Ev> FromJson(const Trace& t) {
       }
       EXPECT_NE(best, nullptr) << ph << " flow " << (*f)["id"].text << " binds to no slice";
       if (best == nullptr) continue;
-      uint64_t id = std::stoull((*f)["id"].text) * 4 + ((*f)["cat"].text == "graph_dependency" ? 1 : 0);
+      const std::string& cat = (*f)["cat"].text;
+      uint64_t id = std::stoull((*f)["id"].text) * 4 + (cat == "graph_dependency" ? 1 : cat == "fwdbwd" ? 2 : 0);
       (std::string(ph) == "s" ? best->out : best->in).push_back(id);
     }
   }

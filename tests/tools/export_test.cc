@@ -130,6 +130,9 @@ void ExpectSameAsJson(const std::string& path, const std::string& window) {
   SCOPED_TRACE(path + " --window " + window);
   builder::BuildOptions o;
   o.window = window;
+  // The export's view of the ranges (sqlite_export.cc): as recorded.
+  o.join.torch_view = false;
+  o.join.gpu_ranges = builder::GpuRanges::kAll;
   std::vector<Trace> traces = BuildTraces(path, o);
   ExportDb db({path}, window);
   ASSERT_EQ(db.Int("SELECT COUNT(*) FROM windows"), static_cast<int64_t>(traces.size()));

@@ -24,6 +24,15 @@ const std::vector<std::string>& ReportFixtures() {
   return names;
 }
 
+// The trace the reports' export sees: every range as recorded, each with
+// its GPU-side spans (sqlite_export.cc).
+Trace NvtxAsRecorded(const std::string& fixture) {
+  builder::BuildOptions o;
+  o.join.torch_view = false;
+  o.join.gpu_ranges = builder::GpuRanges::kAll;
+  return BuildOne(Fixture(fixture), o);
+}
+
 // The report's rows, through the CLI's JSON form.
 std::vector<Json> Report(const std::string& fixture, const std::string& name, const std::string& flags = "") {
   TempDir dir;
@@ -112,7 +121,7 @@ std::string Unversioned(const std::string& name) {
 TEST(Reports, KernelApiAndMemoryTimeSumsMatchTheTrace) {
   for (const std::string& f : ReportFixtures()) {
     SCOPED_TRACE(f);
-    Trace t = BuildOne(Fixture(f));
+    Trace t = NvtxAsRecorded(f);
     std::map<std::string, Sums> kernels, base, apis, copy_time;
     std::map<std::string, int64_t> copy_bytes, copy_count;
     for (const Json* e : t.Events("X")) {
@@ -207,7 +216,7 @@ std::vector<JsonRange> JsonRanges(const Trace& t, const std::vector<JsonOp>& ops
 TEST(Reports, NvtxSumAndPushPopSumMatchTheTrace) {
   for (const std::string& f : ReportFixtures()) {
     SCOPED_TRACE(f);
-    Trace t = BuildOne(Fixture(f));
+    Trace t = NvtxAsRecorded(f);
     std::map<std::string, Sums> ranges, want;
     for (const Json* r : t.Events("X", "user_annotation")) {
       std::string domain = ArgText(*r, "domain");
@@ -228,7 +237,7 @@ TEST(Reports, NvtxSumAndPushPopSumMatchTheTrace) {
 TEST(Reports, GpuProjectionMatchesTheTrace) {
   for (const std::string& f : ReportFixtures()) {
     SCOPED_TRACE(f);
-    Trace t = BuildOne(Fixture(f));
+    Trace t = NvtxAsRecorded(f);
     std::vector<JsonOp> ops = JsonOps(t, false);
     std::vector<JsonRange> ranges = JsonRanges(t, ops);
     struct Want {
@@ -284,7 +293,7 @@ TEST(Reports, GpuProjectionMatchesTheTrace) {
 TEST(Reports, NvtxKernSumMatchesTheTrace) {
   for (const std::string& f : ReportFixtures()) {
     SCOPED_TRACE(f);
-    Trace t = BuildOne(Fixture(f));
+    Trace t = NvtxAsRecorded(f);
     std::vector<JsonOp> ops = JsonOps(t, true);
     std::vector<JsonRange> ranges = JsonRanges(t, ops);
     struct Want {
@@ -330,7 +339,7 @@ TEST(Reports, NvtxKernSumMatchesTheTrace) {
 TEST(Reports, KernelExecSumSplitsLaunchQueueAndRun) {
   for (const std::string& f : ReportFixtures()) {
     SCOPED_TRACE(f);
-    Trace t = BuildOne(Fixture(f));
+    Trace t = NvtxAsRecorded(f);
     struct Want {
       int64_t count = 0, api = 0, kernel = 0, total = 0;
       std::vector<int64_t> queue;  // nsys: kernel start - call end, where not negative
@@ -400,7 +409,7 @@ TEST(Reports, KernelExecSumQueueOfIssue43) {
 TEST(Reports, GpuSumKernGbSumAndTraceMatchTheTrace) {
   for (const std::string& f : ReportFixtures()) {
     SCOPED_TRACE(f);
-    Trace t = BuildOne(Fixture(f));
+    Trace t = NvtxAsRecorded(f);
     std::map<std::string, Sums> ops, by_grid;
     std::map<std::string, std::string> category;
     struct Row {
@@ -508,7 +517,7 @@ TEST(Reports, TableWidthCutsLongNamesOnly) {
 TEST(Reports, MedianAndStdDevOfAKnownSet) {
   // basics: scale ran 21 times; the report's median and sample standard
   // deviation against the trace's durations.
-  Trace t = BuildOne(Fixture("basics"));
+  Trace t = NvtxAsRecorded("basics");
   std::vector<double> d;
   for (const Json* e : t.Events("X", "kernel")) {
     if (BaseName((*e)["name"].text) == "scale") d.push_back(static_cast<double>(Nanos((*e)["dur"])));

@@ -76,6 +76,7 @@ int ListWindows(const CaptureIndex& index, const BuildOptions& o) {
 int RunBuild(const std::vector<std::string>& args) {
   po::options_description options("gpucap build options");
   WindowFlags window;
+  TraceFlags trace;
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
       ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pt.trace.json.gz for TensorBoard, .pftrace "
@@ -84,10 +85,6 @@ int RunBuild(const std::vector<std::string>& args) {
                                              "-: standard output (one window)")
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
-      ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
-      ("graph-lanes", po::value<std::string>()->default_value("capture"),
-       "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
-       "recorded it), CUPTI's stream in their args; cupti: on CUPTI's streams (docs/semantics.md)")
       ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")
       ("strict", po::bool_switch(), kStrictHelp)
       ("gzip-level", po::value<int>()->default_value(-1),
@@ -103,6 +100,7 @@ int RunBuild(const std::vector<std::string>& args) {
        "a torch.profiler (Kineto) trace recorded with CPU activities only: write it with the GPU activity of "
        "its time span (or of the one window --window selects) inserted")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
+  AddTraceFlags(&options, &trace);
   AddWindowFlags(&options, &window, "Each window is its own trace.", "threads in all (0: one per core), this one included: windows are built on up to this many workers at "
                   "once, and their decoding and gzip share the same threads (1: one thread does everything); the "
                   "same bytes at every count. Peak memory: about min(threads, windows) x the largest window, at ~90 "
@@ -119,10 +117,7 @@ int RunBuild(const std::vector<std::string>& args) {
   BuildOptions o;
   if (Status s = ApplyWindowFlags(window, &o); !s.ok()) return Fail("build", s, kExitUsage);
   o.max_windows = vm["max-windows"].as<size_t>();
-  o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
-  auto lanes = builder::ParseGraphLanes(vm["graph-lanes"].as<std::string>());
-  if (!lanes.ok()) return Fail("build", lanes.status(), kExitUsage);
-  o.join.graph_lanes = *lanes;
+  if (Status s = ApplyTraceFlags(trace, &o); !s.ok()) return Fail("build", s, kExitUsage);
   o.output_options.gzip_level = vm["gzip-level"].as<int>();
   auto codec = ParseGzipCodec(vm["gzip-codec"].as<std::string>());
   if (!codec.ok()) return Fail("build", codec.status(), kExitUsage);

@@ -48,6 +48,37 @@ Status ApplyWindowFlags(const WindowFlags& flags, builder::BuildOptions* o) {
   return Status::Ok();
 }
 
+void AddTraceFlags(po::options_description* options, TraceFlags* flags) {
+  options->add_options()
+      ("graph-dependencies", po::bool_switch(&flags->graph_dependencies),
+       "draw dependency arrows between ops of CUDA graph replays")
+      ("graph-lanes", po::value<std::string>(&flags->graph_lanes)->default_value("capture"),
+       "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
+       "recorded it), CUPTI's stream in their args; cupti: on CUPTI's streams (docs/semantics.md)")
+      ("gpu-ranges", po::value<std::string>(&flags->gpu_ranges)->default_value("launching"),
+       "launching: a GPU-side slice for the range an op was launched in, as Kineto draws them (not for "
+       "operators or steps); all: for every range of the op's stack (docs/semantics.md)")
+      ("nvtx-as-recorded", po::bool_switch(&flags->nvtx_as_recorded),
+       "every NVTX range a user annotation named as recorded: no PyTorch operators (cpu_op) from emit_nvtx "
+       "ranges, no nccl:<collective> names (docs/semantics.md, \"Operators\")")
+      ("whole-microseconds", po::bool_switch(&flags->whole_microseconds),
+       "floor every start and end to a whole microsecond, so that HTA reads the trace without rounding "
+       "sub-microsecond events into negative durations (docs/cli.md, \"What each reader gets\")");
+}
+
+Status ApplyTraceFlags(const TraceFlags& flags, builder::BuildOptions* o) {
+  o->join.graph_dependencies = flags.graph_dependencies;
+  auto lanes = builder::ParseGraphLanes(flags.graph_lanes);
+  if (!lanes.ok()) return lanes.status();
+  o->join.graph_lanes = *lanes;
+  auto gpu_ranges = builder::ParseGpuRanges(flags.gpu_ranges);
+  if (!gpu_ranges.ok()) return gpu_ranges.status();
+  o->join.gpu_ranges = *gpu_ranges;
+  o->join.torch_view = !flags.nvtx_as_recorded;
+  o->join.whole_microseconds = flags.whole_microseconds;
+  return Status::Ok();
+}
+
 int Fail(std::string_view command, std::string_view message, int code) {
   std::cerr << "gpucap " << command << ": " << message << "\n";
   return code;

@@ -47,6 +47,20 @@ void AddWindowFlags(boost::program_options::options_description* options, Window
 // Fills the window part of `o`; the error names the flag.
 Status ApplyWindowFlags(const WindowFlags& flags, builder::BuildOptions* o);
 
+// The flags that choose how a trace draws what the join found: graph
+// dependencies and lanes, GPU-side ranges, PyTorch's view of the ranges,
+// whole-microsecond times (build and merge).
+struct TraceFlags {
+  bool graph_dependencies = false;
+  std::string graph_lanes = "capture";
+  std::string gpu_ranges = "launching";
+  bool nvtx_as_recorded = false;
+  bool whole_microseconds = false;
+};
+void AddTraceFlags(boost::program_options::options_description* options, TraceFlags* flags);
+// Fills o->join; the error names the flag.
+Status ApplyTraceFlags(const TraceFlags& flags, builder::BuildOptions* o);
+
 // "gpucap <command>: <message>" on stderr; returns `code`.
 int Fail(std::string_view command, std::string_view message, int code = kExitFailed);
 int Fail(std::string_view command, const Status& status, int code = kExitFailed);

@@ -16,6 +16,7 @@ namespace gpucap::tools {
 int RunMerge(const std::vector<std::string>& args) {
   po::options_description options("gpucap merge options");
   WindowFlags window;
+  TraceFlags trace;
   std::vector<std::string> inputs;
   std::string output;
   options.add_options()
@@ -27,11 +28,8 @@ int RunMerge(const std::vector<std::string>& args) {
       ("strict", po::bool_switch(), kStrictHelp)
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
-      ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
-      ("graph-lanes", po::value<std::string>()->default_value("capture"),
-       "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
-       "recorded it), CUPTI's stream in their args; cupti: on CUPTI's streams (docs/semantics.md)")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
+  AddTraceFlags(&options, &trace);
   AddWindowFlags(&options, &window,
                  "Windows are matched across captures by label (each rank's ProfilerStep#3), else by index.");
   po::positional_options_description positional;
@@ -57,10 +55,7 @@ int RunMerge(const std::vector<std::string>& args) {
   if (Status named = CheckOutputName(o.format, o.output_options.gzip, output); !named.ok()) {
     return Fail("merge", named, kExitUsage);
   }
-  o.join.graph_dependencies = vm["graph-dependencies"].as<bool>();
-  auto lanes = builder::ParseGraphLanes(vm["graph-lanes"].as<std::string>());
-  if (!lanes.ok()) return Fail("merge", lanes.status(), kExitUsage);
-  o.join.graph_lanes = *lanes;
+  if (Status s = ApplyTraceFlags(trace, &o); !s.ok()) return Fail("merge", s, kExitUsage);
 
   std::vector<std::unique_ptr<builder::CaptureIndex>> indexes;
   std::vector<const builder::CaptureIndex*> captures;

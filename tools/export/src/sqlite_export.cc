@@ -86,6 +86,10 @@ Status Load(std::span<const builder::CaptureIndex* const> captures, const Export
   builder::WorkQueue queue(threads);
   builder::BuildOptions build = options.build;
   build.queue = &queue;
+  // The NVTX tables follow nsys: every range as recorded, with a GPU-side
+  // span for each range of an op's stack.
+  build.join.torch_view = false;
+  build.join.gpu_ranges = builder::GpuRanges::kAll;
   build.threads = std::max(1, threads / jobs);  // each join's decoding batches
   OrderedBatches batches(captures.size(), write);
   std::vector<CaptureResult> results(captures.size());

@@ -233,6 +233,7 @@ Status WindowRows::AddSlice(const Slice& s) {
       AddApi(s);
       break;
     case Category::kUserAnnotation:
+    case Category::kCpuOp:
     case Category::kCpuInstant:
       AddRange(s);
       break;

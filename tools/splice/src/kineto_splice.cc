@@ -285,7 +285,8 @@ class SpliceSink : public builder::TraceSink {
 
   Status AddSlice(const builder::Slice& s) override {
     const Thread& track = cpu_[s.track];
-    if (track.cpu && (s.category == Category::kUserAnnotation || s.category == Category::kCpuInstant)) {
+    if (track.cpu && (s.category == Category::kUserAnnotation || s.category == Category::kCpuOp ||
+                      s.category == Category::kCpuInstant)) {
       return Status::Ok();
     }
     // A launch is a call that started GPU work drawn here (a launch flow):

@@ -170,6 +170,7 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
       Lookup(&out_.apis, &api_by_id_, s)->Add(s.dur_ns);
       break;
     case Category::kUserAnnotation:
+    case Category::kCpuOp:  // a PyTorch operator, by its name without emit_nvtx's suffix
       if (track.cpu) out_.ranges[std::string(s.name)].cpu.Add(s.dur_ns);
       break;
     default:

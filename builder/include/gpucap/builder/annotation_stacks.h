@@ -27,6 +27,7 @@
 
 #include "gpucap/builder/name_matcher.h"
 #include "gpucap/builder/ranges.h"
+#include "gpucap/builder/torch_operators.h"
 #include "gpucap/format/capture.h"
 
 namespace gpucap::builder {
@@ -39,6 +40,11 @@ inline constexpr std::string_view kKinetoStepPattern = R"(ProfilerStep#\d+)";
 // or an NVTX capture range), which is how a user names their steps at
 // record time. A record-time pattern RE2 does not take is left out.
 std::string DefaultStepPattern(const format::Capture& capture);
+
+// Whether a step or window pattern takes a range: its whole name as
+// recorded, or as the trace shows it (an emit_nvtx user scope's, without
+// the suffix). The one rule for --steps and nvtx:REGEX windows.
+bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded);
 
 class StepRanges {
  public:
@@ -65,7 +71,8 @@ class StepRanges {
 
 class AnnotationStacks {
  public:
-  AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps);
+  // `operators`: which ranges are PyTorch operators (Owner's question).
+  AnnotationStacks(const RangeIndex& ranges, const StepRanges& steps, const TorchOperators& operators);
 
   // The stack of thread `tid` at `t`; 0 is the empty stack.
   uint32_t At(uint32_t tid, uint64_t t);
@@ -81,6 +88,18 @@ class AnnotationStacks {
   // replay: launch-time stack outside, capture-time stack inside; a range
   // open at both times appears once). Returns how many came from `outer`.
   size_t MergedStack(uint32_t outer, uint32_t inner, std::vector<uint32_t>* out) const;
+  // The range whose "External id" a launch in the stack takes, as Kineto
+  // gives a launch its innermost operator's id: the innermost operator
+  // range, else the innermost range (standing in for an operator when the
+  // program marked none). RangeIndex::kNone for the empty stack.
+  uint32_t Owner(uint32_t id) const;
+  // Owner(At(tid, t)) without making the stack an id (`scratch`: the caller's).
+  uint32_t OwnerAt(uint32_t tid, uint64_t t, std::vector<uint32_t>* scratch) const;
+  // The range a GPU-side user annotation is drawn for, for ops launched
+  // under `stack` (outermost first): Kineto's, the innermost range that is
+  // not an operator (the user annotation the launch ran in); kNone if none,
+  // or if that range is a step (steps are never drawn on the GPU side).
+  uint32_t LaunchingAnnotation(std::span<const uint32_t> stack) const;
 
  private:
   // The step rule: the step range that roots the stack of thread `tid` at
@@ -90,6 +109,7 @@ class AnnotationStacks {
 
   const RangeIndex& ranges_;
   const StepRanges& steps_;
+  const TorchOperators& operators_;
   std::vector<uint32_t> own_;  // scratch: the thread's own stack
   std::unordered_map<uint64_t, uint32_t> ids_;  // (base id, step) -> id
   std::vector<uint32_t> pool_;

@@ -22,6 +22,7 @@
 #include "gpucap/builder/decode.h"
 #include "gpucap/builder/graph.h"
 #include "gpucap/builder/ranges.h"
+#include "gpucap/builder/torch_operators.h"
 #include "gpucap/builder/window.h"
 #include "gpucap/format/capture.h"
 #include "gpucap/status.h"
@@ -44,6 +45,9 @@ class CaptureIndex {
   // Derived once per pattern, safe from several threads at once; an
   // InvalidArgument when the pattern does not compile.
   Result<const StepRanges*> Steps(std::string_view pattern) const;
+  // The ranges that are PyTorch operators (emit_nvtx), derived on first
+  // use; safe from several threads at once.
+  const TorchOperators& operators() const;
   const GraphIndex& graphs() const { return *graphs_; }
   const CollectiveIndex& collectives() const { return *collectives_; }
   const CaptureExtent& extent() const { return extent_; }
@@ -92,6 +96,8 @@ class CaptureIndex {
   std::unique_ptr<RangeIndex> ranges_;
   mutable std::mutex steps_mutex_;
   mutable std::map<std::string, std::unique_ptr<StepRanges>, std::less<>> steps_;  // by pattern
+  mutable std::once_flag operators_once_;
+  mutable std::unique_ptr<TorchOperators> operators_;
   std::unique_ptr<GraphIndex> graphs_;
   std::unique_ptr<CollectiveIndex> collectives_;
   struct Span {

@@ -48,9 +48,31 @@ enum class GraphLanes : uint8_t { kCapture, kCupti };
 // "capture" | "cupti" (--graph-lanes).
 Result<GraphLanes> ParseGraphLanes(std::string_view name);
 
+// Which ranges get a GPU-side slice (gpu_user_annotation) over the ops
+// launched under them (docs/semantics.md, "GPU-side ranges").
+enum class GpuRanges : uint8_t {
+  kLaunching,  // Kineto's rule: the innermost range that is not an operator
+  kAll,        // every range of the op's stack, operators included (nsys-like)
+};
+
+// "launching" -> kLaunching, "all" -> kAll.
+Result<GpuRanges> ParseGpuRanges(std::string_view name);
+
 struct JoinOptions {
   bool graph_dependencies = false;  // node -> node arrows inside graph replays
   GraphLanes graph_lanes = GraphLanes::kCapture;
+  GpuRanges gpu_ranges = GpuRanges::kLaunching;
+  // PyTorch's view of the ranges (docs/semantics.md, "Operators"): emit_nvtx
+  // ranges of operators as cpu_op events with Kineto's keys and forward ->
+  // backward flows, names shown without emit_nvtx's suffixes, and NCCL's
+  // collective ranges named as torch.distributed names them
+  // ("nccl:all_reduce"). False: every range as recorded, a user annotation
+  // (the export, whose NVTX tables follow nsys).
+  bool torch_view = true;
+  // Every slice's start and end floored to a whole microsecond (Chrome JSON
+  // writes microseconds): HTA rounds fractional times itself, start up and
+  // end down, which leaves a sub-microsecond event ending before it starts.
+  bool whole_microseconds = false;
   std::string trace_name;           // written as the trace's name
   // Which ranges are steps, by whole name (RE2; annotation_stacks.h): a
   // launch on a thread with no step of its own open takes the step open on

@@ -85,24 +85,43 @@ inline constexpr std::string_view kCatCpuOp = "cpu_op";
 // Flow categories.
 inline constexpr std::string_view kFlowLaunch = "ac2g";
 inline constexpr std::string_view kFlowGraphDependency = "graph_dependency";
+inline constexpr std::string_view kFlowForwardBackward = "fwdbwd";
+
+// A PyTorch operator's keys (cpu_op, from an emit_nvtx range), as Kineto
+// writes them: autograd's sequence number; on a backward node, the thread
+// of the forward op it runs for (Kineto numbers threads its own way; gpucap
+// writes the OS tid, 0 on forward ops as Kineto does); the input shapes.
+inline constexpr std::string_view kSequenceNumber = "Sequence number";
+inline constexpr std::string_view kFwdThreadId = "Fwd thread id";
+inline constexpr std::string_view kInputDims = "Input Dims";
+inline constexpr std::string_view kInputType = "Input type";
 
 // Flow ids. Ids are unique per flow kind within one capture's trace, and
 // stay below 2^53 (the integers a JSON reader holds exactly). The bits above
 // kFlowIdBits say the kind; the bits below, the id within it, so a merge can
 // spread several captures' ids over the low bits without mixing kinds.
-inline constexpr int kFlowIdBits = 52;
+inline constexpr int kFlowIdBits = 50;
 // Launch -> op: the launch's correlation id, plus the op's place among the
-// launch's ops (a graph launch starts one flow per op) from bit 32 on.
+// launch's ops (a graph launch starts one flow per op) from bit 32 on
+// (below 2^18 per launch).
 inline constexpr uint64_t kLaunchFlowBase = 0;
 inline constexpr int kLaunchFlowOrdinalShift = 32;
 // Op -> op inside a graph replay (predecessor's end -> successor's start):
 // numbered from this base, in the window's order of successors.
 inline constexpr uint64_t kDependencyFlowBase = uint64_t{1} << kFlowIdBits;
 
+// Forward op -> backward node: the backward node's stand-in External id
+// (its start since the recording began: the same in a trimmed copy), in
+// the kind's low bits.
+inline constexpr uint64_t kForwardBackwardFlowBase = uint64_t{2} << kFlowIdBits;
+
 constexpr uint64_t LaunchFlowId(uint32_t correlation, uint64_t ordinal) {
   return kLaunchFlowBase + correlation + (ordinal << kLaunchFlowOrdinalShift);
 }
 constexpr uint64_t DependencyFlowId(uint64_t n) { return kDependencyFlowBase + n; }
+constexpr uint64_t ForwardBackwardFlowId(uint64_t backward_id) {
+  return kForwardBackwardFlowBase + (backward_id & ((uint64_t{1} << kFlowIdBits) - 1));
+}
 // The kind's base of a flow id, and the id within the kind.
 constexpr uint64_t FlowIdBase(uint64_t id) { return id >> kFlowIdBits << kFlowIdBits; }
 constexpr uint64_t FlowIdLowMax() { return (uint64_t{1} << kFlowIdBits) - 1; }

@@ -36,6 +36,7 @@ enum class Category : uint8_t {
   kCudaSync,
   kGpuUserAnnotation,
   kUserAnnotation,
+  kCpuOp,      // a PyTorch operator (an emit_nvtx range, torch_operators.h)
   kOverhead,
   kCpuInstant,
   kCudaEvent,
@@ -47,6 +48,7 @@ std::string_view CategoryName(Category c);
 enum class FlowKind : uint8_t {
   kLaunch,           // CPU launch -> GPU op: Kineto's "ac2g"
   kGraphDependency,  // graph node -> dependent node
+  kForwardBackward,  // forward op -> its backward node: Kineto's "fwdbwd"
 };
 std::string_view FlowKindName(FlowKind k);
 
@@ -60,7 +62,9 @@ struct FlowEnd {
 // foreign (names from the application), which renderers escape. A tagged union:
 // slices carry a dozen of these and are made by the million.
 struct Arg {
-  enum class Type : uint8_t { kInt, kUint, kDouble, kFloat6, kString, kInts, kStrings };
+  // kJson: a JSON value the builder composed and checked (Kineto's nested
+  // "Input Dims"), written as it is in JSON and as text elsewhere.
+  enum class Type : uint8_t { kInt, kUint, kDouble, kFloat6, kString, kInts, kStrings, kJson };
   std::string_view key;
   Type type = Type::kInt;
   bool foreign_key = false;
@@ -86,6 +90,7 @@ struct Arg {
   static Arg Float6(std::string_view k, double v) { Arg a(k, Type::kFloat6); a.v_.d = v; return a; }
   static Arg String(std::string_view k, std::string_view v) { return Arg(k, Type::kString, v.data(), v.size()); }
   static Arg Ints(std::string_view k, std::span<const int64_t> v) { return Arg(k, Type::kInts, v.data(), v.size()); }
+  static Arg Json(std::string_view k, std::string_view v) { return Arg(k, Type::kJson, v.data(), v.size()); }
   static Arg Strings(std::string_view k, std::span<const std::string_view> v) {
     return Arg(k, Type::kStrings, v.data(), v.size());
   }
