@@ -2,8 +2,10 @@
 
 #include "gpucap/builder/budgets.h"
 #include "gpucap/builder/trace_keys.h"
+#include "gpucap/tools/export/kernel_base_name.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace gpucap::tools::sqlite {
 
@@ -122,60 +124,6 @@ void CopyKinds(std::string_view name, std::string_view* kind, std::string_view* 
 
 }  // namespace
 
-namespace {
-
-// A name cut by the demangling budget (budgets.h) has lost the end of its
-// parameters, so the base name cannot be read from the end: it is what
-// stands before the first top-level '(' (the parameters), less a leading
-// return type. "(anonymous namespace)" is part of the name, not parameters.
-std::string_view ShortTruncatedName(std::string_view name) {
-  name.remove_suffix(builder::kTruncatedMarker.size());
-  constexpr std::string_view kAnonymous = "(anonymous namespace)";
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char ch = name[i];
-    if (ch == '(' && depth == 0 && name.substr(i, kAnonymous.size()) == kAnonymous) {
-      i += kAnonymous.size() - 1;
-    } else if (ch == '<' || ch == '(') {
-      if (ch == '(' && depth == 0) {
-        name = name.substr(0, i);
-        break;
-      }
-      depth++;
-    } else if (ch == '>' || ch == ')') {
-      depth--;
-    }
-  }
-  size_t space = name.find(' ');
-  if (space != std::string_view::npos && space < name.find_first_of("<(:")) name.remove_prefix(space + 1);
-  return name;
-}
-
-}  // namespace
-
-std::string_view ShortKernelName(std::string_view name) {
-  if (name.ends_with(builder::kTruncatedMarker)) return ShortTruncatedName(name);
-  if (!name.empty() && name.back() == ')') {
-    int depth = 0;
-    for (size_t i = name.size(); i-- > 0;) {
-      char ch = name[i];
-      if (ch == ')') depth++;
-      else if (ch == '(' && --depth == 0) {
-        if (i > 0) name = name.substr(0, i);
-        break;
-      }
-    }
-  }
-  int depth = 0;
-  for (size_t i = name.size(); i-- > 0;) {
-    char ch = name[i];
-    if (ch == '>' || ch == ')') depth++;
-    else if (ch == '<' || ch == '(') depth--;
-    else if (ch == ' ' && depth == 0) return name.substr(i + 1);
-  }
-  return name;
-}
-
 CaptureRows::KernelNames CaptureRows::NamesOf(std::string_view demangled) {
   if (!mangled_built) {
     mangled_built = true;
@@ -190,7 +138,7 @@ CaptureRows::KernelNames CaptureRows::NamesOf(std::string_view demangled) {
   n.name = ids.String(demangled);
   auto it = mangled_of.find(std::string(demangled));
   n.mangled = it != mangled_of.end() ? ids.String(index.capture().strings[it->second].def.text) : n.name;
-  n.short_name = ids.String(ShortKernelName(demangled));
+  n.short_name = ids.String(KernelBaseName(demangled));
   return n;
 }
 

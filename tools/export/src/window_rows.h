@@ -36,10 +36,6 @@ struct CaptureRows {
   KernelNames NamesOf(std::string_view demangled);
 };
 
-// "void tiled_sum<128>(float const*, float*, int)" -> "tiled_sum<128>": the
-// name without its return type and parameter list.
-std::string_view ShortKernelName(std::string_view demangled);
-
 class WindowRows : public builder::TraceSink {
  public:
   WindowRows(CaptureRows* capture, const builder::Window& window, RowBatch* out);
