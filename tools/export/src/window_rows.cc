@@ -23,7 +23,7 @@ constexpr std::string_view kPushPop = "push_pop", kStartEnd = "start_end", kMark
 // The arguments the join gives GPU ops (join.cc's OpArgs), read back.
 struct OpArgs {
   int64_t device = -1, context = -1, stream = -1, correlation = -1, external = 0;
-  int64_t registers = -1, shared_memory = -1, bytes = -1;
+  int64_t registers = -1, shared_memory = -1, static_shared = -1, dynamic_shared = -1, bytes = -1;
   int64_t src_device = -1, dst_device = -1, wait_stream = -1, wait_event = -1, wait_correlation = -1;
   int64_t queued = 0;
   int64_t graph_node = 0, graph = -1, capture_node = -1, capture_stream = -1;
@@ -85,9 +85,13 @@ struct OpArgs {
           break;
         case 20:
           if (k == "registers per thread") registers = num();
+          else if (k == builder::trace_keys::kStaticSharedMemory) static_shared = num();
+          static_assert(builder::trace_keys::kStaticSharedMemory.size() == 20);
           break;
         case 21:
           if (k == "wait_on_cuda_event_id") wait_event = num();
+          else if (k == builder::trace_keys::kDynamicSharedMemory) dynamic_shared = num();
+          static_assert(builder::trace_keys::kDynamicSharedMemory.size() == 21);
           break;
         case 33:
           if (k == "wait_on_cuda_event_record_corr_id") wait_correlation = num();
@@ -232,6 +236,8 @@ void WindowRows::AddOp(const Slice& s) {
       ShapeCells(row, a.block);
       Maybe(row, a.registers);
       Maybe(row, a.shared_memory);
+      Maybe(row, a.static_shared);
+      Maybe(row, a.dynamic_shared);
       row.NonZero(static_cast<uint64_t>(std::max<int64_t>(a.queued, 0)));
       break;
     case TableId::kMemcpys: {
