@@ -60,7 +60,7 @@ constexpr ColumnDef kApiCalls[] = {GPUCAP_OWNER, {"window", kInt}, {"domain", kT
 constexpr ColumnDef kNvtxRanges[] = {GPUCAP_OWNER, {"window", kInt}, {"kind", kText}, {"tid", kInt},
                                      {"domain", kInt}, {"start_ns", kInt}, {"end_ns", kInt}, {"name", kInt},
                                      {"depth", kInt}, {"parent", kInt}, {"category", kInt},
-                                     {"payload", kAny}};
+                                     {"payload", kAny}, {"end_tid", kInt}};
 constexpr ColumnDef kCounters[] = {GPUCAP_OWNER, {"window", kInt}, {"device", kInt}, {"name", kInt},
                                    {"unit", kText}, {"ts_ns", kInt}, {"value", kReal}};
 constexpr ColumnDef kGraphNodes[] = {GPUCAP_OWNER, {"graph_id", kInt}, {"node_id", kInt}, {"type", kInt},

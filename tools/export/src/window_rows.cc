@@ -317,7 +317,9 @@ void WindowRows::AddRange(const Slice& s) {
   r.start_end = !r.instant && tracks_[r.track].kind == Track::Kind::kSynthetic;
   for (const Arg& a : s.args) {
     if (a.foreign_key) continue;
-    if (r.start_end && a.key == builder::trace_keys::kExternalId) r.tid = StartEndThread(a.u(), s.name);
+    if (r.start_end && a.key == builder::trace_keys::kExternalId) {
+      std::tie(r.tid, r.end_tid) = StartEndThreads(a.u(), s.name);
+    }
     else if (a.key == "domain" && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
     else if (a.key == "category") r.category = static_cast<uint32_t>(a.u());
     else if (a.key == "payload") {
@@ -377,6 +379,7 @@ void WindowRows::WriteRanges() {
     if (r.payload.kind == Cell::Kind::kReal) row.Real(r.payload.d);
     else if (r.payload.kind == Cell::Kind::kInt) row.Int(r.payload.i);
     else row.Null();
+    Maybe(row, r.end_tid);
     if (!r.instant) stack.push_back({end, first_row + i, depth});
   }
 }
