@@ -465,7 +465,7 @@ TEST(Reports, GpuSumKernGbSumAndTraceMatchTheTrace) {
       };
       got.insert(std::to_string(start) + "/" + std::to_string(r["Duration (ns)"].i()) + "/" +
                  r["Name"].text + "/" + std::to_string(r["CorrId"].i()) + "/" + bytes("Bytes (MB)") + "/" +
-                 bytes("Throughput (MBps)"));
+                 bytes("Throughput (MB/s)"));
     }
     EXPECT_EQ(got, want);
   }
