@@ -2,6 +2,8 @@
 // annotation stack), made once per key and shared by the slices.
 #include "window_join.h"
 
+#include "gpucap/builder/trace_keys.h"
+
 namespace gpucap::builder::join_internal {
 
 void WindowJoin::ForgetRuns() {
@@ -73,6 +75,8 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
     run->block = {key.block[0], key.block[1], key.block[2]};
     push(Arg::Uint("registers per thread", key.registers));
     push(Arg::Int("shared memory", int64_t{key.static_shared} + key.dynamic_shared));
+    push(Arg::Int(trace_keys::kStaticSharedMemory, key.static_shared));
+    push(Arg::Int(trace_keys::kDynamicSharedMemory, key.dynamic_shared));
     push(Arg::Float6("blocks per SM", BlocksPerSm(*d, shape)));
     push(Arg::Float6("warps per SM", WarpsPerSm(*d, shape)));
     push(Arg::Ints("grid", run->grid));

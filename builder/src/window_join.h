@@ -431,7 +431,7 @@ class WindowJoin {
     std::array<int64_t, 3> grid, block;
     std::vector<std::string_view> stack_names;  // used only when deeper than shallow_names
     std::array<std::string_view, 8> shallow_names;
-    std::array<Arg, 9> args;
+    std::array<Arg, 11> args;
     uint8_t n = 0;
     uint32_t id = 0;  // Slice::shared_id; 0: not shared
   };

@@ -34,6 +34,7 @@ TEST(Join, LaunchToKernelAsKinetoWritesIt) {
   k.block_x = 64;
   k.registers_per_thread = 80;
   k.static_shared_memory = 6528;
+  k.dynamic_shared_memory = 1024;
   s.c().Kernel(k);
   Trace t = BuildOne(s.Path());
   ExpectImporterRules(t);
@@ -51,7 +52,9 @@ TEST(Join, LaunchToKernelAsKinetoWritesIt) {
   EXPECT_EQ(args["External id"].u(), 66886u);
   EXPECT_EQ(args["correlation"].u(), 100u);
   EXPECT_EQ(args["registers per thread"].u(), 80u);
-  EXPECT_EQ(args["shared memory"].u(), 6528u);
+  EXPECT_EQ(args["shared memory"].u(), 6528u + 1024u);  // Kineto's sum
+  EXPECT_EQ(args["static shared memory"].u(), 6528u);
+  EXPECT_EQ(args["dynamic shared memory"].u(), 1024u);
   EXPECT_EQ(args["blocks per SM"].text, "0.484848");
   EXPECT_EQ(args["warps per SM"].text, "0.969697");
   EXPECT_EQ(args["est. achieved occupancy %"].i(), 2);

@@ -254,12 +254,26 @@ TEST(Export, EventRecordsQueuedTimesAndStartEndThreadsMatchTheJsonBuild) {
 
 TEST(Export, KernelColumnsCarryTheLaunchShapeAndGraphIds) {
   ExportDb db({Fixture("basics")});
-  // fixtures/basics.expect.json: tiled_sum<128> and <256> with their block sizes.
-  auto shapes = db.Rows("SELECT DISTINCT s.value, block_x, block_y, block_z FROM kernels k JOIN strings s ON "
-                        "s.id = k.short_name WHERE s.value LIKE 'tiled_sum%' ORDER BY s.value");
-  ASSERT_EQ(shapes.size(), 2u);
-  EXPECT_EQ(shapes[0], (std::vector<std::string>{"tiled_sum<128>", "128", "1", "1"}));
-  EXPECT_EQ(shapes[1], (std::vector<std::string>{"tiled_sum<256>", "256", "1", "1"}));
+  // fixtures/basics.expect.json: tiled_sum<128> and <256> with their block
+  // sizes and static shared memory (512 and 1024 bytes), dynamic_smem with
+  // 2048 bytes of dynamic shared memory; the base name drops the template
+  // arguments (nsys's shortName).
+  auto shapes = db.Rows("SELECT DISTINCT s.value, b.value, block_x, block_y, block_z, static_shared_memory, "
+                        "dynamic_shared_memory, shared_memory FROM kernels k JOIN strings s ON s.id = k.name "
+                        "JOIN strings b ON b.id = k.short_name WHERE b.value IN ('tiled_sum', 'dynamic_smem') "
+                        "ORDER BY s.value");
+  ASSERT_EQ(shapes.size(), 3u);
+  EXPECT_EQ(shapes[0][1], "dynamic_smem");
+  EXPECT_EQ(std::vector<std::string>(shapes[0].begin() + 2, shapes[0].end()),
+            (std::vector<std::string>{"512", "1", "1", "0", "2048", "2048"}));
+  EXPECT_EQ(shapes[1][1], "tiled_sum");
+  EXPECT_NE(shapes[1][0].find("tiled_sum<128>"), std::string::npos) << shapes[1][0];
+  EXPECT_EQ(std::vector<std::string>(shapes[1].begin() + 2, shapes[1].end()),
+            (std::vector<std::string>{"128", "1", "1", "512", "0", "512"}));
+  EXPECT_EQ(shapes[2][1], "tiled_sum");
+  EXPECT_NE(shapes[2][0].find("tiled_sum<256>"), std::string::npos) << shapes[2][0];
+  EXPECT_EQ(std::vector<std::string>(shapes[2].begin() + 2, shapes[2].end()),
+            (std::vector<std::string>{"256", "1", "1", "1024", "0", "1024"}));
   EXPECT_EQ(db.Int("SELECT COUNT(*) FROM kernels k JOIN strings m ON m.id = k.mangled_name WHERE m.value LIKE '_Z%'"),
             101);
   EXPECT_EQ(db.Int("SELECT COUNT(*) FROM kernels WHERE grid_x IS NULL OR registers_per_thread IS NULL"), 0);

@@ -118,10 +118,21 @@ std::string BaseName(const std::string& full) {
       }
     }
   }
-  for (const char* prefix : {"void ", "int ", "float "}) {
-    if (name.rfind(prefix, 0) == 0 && name.find('<') > std::string(prefix).size()) name = name.substr(std::strlen(prefix));
+  // nsys's base name: no template arguments (every <...>, an unclosed one
+  // to the end), then no return type (up to the last space) and no
+  // namespaces (up to the last "::").
+  std::string plain;
+  int depth = 0;
+  for (char ch : name) {
+    if (ch == '<') depth++;
+    else if (ch == '>' && depth > 0) depth--;
+    else if (depth == 0) plain += ch;
   }
-  return name;
+  size_t space = plain.rfind(' ');
+  if (space != std::string::npos) plain = plain.substr(space + 1);
+  size_t scope = plain.rfind("::");
+  if (scope != std::string::npos) plain = plain.substr(scope + 2);
+  return plain;
 }
 
 uint64_t BaseThread(const Trace& t, uint64_t pid, uint64_t tid) {

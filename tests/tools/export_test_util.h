@@ -48,8 +48,8 @@ int64_t AbsoluteTs(const Trace& t, const Json& e);
 // An X event's arg as text: numbers as written, strings, arrays joined by '/'.
 std::string ArgText(const Json& e, const char* key);
 
-// "void tiled_sum<128>(float const*, float*, int)" -> "tiled_sum<128>",
-// written apart from the export's rule so the two check each other.
+// "void ns::tiled_sum<128>(float const*, float*, int)" -> "tiled_sum", nsys's
+// base name, written apart from the export's rule so the two check each other.
 std::string BaseName(const std::string& name);
 
 // The OS thread of a CPU track: `tid` itself, or for an overlap lane

@@ -321,6 +321,9 @@ TEST(ReportRules, GpuSumsAndTrace) {
   EXPECT_EQ(S(At(sum, 2, "Operation")), "[CUDA memcpy Host-to-Device]");
   EXPECT_DOUBLE_EQ(D(At(sum, 2, "Time")), 4.9);
 
+  // k1 with 512 bytes of static and 2048 of dynamic shared memory per block.
+  d.Exec("UPDATE kernels SET shared_memory = 2560, static_shared_memory = 512, dynamic_shared_memory = 2048 "
+         "WHERE id = 1");
   Report t = RunOn(d, "cuda_gpu_trace", KernelNameForm::kMangled);
   EXPECT_EQ(t.title, "CUDA GPU Trace");
   EXPECT_EQ(Headers(t), (std::vector<std::string>{"Start", "Duration", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX",
@@ -334,6 +337,10 @@ TEST(ReportRules, GpuSumsAndTrace) {
   EXPECT_EQ(S(At(t, 0, "Name")), "_Z4gemmIfEvPf");
   EXPECT_EQ(S(At(t, 0, "Device")), "NVIDIA H200 (0)");
   EXPECT_TRUE(Null(At(t, 0, "Bytes")));
+  EXPECT_EQ(I(At(t, 0, "StcSMem")), 512);
+  EXPECT_EQ(I(At(t, 0, "DymSMem")), 2048);
+  EXPECT_TRUE(Null(At(t, 3, "StcSMem")));
+  EXPECT_TRUE(Null(At(t, 3, "DymSMem")));
   // The copy: 1000 bytes in 40 ns: 1000 * (1000000000 / 40) = 25,000,000,000 B/s.
   EXPECT_EQ(S(At(t, 3, "Name")), "[CUDA memcpy Host-to-Device]");
   EXPECT_EQ(I(At(t, 3, "Bytes")), 1000);

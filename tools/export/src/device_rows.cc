@@ -68,18 +68,23 @@ void WindowRows::AddDeviceSpan(const Slice& s) {
 // The External id of a range is its start on the capture's clock since the
 // recording started, plus 1 (docs/cli.md, "Kineto's arguments"), so the
 // range is found again by its start and name among the capture's ranges.
-int64_t WindowRows::StartEndThread(uint64_t external_id, std::string_view name) const {
+std::pair<int64_t, int64_t> WindowRows::StartEndThreads(uint64_t external_id, std::string_view name) const {
   const format::Capture& capture = c_.index.capture();
   uint64_t origin = capture.session ? capture.session->start_cupti_ns : c_.index.extent().start_ns;
-  if (external_id == 0) return -1;
+  if (external_id == 0) return {-1, -1};
   uint64_t start = origin + external_id - 1;
   const std::vector<builder::Range>& ranges = c_.index.ranges().ranges();
   auto it = std::lower_bound(ranges.begin(), ranges.end(), start,
                              [](const builder::Range& r, uint64_t t) { return r.start_ns < t; });
   for (; it != ranges.end() && it->start_ns == start; ++it) {
-    if (!it->push_pop && it->name == name && it->os_tid != 0) return it->os_tid;
+    if (it->push_pop || it->name != name || it->os_tid == 0) continue;
+    int64_t end_tid = -1;
+    if (it->closed && it->end_event < capture.ranges.size() && capture.ranges[it->end_event].os_tid != 0) {
+      end_tid = capture.ranges[it->end_event].os_tid;
+    }
+    return {it->os_tid, end_tid};
   }
-  return -1;
+  return {-1, -1};
 }
 
 }  // namespace gpucap::tools::sqlite

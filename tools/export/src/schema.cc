@@ -46,6 +46,7 @@ constexpr ColumnDef kKernels[] = {
     GPUCAP_OP_HEAD, {"mangled_name", kInt}, {"short_name", kInt},
     {"grid_x", kInt}, {"grid_y", kInt}, {"grid_z", kInt}, {"block_x", kInt}, {"block_y", kInt},
     {"block_z", kInt}, {"registers_per_thread", kInt}, {"shared_memory", kInt},
+    {"static_shared_memory", kInt}, {"dynamic_shared_memory", kInt},
     {"queued_us", kInt}, GPUCAP_OP_TAIL};
 constexpr ColumnDef kMemcpys[] = {GPUCAP_OP_HEAD, {"copy_kind", kText}, {"src_kind", kText},
                                   {"dst_kind", kText}, {"bytes", kInt}, {"src_device", kInt},
@@ -59,7 +60,7 @@ constexpr ColumnDef kApiCalls[] = {GPUCAP_OWNER, {"window", kInt}, {"domain", kT
 constexpr ColumnDef kNvtxRanges[] = {GPUCAP_OWNER, {"window", kInt}, {"kind", kText}, {"tid", kInt},
                                      {"domain", kInt}, {"start_ns", kInt}, {"end_ns", kInt}, {"name", kInt},
                                      {"depth", kInt}, {"parent", kInt}, {"category", kInt},
-                                     {"payload", kAny}};
+                                     {"payload", kAny}, {"end_tid", kInt}};
 constexpr ColumnDef kCounters[] = {GPUCAP_OWNER, {"window", kInt}, {"device", kInt}, {"name", kInt},
                                    {"unit", kText}, {"ts_ns", kInt}, {"value", kReal}};
 constexpr ColumnDef kGraphNodes[] = {GPUCAP_OWNER, {"graph_id", kInt}, {"node_id", kInt}, {"type", kInt},

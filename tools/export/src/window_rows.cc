@@ -2,8 +2,10 @@
 
 #include "gpucap/builder/budgets.h"
 #include "gpucap/builder/trace_keys.h"
+#include "gpucap/tools/export/kernel_base_name.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace gpucap::tools::sqlite {
 
@@ -21,7 +23,7 @@ constexpr std::string_view kPushPop = "push_pop", kStartEnd = "start_end", kMark
 // The arguments the join gives GPU ops (join.cc's OpArgs), read back.
 struct OpArgs {
   int64_t device = -1, context = -1, stream = -1, correlation = -1, external = 0;
-  int64_t registers = -1, shared_memory = -1, bytes = -1;
+  int64_t registers = -1, shared_memory = -1, static_shared = -1, dynamic_shared = -1, bytes = -1;
   int64_t src_device = -1, dst_device = -1, wait_stream = -1, wait_event = -1, wait_correlation = -1;
   int64_t queued = 0;
   int64_t graph_node = 0, graph = -1, capture_node = -1, capture_stream = -1;
@@ -83,9 +85,13 @@ struct OpArgs {
           break;
         case 20:
           if (k == "registers per thread") registers = num();
+          else if (k == builder::trace_keys::kStaticSharedMemory) static_shared = num();
+          static_assert(builder::trace_keys::kStaticSharedMemory.size() == 20);
           break;
         case 21:
           if (k == "wait_on_cuda_event_id") wait_event = num();
+          else if (k == builder::trace_keys::kDynamicSharedMemory) dynamic_shared = num();
+          static_assert(builder::trace_keys::kDynamicSharedMemory.size() == 21);
           break;
         case 33:
           if (k == "wait_on_cuda_event_record_corr_id") wait_correlation = num();
@@ -122,60 +128,6 @@ void CopyKinds(std::string_view name, std::string_view* kind, std::string_view* 
 
 }  // namespace
 
-namespace {
-
-// A name cut by the demangling budget (budgets.h) has lost the end of its
-// parameters, so the base name cannot be read from the end: it is what
-// stands before the first top-level '(' (the parameters), less a leading
-// return type. "(anonymous namespace)" is part of the name, not parameters.
-std::string_view ShortTruncatedName(std::string_view name) {
-  name.remove_suffix(builder::kTruncatedMarker.size());
-  constexpr std::string_view kAnonymous = "(anonymous namespace)";
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char ch = name[i];
-    if (ch == '(' && depth == 0 && name.substr(i, kAnonymous.size()) == kAnonymous) {
-      i += kAnonymous.size() - 1;
-    } else if (ch == '<' || ch == '(') {
-      if (ch == '(' && depth == 0) {
-        name = name.substr(0, i);
-        break;
-      }
-      depth++;
-    } else if (ch == '>' || ch == ')') {
-      depth--;
-    }
-  }
-  size_t space = name.find(' ');
-  if (space != std::string_view::npos && space < name.find_first_of("<(:")) name.remove_prefix(space + 1);
-  return name;
-}
-
-}  // namespace
-
-std::string_view ShortKernelName(std::string_view name) {
-  if (name.ends_with(builder::kTruncatedMarker)) return ShortTruncatedName(name);
-  if (!name.empty() && name.back() == ')') {
-    int depth = 0;
-    for (size_t i = name.size(); i-- > 0;) {
-      char ch = name[i];
-      if (ch == ')') depth++;
-      else if (ch == '(' && --depth == 0) {
-        if (i > 0) name = name.substr(0, i);
-        break;
-      }
-    }
-  }
-  int depth = 0;
-  for (size_t i = name.size(); i-- > 0;) {
-    char ch = name[i];
-    if (ch == '>' || ch == ')') depth++;
-    else if (ch == '<' || ch == '(') depth--;
-    else if (ch == ' ' && depth == 0) return name.substr(i + 1);
-  }
-  return name;
-}
-
 CaptureRows::KernelNames CaptureRows::NamesOf(std::string_view demangled) {
   if (!mangled_built) {
     mangled_built = true;
@@ -190,7 +142,7 @@ CaptureRows::KernelNames CaptureRows::NamesOf(std::string_view demangled) {
   n.name = ids.String(demangled);
   auto it = mangled_of.find(std::string(demangled));
   n.mangled = it != mangled_of.end() ? ids.String(index.capture().strings[it->second].def.text) : n.name;
-  n.short_name = ids.String(ShortKernelName(demangled));
+  n.short_name = ids.String(KernelBaseName(demangled));
   return n;
 }
 
@@ -285,6 +237,8 @@ void WindowRows::AddOp(const Slice& s) {
       ShapeCells(row, a.block);
       Maybe(row, a.registers);
       Maybe(row, a.shared_memory);
+      Maybe(row, a.static_shared);
+      Maybe(row, a.dynamic_shared);
       row.NonZero(static_cast<uint64_t>(std::max<int64_t>(a.queued, 0)));
       break;
     case TableId::kMemcpys: {
@@ -364,7 +318,9 @@ void WindowRows::AddRange(const Slice& s) {
   r.start_end = !r.instant && tracks_[r.track].kind == Track::Kind::kSynthetic;
   for (const Arg& a : s.args) {
     if (a.foreign_key) continue;
-    if (r.start_end && a.key == builder::trace_keys::kExternalId) r.tid = StartEndThread(a.u(), s.name);
+    if (r.start_end && a.key == builder::trace_keys::kExternalId) {
+      std::tie(r.tid, r.end_tid) = StartEndThreads(a.u(), s.name);
+    }
     else if (a.key == "domain" && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
     else if (a.key == "category") r.category = static_cast<uint32_t>(a.u());
     else if (a.key == "payload") {
@@ -424,6 +380,7 @@ void WindowRows::WriteRanges() {
     if (r.payload.kind == Cell::Kind::kReal) row.Real(r.payload.d);
     else if (r.payload.kind == Cell::Kind::kInt) row.Int(r.payload.i);
     else row.Null();
+    Maybe(row, r.end_tid);
     if (!r.instant) stack.push_back({end, first_row + i, depth});
   }
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gpucap/builder/builder.h"
@@ -36,10 +37,6 @@ struct CaptureRows {
   KernelNames NamesOf(std::string_view demangled);
 };
 
-// "void tiled_sum<128>(float const*, float*, int)" -> "tiled_sum<128>": the
-// name without its return type and parameter list.
-std::string_view ShortKernelName(std::string_view demangled);
-
 class WindowRows : public builder::TraceSink {
  public:
   WindowRows(CaptureRows* capture, const builder::Window& window, RowBatch* out);
@@ -60,6 +57,7 @@ class WindowRows : public builder::TraceSink {
   struct PendingRange {
     builder::Slice slice;  // args emptied
     int64_t tid = -1;      // -1: no OS thread (a start/end range)
+    int64_t end_tid = -1;  // a start/end range's ending thread; -1: not closed, or not one
     uint32_t track = 0, domain = 0, category = 0;
     bool instant = false, start_end = false;
     Cell payload;
@@ -72,7 +70,9 @@ class WindowRows : public builder::TraceSink {
   void AddDeviceSpan(const builder::Slice& s);
   void StreamOf(uint32_t track, RowWriter& row) const;  // device, stream cells
   // A start/end range's opening thread, from its slice's External id; -1 when unknown.
-  int64_t StartEndThread(uint64_t external_id, std::string_view name) const;
+  // The OS threads that started and ended a start/end range (its trace
+  // slice's External id and name find it in the capture); -1 where unknown.
+  std::pair<int64_t, int64_t> StartEndThreads(uint64_t external_id, std::string_view name) const;
   int64_t ThreadOf(uint32_t track) const;  // the OS tid, or -1
 
   CaptureRows& c_;

@@ -118,14 +118,16 @@ Result<Report> CudaGpuSum(sqlite3* db, KernelNameForm names) {
 Result<Report> CudaGpuTrace(sqlite3* db, KernelNameForm names) {
   // One row per kernel, copy and memset, by start time. Throughput is
   // nsys's bytes * (1000000000 / duration) in SQLite's integer arithmetic
-  // (NULL for an op of no duration). The export keeps a kernel's static
-  // and dynamic shared memory as one sum (shared_memory), so StcSMem and
-  // DymSMem stay NULL; there are no green contexts.
+  // (NULL for an op of no duration). StcSMem and DymSMem are the kernel's
+  // static and dynamic shared memory per block (CUPTI's staticSharedMemory
+  // and dynamicSharedMemory, as nsys's script reads them); there are no
+  // green contexts.
   const std::string device = "COALESCE(dv.name, '') || ' (' || o.device || ')'";
   const std::string devices = " LEFT JOIN devices dv ON dv.process = o.process AND dv.device = o.device";
   std::string sql =
       "SELECT o.start_ns, o.end_ns - o.start_ns, o.correlation, o.grid_x, o.grid_y, o.grid_z, o.block_x, o.block_y, "
-      "o.block_z, o.registers_per_thread, NULL, NULL, NULL, NULL, NULL, NULL, " + device +
+      "o.block_z, o.registers_per_thread, o.static_shared_memory, o.dynamic_shared_memory, NULL, NULL, NULL, NULL, " +
+      device +
       ", o.context, NULL, o.stream, kn.value FROM kernels o JOIN strings kn ON kn.id = o." + KernelNameColumn(names) +
       devices +
       " UNION ALL SELECT o.start_ns, o.end_ns - o.start_ns, o.correlation, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "

@@ -9,9 +9,12 @@
 // Containment, as nsys's scripts test it: a GPU op is in a range when the
 // API call that launched it lies within the range (range start <= call
 // start and call end <= range end) on the range's thread. Only ranges that
-// start and end on one thread count there: push/pop ranges, and start/end
-// ranges whose starting thread is known (the export does not record the
-// ending thread of a start/end range, so one ended elsewhere counts too).
+// start and end on one thread count there (the guide's words for
+// nvtx_gpu_proj_sum; nsys's scripts for both keep the NVTX_EVENTS rows with
+// no endGlobalTid): push/pop ranges, and start/end ranges started on a
+// known thread and ended on the same one or never ended (end_tid NULL). A
+// start/end range ended on another thread is left out, and takes no part
+// in the nesting either.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -56,7 +59,7 @@ Result<Threads> LoadRanges(sqlite3* db) {
   std::string sql = std::string("SELECT r.id, r.process, r.tid, r.start_ns, r.end_ns, COALESCE(d.value, '') || ':' || "
                                 "s.value, ") + kStyleSql +
                     " FROM nvtx_ranges r JOIN strings s ON s.id = r.name LEFT JOIN strings d ON d.id = r.domain "
-                    "WHERE r.kind != 'mark' AND r.tid IS NOT NULL";
+                    "WHERE r.kind != 'mark' AND r.tid IS NOT NULL AND (r.end_tid IS NULL OR r.end_tid = r.tid)";
   Status s = ForEachRow(db, sql, [&](sqlite3_stmt* st) {
     Range r;
     r.id = sqlite3_column_int64(st, 0);

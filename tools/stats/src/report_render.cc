@@ -26,7 +26,7 @@ std::string Header(const ReportColumn& c, TimeUnit u) {
   switch (c.kind) {
     case Kind::kTime: return c.header + " (" + UnitName(u) + ")";
     case Kind::kMegabytes: return c.header + " (MB)";
-    case Kind::kMegabytesPerSecond: return c.header + " (MBps)";
+    case Kind::kMegabytesPerSecond: return c.header + " (MB/s)";
     case Kind::kPercent: return c.header + " (%)";
     default: return c.header;
   }
@@ -41,7 +41,7 @@ constexpr std::array<double, 4> kTimeScale = {1, 1e3, 1e6, 1e9};
 constexpr std::array<int, 4> kTimeDecimals = {1, 3, 6, 9};
 
 // A cell as text: ns times as integers (averages with nsys's one decimal),
-// other units scaled with their decimals, MB and MBps with three,
+// other units scaled with their decimals, MB and MB/s with three,
 // percentages and ratios with one; NULL as nothing.
 std::string Format(const ReportCell& cell, const ReportColumn& c, TimeUnit u) {
   if (std::holds_alternative<std::monostate>(cell)) return "";

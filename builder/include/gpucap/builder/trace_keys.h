@@ -28,6 +28,10 @@ inline constexpr std::string_view kCorrelation = "correlation";  // a GPU op -> 
 // hardware channel CUPTI says a kernel ran on.
 inline constexpr std::string_view kChannelId = "channel id";
 inline constexpr std::string_view kChannelType = "channel type";
+// A kernel's static and dynamic shared memory per block, bytes, apart
+// (Kineto's "shared memory" is their sum): nsys's StcSMem and DymSMem.
+inline constexpr std::string_view kStaticSharedMemory = "static shared memory";
+inline constexpr std::string_view kDynamicSharedMemory = "dynamic shared memory";
 // The priority of the stream a GPU op ran on (cuStreamGetPriority; lower
 // runs first), where the recorder saw the stream made.
 inline constexpr std::string_view kStreamPriority = "stream priority";

@@ -20,7 +20,7 @@ namespace gpucap::tools::sqlite {
 // Bumped when a table or column changes meaning or goes away (meta's
 // schema_version); adding a column or table bumps the minor.
 inline constexpr int kSchemaVersionMajor = 1;
-inline constexpr int kSchemaVersionMinor = 2;
+inline constexpr int kSchemaVersionMinor = 3;
 
 // The tables, in the order a RowBatch holds them.
 enum class TableId : uint8_t {

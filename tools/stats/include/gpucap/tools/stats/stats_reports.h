@@ -51,7 +51,7 @@ Result<TimeUnit> ParseTimeUnit(std::string_view name);
 
 struct ReportColumn {
   // kTime: ns, shown in the time unit asked for; kMegabytes: bytes, shown
-  // in MB (10^6 bytes); kMegabytesPerSecond: bytes/s, shown in MBps.
+  // in MB (10^6 bytes); kMegabytesPerSecond: bytes/s, shown in MB/s (nsys's header: "Throughput (MB/s)").
   enum class Kind { kText, kInt, kCount, kPercent, kRatio, kTime, kMegabytes, kMegabytesPerSecond };
   std::string header;  // without the unit: "Total Time", "Avg"
   Kind kind = Kind::kText;
