@@ -352,7 +352,7 @@ std::string TraceFileIn(const std::string& output, const std::string& capture, O
   if (name.ends_with(".gpucap")) name.resize(name.size() - 7);
   if (name.empty()) name = "trace";
   std::string dir = output.back() == '/' ? output : output + "/";
-  return dir + name + (format == OutputFormat::kPerfetto ? ".pftrace.gz" : std::string(kTensorBoardSuffix));
+  return dir + name + std::string(OutputFormatOf(format).folder_file);
 }
 
 Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options) {

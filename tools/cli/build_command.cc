@@ -76,6 +76,8 @@ int ListWindows(const CaptureIndex& index, const BuildOptions& o) {
 int RunBuild(const std::vector<std::string>& args) {
   po::options_description options("gpucap build options");
   WindowFlags window;
+  const std::string format_help = builder::OutputFormatsHelp() + "; default: by the output's name, else " +
+                                  std::string(builder::OutputFormats().front().name);
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
       ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pt.trace.json.gz for TensorBoard, .pftrace "
@@ -83,7 +85,7 @@ int RunBuild(const std::vector<std::string>& args) {
                                              "several windows get their index and label before the extension; "
                                              "-: standard output (one window)")
       ("format,f", po::value<std::string>(),
-       "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
+       format_help.c_str())
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
       ("graph-lanes", po::value<std::string>()->default_value("capture"),
        "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
