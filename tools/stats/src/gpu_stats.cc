@@ -229,11 +229,8 @@ Status StatsCollector::End() {
 Result<GpuStats> CollectStats(const builder::CaptureIndex& index, const builder::BuildOptions& options,
                               const builder::ProgressFn& progress) {
   builder::Builder builder(index, options);
-  auto windows = builder.Windows();
+  auto windows = builder.MatchedWindows();
   if (!windows.ok()) return windows.status();
-  if (windows->empty()) {
-    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
-  }
   GpuStats stats;
   stats.warnings = index.capture().report.Describe(index.path());
   StatsCollector collector(&stats);
