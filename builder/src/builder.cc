@@ -44,6 +44,14 @@ Result<std::vector<Window>> Builder::Windows() const {
   return SelectWindows(std::move(windows).value(), selection);
 }
 
+Result<std::vector<Window>> Builder::MatchedWindows() const {
+  auto windows = Windows();
+  if (windows.ok() && windows->empty()) {
+    return Status::NotFound(index_.path() + ": --window '" + options_.window + "' matches nothing in the capture");
+  }
+  return windows;
+}
+
 void Builder::Evict(const Window& w, const std::vector<size_t>& core) {
   // Windows come in start order: a chunk that ended before this window's
   // lookback can serve no later window. Chunks only the lookback may still
@@ -352,7 +360,7 @@ std::string TraceFileIn(const std::string& output, const std::string& capture, O
   if (name.ends_with(".gpucap")) name.resize(name.size() - 7);
   if (name.empty()) name = "trace";
   std::string dir = output.back() == '/' ? output : output + "/";
-  return dir + name + (format == OutputFormat::kPerfetto ? ".pftrace.gz" : std::string(kTensorBoardSuffix));
+  return dir + name + std::string(OutputFormatOf(format).folder_file);
 }
 
 Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& options) {
@@ -366,12 +374,9 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
   if (!spec.ok()) return spec.status();
   bool one = spec->kind == WindowSpec::Kind::kAll || spec->kind == WindowSpec::Kind::kRange;
   Builder builder(index, options);
-  auto windows = builder.Windows();
+  auto windows = builder.MatchedWindows();
   if (!windows.ok()) return windows.status();
   BuildReport report;
-  if (windows->empty()) {
-    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
-  }
   if (options.max_windows != 0 && windows->size() > options.max_windows) {
     return Status::InvalidArgument(index.path() + ": --window '" + options.window + "' yields " +
                                    std::to_string(windows->size()) + " windows, one file each; more than " +

@@ -509,33 +509,4 @@ std::unique_ptr<TraceSink> NewChromeJsonRenderer(std::unique_ptr<ByteSink> out) 
   return std::make_unique<ChromeJsonRenderer>(std::move(out));
 }
 
-Result<OutputFormat> ParseOutputFormat(std::string_view name) {
-  if (name == "chrome" || name == "json") return OutputFormat::kChromeJson;
-  if (name == "pftrace" || name == "perfetto") return OutputFormat::kPerfetto;
-  return Status::InvalidArgument("--format '" + std::string(name) + "': expected chrome or pftrace");
-}
-
-OutputFormat FormatForPath(std::string_view path) {
-  for (std::string_view ext : {".pftrace", ".pftrace.gz"}) {
-    if (path.size() >= ext.size() && path.substr(path.size() - ext.size()) == ext) return OutputFormat::kPerfetto;
-  }
-  return OutputFormat::kChromeJson;
-}
-
-std::string_view FormatExtension(OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kChromeJson: return ".json";
-    case OutputFormat::kPerfetto: return ".pftrace";
-  }
-  return "";
-}
-
-std::unique_ptr<TraceSink> MakeRenderer(OutputFormat format, std::unique_ptr<ByteSink> out) {
-  switch (format) {
-    case OutputFormat::kChromeJson: return NewChromeJsonRenderer(std::move(out));
-    case OutputFormat::kPerfetto: return NewPerfettoRenderer(std::move(out));
-  }
-  return nullptr;
-}
-
 }  // namespace gpucap::builder

@@ -123,16 +123,16 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   for (uint8_t i = 0; i < run.n; ++i) args_.push_back(run.args[i]);
   uint64_t graph_node = GraphNodeOf(op);
   if (graph_node != 0) {
-    args_.push_back(Arg::Uint("graph node", graph_node));
+    args_.push_back(Arg::Uint(trace_keys::kGraphNode, graph_node));
     if (op.origin != nullptr) {
-      args_.push_back(Arg::Uint("graph", op.origin->graph_id));
-      args_.push_back(Arg::Uint("capture node", op.origin->id));
+      args_.push_back(Arg::Uint(trace_keys::kGraph, op.origin->graph_id));
+      args_.push_back(Arg::Uint(trace_keys::kCaptureNode, op.origin->id));
       CaptureStreamArgs(op);
     }
   }
   const GraphIndex::Dependencies* deps = Dependencies(op);
   if (deps != nullptr && !deps->host_functions.empty()) {
-    args_.push_back(Arg::Strings("after host functions", deps->host_functions));
+    args_.push_back(Arg::Strings(trace_keys::kAfterHostFunctions, deps->host_functions));
   }
   // The application's own descriptions of this op (a collective's size, a
   // layer's shape), keyed the ways the recorder lets it key them.

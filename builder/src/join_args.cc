@@ -29,16 +29,16 @@ void WindowJoin::OpArgs(const Op& op) {
   const ActivityTables& p = Part(parts_, op.part);
   auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
     uint64_t dur = end > start ? end - start : 0;
-    if (dur == 0) return Arg::String("memory bandwidth (GB/s)", "N/A");
-    return Arg::Double("memory bandwidth (GB/s)", static_cast<double>(bytes) / static_cast<double>(dur));
+    if (dur == 0) return Arg::String(trace_keys::kMemoryBandwidth, "N/A");
+    return Arg::Double(trace_keys::kMemoryBandwidth, static_cast<double>(bytes) / static_cast<double>(dur));
   };
   switch (op.kind) {
     case OpKind::kKernel: {
       const KernelTable& k = kernels_.Of(op.part);
       uint32_t r = op.row;
-      args_.push_back(Arg::Uint("queued", k.queued[r] / 1000));
-      args_.push_back(Arg::Uint("device", k.device[r]));
-      args_.push_back(Arg::Uint("context", k.context[r]));
+      args_.push_back(Arg::Uint(trace_keys::kQueued, k.queued[r] / 1000));
+      args_.push_back(Arg::Uint(trace_keys::kDevice, k.device[r]));
+      args_.push_back(Arg::Uint(trace_keys::kContext, k.context[r]));
       args_.push_back(Arg::Uint(trace_keys::kStream, k.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, k.correlation[r]));
       LaunchDetailArgs(k, r);
@@ -49,19 +49,19 @@ void WindowJoin::OpArgs(const Op& op) {
       const MemcpyTable& m = p.memcpys;
       uint32_t r = op.row;
       if (m.peer[r]) {
-        args_.push_back(Arg::Uint("fromDevice", m.src_device[r]));
-        args_.push_back(Arg::Uint("inDevice", m.device[r]));
-        args_.push_back(Arg::Uint("toDevice", m.dst_device[r]));
-        args_.push_back(Arg::Uint("fromContext", m.src_context[r]));
-        args_.push_back(Arg::Uint("inContext", m.context[r]));
-        args_.push_back(Arg::Uint("toContext", m.dst_context[r]));
+        args_.push_back(Arg::Uint(trace_keys::kFromDevice, m.src_device[r]));
+        args_.push_back(Arg::Uint(trace_keys::kInDevice, m.device[r]));
+        args_.push_back(Arg::Uint(trace_keys::kToDevice, m.dst_device[r]));
+        args_.push_back(Arg::Uint(trace_keys::kFromContext, m.src_context[r]));
+        args_.push_back(Arg::Uint(trace_keys::kInContext, m.context[r]));
+        args_.push_back(Arg::Uint(trace_keys::kToContext, m.dst_context[r]));
       } else {
-        args_.push_back(Arg::Uint("device", m.device[r]));
-        args_.push_back(Arg::Uint("context", m.context[r]));
+        args_.push_back(Arg::Uint(trace_keys::kDevice, m.device[r]));
+        args_.push_back(Arg::Uint(trace_keys::kContext, m.context[r]));
       }
       args_.push_back(Arg::Uint(trace_keys::kStream, m.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
-      args_.push_back(Arg::Uint("bytes", m.bytes[r]));
+      args_.push_back(Arg::Uint(trace_keys::kBytes, m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
       StreamDetailArgs(m.context[r], m.stream[r]);
       break;
@@ -69,11 +69,11 @@ void WindowJoin::OpArgs(const Op& op) {
     case OpKind::kMemset: {
       const MemsetTable& m = p.memsets;
       uint32_t r = op.row;
-      args_.push_back(Arg::Uint("device", m.device[r]));
-      args_.push_back(Arg::Uint("context", m.context[r]));
+      args_.push_back(Arg::Uint(trace_keys::kDevice, m.device[r]));
+      args_.push_back(Arg::Uint(trace_keys::kContext, m.context[r]));
       args_.push_back(Arg::Uint(trace_keys::kStream, m.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, m.correlation[r]));
-      args_.push_back(Arg::Uint("bytes", m.bytes[r]));
+      args_.push_back(Arg::Uint(trace_keys::kBytes, m.bytes[r]));
       args_.push_back(bandwidth(m.bytes[r], m.start[r], m.end[r]));
       StreamDetailArgs(m.context[r], m.stream[r]);
       break;
@@ -81,7 +81,7 @@ void WindowJoin::OpArgs(const Op& op) {
     case OpKind::kSync: {
       const SyncTable& s = p.syncs;
       uint32_t r = op.row;
-      args_.push_back(Arg::String("cuda_sync_kind", SyncTypeName(s.type[r])));
+      args_.push_back(Arg::String(trace_keys::kCudaSyncKind, SyncTypeName(s.type[r])));
       if (s.type[r] == 1 || s.type[r] == 2) {  // event sync, stream wait event
         int64_t wait_stream = -1, wait_correlation = -1;
         uint32_t e = s.event_sync_id[r] != 0 ? event_by_sync_id_.Find(s.event_sync_id[r]) : FlatMap::kMissing;
@@ -91,14 +91,14 @@ void WindowJoin::OpArgs(const Op& op) {
           wait_stream = ev.stream[events_[e].second];
           wait_correlation = ev.correlation[events_[e].second];
         }
-        args_.push_back(Arg::Int("wait_on_stream", wait_stream));
-        args_.push_back(Arg::Uint("wait_on_cuda_event_id", s.cuda_event_id[r]));
-        args_.push_back(Arg::Int("wait_on_cuda_event_record_corr_id", wait_correlation));
+        args_.push_back(Arg::Int(trace_keys::kWaitOnStream, wait_stream));
+        args_.push_back(Arg::Uint(trace_keys::kWaitOnCudaEventId, s.cuda_event_id[r]));
+        args_.push_back(Arg::Int(trace_keys::kWaitOnCudaEventRecordCorrId, wait_correlation));
       }
-      args_.push_back(Arg::Int("stream", static_cast<int32_t>(s.stream[r])));
+      args_.push_back(Arg::Int(trace_keys::kStream, static_cast<int32_t>(s.stream[r])));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, s.correlation[r]));
-      args_.push_back(Arg::Uint("device", op.device));
-      args_.push_back(Arg::Uint("context", s.context[r]));
+      args_.push_back(Arg::Uint(trace_keys::kDevice, op.device));
+      args_.push_back(Arg::Uint(trace_keys::kContext, s.context[r]));
       return;
     }
     case OpKind::kGraph:
@@ -115,7 +115,7 @@ void WindowJoin::ApiArgs(const ApiRef& a) {
   uint64_t external =
       LaunchExternalIdAt(t.correlation[a.row], t.tid[a.row], t.start[a.row]);
   if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
-  args_.push_back(Arg::Uint("cbid", t.cbid[a.row]));
+  args_.push_back(Arg::Uint(trace_keys::kCbid, t.cbid[a.row]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
 }
 
@@ -196,17 +196,17 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
   const format::RangeEvent& e = events[range.event];
   if (range.domain != 0) {
     std::string_view domain = idx_.ranges().DomainName(range.domain);
-    if (!domain.empty()) args_.push_back(Arg::String("domain", domain));
+    if (!domain.empty()) args_.push_back(Arg::String(trace_keys::kDomain, domain));
   }
-  if (e.category != 0) args_.push_back(Arg::Uint("category", e.category));
+  if (e.category != 0) args_.push_back(Arg::Uint(trace_keys::kCategory, e.category));
   for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
     args_.push_back(Arg::String(b->name, b->data).Foreign());
     if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
   }
-  if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint("payload", *v));
-  if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int("payload", *v));
-  if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double("payload", *v));
-  if (!range.closed) args_.push_back(Arg::String("end", "not recorded: the capture ended first"));
+  if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint(trace_keys::kPayload, *v));
+  if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int(trace_keys::kPayload, *v));
+  if (auto* v = std::get_if<double>(&e.payload)) args_.push_back(Arg::Double(trace_keys::kPayload, *v));
+  if (!range.closed) args_.push_back(Arg::String(trace_keys::kEnd, "not recorded: the capture ended first"));
 }
 
 // Kineto's keys of a cpu_op, and its forward -> backward flow when both ends
@@ -266,8 +266,8 @@ void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
   s.name = name.second;
   s.category = mk.instant ? Category::kCpuInstant : Category::kUserAnnotation;
   args_.clear();
-  if (mk.domain < strings.size()) args_.push_back(Arg::String("domain", strings[mk.domain].def.text));
-  if (!mk.closed) args_.push_back(Arg::String("end", "not in the decoded chunks"));
+  if (mk.domain < strings.size()) args_.push_back(Arg::String(trace_keys::kDomain, strings[mk.domain].def.text));
+  if (!mk.closed) args_.push_back(Arg::String(trace_keys::kEnd, "not in the decoded chunks"));
 }
 
 void WindowJoin::Describe(const SliceRef& r, Slice* out) {
@@ -339,8 +339,9 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         args_.push_back(Arg::Uint(trace_keys::kEventId, ev.event_id[row]));
         args_.push_back(Arg::Uint(trace_keys::kStream, ev.stream[row]));
         args_.push_back(Arg::Uint(trace_keys::kCorrelation, ev.correlation[row]));
-        args_.push_back(Arg::Uint("device", ev.device[row] != 0 ? ev.device[row] : DeviceOfContext(ev.context[row])));
-        args_.push_back(Arg::Uint("context", ev.context[row]));
+        args_.push_back(
+            Arg::Uint(trace_keys::kDevice, ev.device[row] != 0 ? ev.device[row] : DeviceOfContext(ev.context[row])));
+        args_.push_back(Arg::Uint(trace_keys::kContext, ev.context[row]));
         break;
       }
     }

@@ -97,7 +97,7 @@ void WindowJoin::DescribeGraphEventRecord(const SliceRef& r, Slice& s) {
   s.category = Category::kCudaEvent;
   args_.clear();
   args_.push_back(Arg::Uint(trace_keys::kCudaEventId, ev.event_id[g.row]));
-  args_.push_back(Arg::Uint("stream", ev.stream[g.row]));
+  args_.push_back(Arg::Uint(trace_keys::kStream, ev.stream[g.row]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, ev.correlation[g.row]));
   if (g.node != 0) args_.push_back(Arg::Uint(trace_keys::kGraphNodeId, g.node));
   args_.push_back(Arg::String(trace_keys::kEventRecordTiming, g.node != 0 ? trace_keys::kTimingBetweenNeighbours

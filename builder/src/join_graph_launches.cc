@@ -31,14 +31,14 @@ std::pair<uint32_t, std::string_view> WindowJoin::GraphLaunchName(const Op& op) 
 void WindowJoin::GraphLaunchArgs(const Op& op) {
   const GraphTraceTable& g = Part(parts_, op.part).graph_traces;
   uint32_t r = op.row;
-  args_.push_back(Arg::Uint("graph id", g.graph_id[r]));
-  args_.push_back(Arg::Uint("device", g.device[r]));
-  args_.push_back(Arg::Uint("context", g.context[r]));
-  args_.push_back(Arg::Uint("stream", g.stream[r]));
+  args_.push_back(Arg::Uint(trace_keys::kGraphId, g.graph_id[r]));
+  args_.push_back(Arg::Uint(trace_keys::kDevice, g.device[r]));
+  args_.push_back(Arg::Uint(trace_keys::kContext, g.context[r]));
+  args_.push_back(Arg::Uint(trace_keys::kStream, g.stream[r]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, g.correlation[r]));
   // A graph may end on another device than it started on (multi-device
   // graphs): said only when it does.
-  if (g.end_device[r] != g.device[r]) args_.push_back(Arg::Uint("end device", g.end_device[r]));
+  if (g.end_device[r] != g.device[r]) args_.push_back(Arg::Uint(trace_keys::kEndDevice, g.end_device[r]));
 }
 
 }  // namespace gpucap::builder::join_internal

@@ -73,15 +73,15 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
                       static_cast<uint16_t>(key.registers), key.static_shared, key.dynamic_shared};
     run->grid = {key.grid[0], key.grid[1], key.grid[2]};
     run->block = {key.block[0], key.block[1], key.block[2]};
-    push(Arg::Uint("registers per thread", key.registers));
-    push(Arg::Int("shared memory", int64_t{key.static_shared} + key.dynamic_shared));
+    push(Arg::Uint(trace_keys::kRegistersPerThread, key.registers));
+    push(Arg::Int(trace_keys::kSharedMemory, int64_t{key.static_shared} + key.dynamic_shared));
     push(Arg::Int(trace_keys::kStaticSharedMemory, key.static_shared));
     push(Arg::Int(trace_keys::kDynamicSharedMemory, key.dynamic_shared));
     push(Arg::Float6("blocks per SM", BlocksPerSm(*d, shape)));
     push(Arg::Float6("warps per SM", WarpsPerSm(*d, shape)));
-    push(Arg::Ints("grid", run->grid));
-    push(Arg::Ints("block", run->block));
-    push(Arg::Int("est. achieved occupancy %", EstimatedOccupancyPercent(*d, shape)));
+    push(Arg::Ints(trace_keys::kGrid, run->grid));
+    push(Arg::Ints(trace_keys::kBlock, run->block));
+    push(Arg::Int(trace_keys::kEstAchievedOccupancy, EstimatedOccupancyPercent(*d, shape)));
   }
   if (!stack.empty()) {
     const std::vector<Range>& ranges = idx_.ranges().ranges();
@@ -95,8 +95,8 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
       for (uint32_t r : stack) run->stack_names.push_back(built_.operators.ShownName(r, ranges[r].name));
       names = run->stack_names;
     }
-    push(Arg::String("annotation", names.back()));
-    push(Arg::Strings("annotation stack", names));
+    push(Arg::String(trace_keys::kAnnotation, names.back()));
+    push(Arg::Strings(trace_keys::kAnnotationStack, names));
   }
 }
 

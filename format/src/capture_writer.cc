@@ -309,18 +309,14 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
         std::memcpy(flat_scratch_.data() + at, p.data(), p.size());
         at += p.size();
       }
-      int bound = LZ4_compressBound(static_cast<int>(at));
-      compressed_scratch_.resize(8 + static_cast<size_t>(bound) + 8);
-      int n = LZ4_compress_fast(reinterpret_cast<const char*>(flat_scratch_.data()),
-                                reinterpret_cast<char*>(compressed_scratch_.data() + 8),
-                                static_cast<int>(at), bound, options_.lz4_acceleration);
-      if (n > 0 && static_cast<size_t>(n) + 8 < at) {
+      size_t n = Lz4(ByteSpan(flat_scratch_.data(), at), 8);
+      if (n > 0 && n + 8 < at) {
         uint32_t raw = static_cast<uint32_t>(at), stored = static_cast<uint32_t>(n);
-        std::memcpy(compressed_scratch_.data(), &raw, 4);
-        std::memcpy(compressed_scratch_.data() + 4, &stored, 4);
+        std::memcpy(lz4_scratch_.data(), &raw, 4);
+        std::memcpy(lz4_scratch_.data() + 4, &stored, 4);
         size_t len = (8 + static_cast<size_t>(n) + 7) & ~size_t{7};
-        std::memset(compressed_scratch_.data() + 8 + n, 0, len - 8 - n);
-        ByteSpan piece(compressed_scratch_.data(), len);
+        std::memset(lz4_scratch_.data() + 8 + n, 0, len - 8 - n);
+        ByteSpan piece(lz4_scratch_.data(), len);
         WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi);
         return;
       }
@@ -336,38 +332,16 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     WritePending();
     const uint8_t* raw = buffer.data;
     size_t size = buffer.size;
-    int bound = LZ4_compressBound(static_cast<int>(size));
-    if (chunk_scratch_.size() < static_cast<size_t>(bound)) chunk_scratch_.resize(bound);
-    int n = LZ4_compress_fast(reinterpret_cast<const char*>(raw),
-                              reinterpret_cast<char*>(chunk_scratch_.data()),
-                              static_cast<int>(size), bound, options_.lz4_acceleration);
-    bool compressed = n > 0 && static_cast<size_t>(n) < size;
-    const uint8_t* stored = compressed ? chunk_scratch_.data() : raw;
-    size_t stored_size = compressed ? static_cast<size_t>(n) : size;
+    size_t n = Lz4(ByteSpan(raw, size), 0);
+    bool compressed = n > 0 && n < size;
+    const uint8_t* stored = compressed ? lz4_scratch_.data() : raw;
+    size_t stored_size = compressed ? n : size;
 
     capnp::MallocMessageBuilder builder(static_cast<unsigned>(stored_size / 8 + 256));
-    auto chunk = builder.initRoot<schema::ActivityChunk>();
-    chunk.setCodec(compressed ? schema::Codec::LZ4_BLOCK : schema::Codec::NONE);
-    chunk.setRawSize(static_cast<uint32_t>(size));
-    chunk.setRawChecksum(Crc32c(0, raw, size));
-    chunk.setPayload(capnp::Data::Reader(stored, stored_size));
     const ChunkInfo& info = buffer.info;
-    chunk.setRecordCount(info.record_count);
-    auto kinds = chunk.initKindCounts(info.kind_counts.size());
-    for (size_t i = 0; i < info.kind_counts.size(); ++i) {
-      kinds[i].setKind(info.kind_counts[i].kind);
-      kinds[i].setCount(info.kind_counts[i].count);
-    }
-    chunk.setMinStartNs(info.min_start_ns);
-    chunk.setMaxStartNs(info.max_start_ns);
-    chunk.setMaxEndNs(info.max_end_ns);
-    chunk.setContextId(info.context_id);
-    chunk.setStreamId(info.stream_id);
-    auto sizes = chunk.initRecordSizes(info.record_sizes.size());
-    for (size_t i = 0; i < info.record_sizes.size(); ++i) {
-      sizes[i].setKind(info.record_sizes[i].kind);
-      sizes[i].setSize(info.record_sizes[i].size);
-    }
+    EncodeChunk({compressed ? schema::Codec::LZ4_BLOCK : schema::Codec::NONE, static_cast<uint32_t>(size),
+                 Crc32c(0, raw, size), ByteSpan(stored, stored_size), &info},
+                builder.initRoot<schema::ActivityChunk>());
 
     FlatMessage flat(builder);
     if (WriteFrame(FrameType::kActivityChunk, 0, flat.pieces(), info.min_start_ns,
@@ -382,6 +356,18 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       DropBuffer(buffer, &counters_.buffers_dropped_stopped);
     }
     buffer.release = nullptr;
+  }
+
+  // LZ4 of `in` into lz4_scratch_ from byte `at` on (the bytes before are
+  // the caller's frame header), with room for 8 bytes of padding after: the
+  // compressed size, 0 where LZ4 failed. The one scratch buffer for frames
+  // and chunks, both written on the writer's thread, one at a time.
+  size_t Lz4(ByteSpan in, size_t at) {
+    int bound = LZ4_compressBound(static_cast<int>(in.size()));
+    if (lz4_scratch_.size() < at + static_cast<size_t>(bound) + 8) lz4_scratch_.resize(at + bound + 8);
+    int n = LZ4_compress_fast(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(lz4_scratch_.data() + at),
+                              static_cast<int>(in.size()), bound, options_.lz4_acceleration);
+    return n > 0 ? static_cast<size_t>(n) : 0;
   }
 
   // The one place bytes go to the sink. False when nothing was written.
@@ -527,9 +513,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   std::vector<IndexEntry> index_;
   uint64_t activity_records_ = 0;
   std::map<uint32_t, uint64_t> records_per_kind_;
-  std::vector<uint8_t> chunk_scratch_;
   std::vector<uint8_t> flat_scratch_;
-  std::vector<uint8_t> compressed_scratch_;
+  std::vector<uint8_t> lz4_scratch_;
 };
 
 Result<std::unique_ptr<CaptureWriter>> CaptureWriter::Start(std::unique_ptr<Sink> sink,

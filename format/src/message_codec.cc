@@ -558,4 +558,28 @@ size_t ApproxEncodedSize(const SmallMessage& message) {
       message);
 }
 
+void EncodeChunk(const ChunkMessage& m, schema::ActivityChunk::Builder chunk) {
+  chunk.setCodec(m.codec);
+  chunk.setRawSize(m.raw_size);
+  chunk.setRawChecksum(m.raw_checksum);
+  chunk.setPayload(capnp::Data::Reader(m.payload.data(), m.payload.size()));
+  const ChunkInfo& info = *m.info;
+  chunk.setRecordCount(info.record_count);
+  auto kinds = chunk.initKindCounts(static_cast<unsigned>(info.kind_counts.size()));
+  for (size_t i = 0; i < info.kind_counts.size(); ++i) {
+    kinds[i].setKind(info.kind_counts[i].kind);
+    kinds[i].setCount(info.kind_counts[i].count);
+  }
+  chunk.setMinStartNs(info.min_start_ns);
+  chunk.setMaxStartNs(info.max_start_ns);
+  chunk.setMaxEndNs(info.max_end_ns);
+  chunk.setContextId(info.context_id);
+  chunk.setStreamId(info.stream_id);
+  auto sizes = chunk.initRecordSizes(static_cast<unsigned>(info.record_sizes.size()));
+  for (size_t i = 0; i < info.record_sizes.size(); ++i) {
+    sizes[i].setKind(info.record_sizes[i].kind);
+    sizes[i].setSize(info.record_sizes[i].size);
+  }
+}
+
 }  // namespace gpucap::format

@@ -6,6 +6,8 @@
 
 #include <capnp/message.h>
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "capture.capnp.h"
@@ -28,6 +30,19 @@ void EncodeStats(const RecorderStats& stats, schema::Stats::Builder b);
 RecorderStats DecodeStats(schema::Stats::Reader r);
 void EncodeTrailer(const Trailer& trailer, schema::Trailer::Builder b);
 Trailer DecodeTrailerMessage(schema::Trailer::Reader r);
+
+// An activity chunk's message: the payload as stored (under `codec`), what
+// it decodes to (raw_size bytes whose CRC32C is raw_checksum), and the
+// chunk's summary. The writer and the test framer (which writes wrong sizes
+// and checksums on purpose) both encode chunks with it.
+struct ChunkMessage {
+  schema::Codec codec;
+  uint32_t raw_size;
+  uint32_t raw_checksum;
+  std::span<const uint8_t> payload;
+  const ChunkInfo* info;
+};
+void EncodeChunk(const ChunkMessage& m, schema::ActivityChunk::Builder chunk);
 
 // Bytes a message adds to a batch, roughly: used to size batches.
 size_t ApproxEncodedSize(const SmallMessage& message);

@@ -74,29 +74,12 @@ uint64_t FramedCapture::CompressedMessages(FrameType type, const std::vector<Sma
 uint64_t FramedCapture::Chunk(const HostileChunk& c) {
   std::string stored = c.compress ? Lz4(c.raw) : c.raw;
   capnp::MallocMessageBuilder builder;
-  auto chunk = builder.initRoot<schema::ActivityChunk>();
-  chunk.setCodec(static_cast<schema::Codec>(c.codec));
-  chunk.setRawSize(c.raw_size >= 0 ? static_cast<uint32_t>(c.raw_size) : static_cast<uint32_t>(c.raw.size()));
   uint32_t crc = Crc32c(0, c.raw.data(), c.raw.size());
-  chunk.setRawChecksum(c.good_raw_checksum ? crc : crc ^ 1);
-  chunk.setPayload(capnp::Data::Reader(reinterpret_cast<const uint8_t*>(stored.data()), stored.size()));
-  const ChunkInfo& info = c.info;
-  chunk.setRecordCount(info.record_count);
-  auto kinds = chunk.initKindCounts(static_cast<unsigned>(info.kind_counts.size()));
-  for (size_t i = 0; i < info.kind_counts.size(); ++i) {
-    kinds[i].setKind(info.kind_counts[i].kind);
-    kinds[i].setCount(info.kind_counts[i].count);
-  }
-  chunk.setMinStartNs(info.min_start_ns);
-  chunk.setMaxStartNs(info.max_start_ns);
-  chunk.setMaxEndNs(info.max_end_ns);
-  chunk.setContextId(info.context_id);
-  chunk.setStreamId(info.stream_id);
-  auto sizes = chunk.initRecordSizes(static_cast<unsigned>(info.record_sizes.size()));
-  for (size_t i = 0; i < info.record_sizes.size(); ++i) {
-    sizes[i].setKind(info.record_sizes[i].kind);
-    sizes[i].setSize(info.record_sizes[i].size);
-  }
+  EncodeChunk({static_cast<schema::Codec>(c.codec),
+               c.raw_size >= 0 ? static_cast<uint32_t>(c.raw_size) : static_cast<uint32_t>(c.raw.size()),
+               c.good_raw_checksum ? crc : crc ^ 1,
+               std::span(reinterpret_cast<const uint8_t*>(stored.data()), stored.size()), &c.info},
+              builder.initRoot<schema::ActivityChunk>());
   return Frame(static_cast<uint16_t>(FrameType::kActivityChunk), Flatten(builder));
 }
 

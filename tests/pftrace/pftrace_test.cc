@@ -16,6 +16,7 @@
 #include "../builder/scene.h"
 #include "../builder/trace_util.h"
 #include "../support/temp_dir.h"
+#include "gpucap/builder/builder.h"
 #include "gpucap/builder/renderer.h"
 #include "gpucap/builder/trace_keys.h"
 #include "pftrace_reader.h"
@@ -496,6 +497,36 @@ TEST(Pftrace, AGraphLaunchFansOutWithAFlowPerOp) {
   }
   EXPECT_EQ(out.size(), 3u) << "distinct ids, so the arrows fan out";
   EXPECT_EQ(out, in);
+}
+
+// The output-format registry: each format found by its --format names and by
+// its file names, the default for a name that says none, and the folder
+// file names the CLI documents (DIR/<capture>.pt.trace.json.gz).
+TEST(OutputFormats, FoundByTheirNamesAndFileNames) {
+  using builder::OutputFormat;
+  EXPECT_EQ(builder::ParseOutputFormat("chrome").value(), OutputFormat::kChromeJson);
+  EXPECT_EQ(builder::ParseOutputFormat("json").value(), OutputFormat::kChromeJson);
+  EXPECT_EQ(builder::ParseOutputFormat("pftrace").value(), OutputFormat::kPerfetto);
+  EXPECT_EQ(builder::ParseOutputFormat("perfetto").value(), OutputFormat::kPerfetto);
+  auto bad = builder::ParseOutputFormat("svg");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "--format 'svg': expected chrome or pftrace");
+  EXPECT_EQ(builder::FormatNamedByPath("t.json"), OutputFormat::kChromeJson);
+  EXPECT_EQ(builder::FormatNamedByPath("t.pt.trace.json.gz"), OutputFormat::kChromeJson);
+  EXPECT_EQ(builder::FormatNamedByPath("t.pftrace"), OutputFormat::kPerfetto);
+  EXPECT_EQ(builder::FormatNamedByPath("t.txt"), std::nullopt);
+  EXPECT_EQ(builder::FormatForPath("t.txt"), OutputFormat::kChromeJson);
+  EXPECT_EQ(builder::FormatExtension(OutputFormat::kPerfetto), ".pftrace");
+  EXPECT_EQ(builder::OutputFormatsHelp(), "chrome (Kineto-compatible JSON) | pftrace (Perfetto)");
+  TempDir dir;
+  EXPECT_EQ(builder::TraceFileIn(dir.path().string() + "/", "a/run.gpucap", OutputFormat::kPerfetto),
+            dir.path().string() + "/run.pftrace.gz");
+  EXPECT_EQ(builder::TraceFileIn(dir.path().string() + "/", "a/run.gpucap", OutputFormat::kChromeJson),
+            dir.path().string() + "/run.pt.trace.json.gz");
+  for (const builder::OutputFormatEntry& f : builder::OutputFormats()) {
+    EXPECT_EQ(builder::OutputFormatOf(f.format).name, f.name);
+    EXPECT_EQ(builder::FormatForPath("t" + std::string(f.extension) + ".gz"), f.format) << f.name;
+  }
 }
 
 TEST(Pftrace, IsWrittenGzippedByName) {

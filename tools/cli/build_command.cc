@@ -77,6 +77,8 @@ int RunBuild(const std::vector<std::string>& args) {
   po::options_description options("gpucap build options");
   WindowFlags window;
   TraceFlags trace;
+  const std::string format_help = builder::OutputFormatsHelp() + "; default: by the output's name, else " +
+                                  std::string(builder::OutputFormats().front().name);
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
       ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pt.trace.json.gz for TensorBoard, .pftrace "
@@ -84,7 +86,7 @@ int RunBuild(const std::vector<std::string>& args) {
                                              "several windows get their index and label before the extension; "
                                              "-: standard output (one window)")
       ("format,f", po::value<std::string>(),
-       "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
+       format_help.c_str())
       ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")
       ("strict", po::bool_switch(), kStrictHelp)
       ("gzip-level", po::value<int>()->default_value(-1),

@@ -107,10 +107,9 @@ bool StrictRefuses(std::string_view command, const builder::CaptureIndex& index)
 Status CheckOutputName(builder::OutputFormat format, bool gzip, const std::string& output) {
   if (format::IsStandardOutput(output)) return Status::Ok();  // no name to contradict
   auto ends = [&](std::string_view ext) { return output.ends_with(ext); };
-  bool json = ends(".json") || ends(".json.gz");
-  bool pftrace = ends(".pftrace") || ends(".pftrace.gz");
-  if ((format == builder::OutputFormat::kPerfetto && json) || (format == builder::OutputFormat::kChromeJson && pftrace)) {
-    return Status::InvalidArgument("--format " + std::string(format == builder::OutputFormat::kPerfetto ? "pftrace" : "chrome") +
+  std::optional<builder::OutputFormat> named = builder::FormatNamedByPath(output);
+  if (named && *named != format) {
+    return Status::InvalidArgument("--format " + std::string(builder::OutputFormatOf(format).name) +
                                    " contradicts the output's name " + output + "; rename it (" +
                                    std::string(builder::FormatExtension(format)) + ") or drop --format");
   }

@@ -19,6 +19,8 @@ int RunMerge(const std::vector<std::string>& args) {
   TraceFlags trace;
   std::vector<std::string> inputs;
   std::string output;
+  const std::string format_help = builder::OutputFormatsHelp() + "; default: by the output's name, else " +
+                                  std::string(builder::OutputFormats().front().name);
   options.add_options()
       ("captures", po::value<std::vector<std::string>>(&inputs)->required(), "capture files, one per process")
       ("output,o", po::value<std::string>(&output)->required(),
@@ -27,7 +29,7 @@ int RunMerge(const std::vector<std::string>& args) {
       ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")
       ("strict", po::bool_switch(), kStrictHelp)
       ("format,f", po::value<std::string>(),
-       "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
+       format_help.c_str())
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddTraceFlags(&options, &trace);
   AddWindowFlags(&options, &window,

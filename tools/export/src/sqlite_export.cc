@@ -38,10 +38,10 @@ Status ExportCapture(const builder::CaptureIndex& index, uint32_t capture, const
   int32_t rank = index.capture().session ? index.capture().session->rank : -1;
   CaptureRows rows(index, capture, rank);
   builder::Builder builder(index, build);
-  auto windows = builder.Windows();
-  if (!windows.ok()) return Status(windows.status().code(), index.path() + ": " + windows.status().message());
-  if (windows->empty()) {
-    return Status::NotFound(index.path() + ": --window '" + options.build.window + "' matches nothing in the capture");
+  auto windows = builder.MatchedWindows();
+  if (!windows.ok()) {
+    const Status& s = windows.status();
+    return s.code() == Status::Code::kNotFound ? s : Status(s.code(), index.path() + ": " + s.message());
   }
   result->warnings = index.capture().report.Describe(index.path());
   RowBatch facts = out->Fresh(capture);

@@ -14,6 +14,7 @@ using builder::Category;
 using builder::FlowKind;
 using builder::Slice;
 using builder::Track;
+using namespace builder::trace_keys;
 
 namespace {
 
@@ -36,71 +37,76 @@ struct OpArgs {
       std::string_view k = a.key;
       auto num = [&]() { return a.type == Arg::Type::kInt ? a.i() : static_cast<int64_t>(a.u()); };
       // By the key's length first: one compare picks the few keys of that
-      // length (a chain of every key cost ~60 instructions an argument).
+      // length (a chain of every key cost ~60 instructions an argument). Each
+      // case is the length of the keys it compares (static_asserts below).
       switch (k.size()) {
-        case 4:
-          if (k == "grid" && a.type == Arg::Type::kInts) grid = a.ints();
+        case kGrid.size():
+          if (k == kGrid && a.type == Arg::Type::kInts) grid = a.ints();
           break;
-        case 5:
-          if (k == "bytes") bytes = num();
-          else if (k == "graph") graph = num();
-          else if (k == "block" && a.type == Arg::Type::kInts) block = a.ints();
+        case kBytes.size():
+          if (k == kBytes) bytes = num();
+          else if (k == kGraph) graph = num();
+          else if (k == kBlock && a.type == Arg::Type::kInts) block = a.ints();
           break;
-        case 6:
-          if (k == "device") device = num();
-          else if (k == "stream") stream = num();
-          else if (k == "queued") queued = num();
+        case kDevice.size():
+          if (k == kDevice) device = num();
+          else if (k == kStream) stream = num();
+          else if (k == kQueued) queued = num();
           break;
-        case 7:
-          if (k == "context") context = num();
+        case kContext.size():
+          if (k == kContext) context = num();
           break;
-        case 8:
-          if (k == "inDevice") device = num();
-          else if (k == "toDevice") dst_device = num();
+        case kInDevice.size():
+          if (k == kInDevice) device = num();
+          else if (k == kToDevice) dst_device = num();
           break;
-        case 9:
-          if (k == "inContext") context = num();
+        case kInContext.size():
+          if (k == kInContext) context = num();
           break;
-        case 10:
-          if (k == "fromDevice") src_device = num();
-          else if (k == "graph node") graph_node = num();
+        case kFromDevice.size():
+          if (k == kFromDevice) src_device = num();
+          else if (k == kGraphNode) graph_node = num();
           break;
-        case 11:
-          if (k == "correlation") correlation = num();
-          else if (k == "External id") external = num();
+        case kCorrelation.size():
+          if (k == kCorrelation) correlation = num();
+          else if (k == kExternalId) external = num();
           break;
-        case 12:
-          if (k == "capture node") capture_node = num();
+        case kCaptureNode.size():
+          if (k == kCaptureNode) capture_node = num();
           break;
-        case 13:
-          if (k == "shared memory") shared_memory = num();
+        case kSharedMemory.size():
+          if (k == kSharedMemory) shared_memory = num();
           break;
-        case 14:
-          if (k == "wait_on_stream") wait_stream = num();
-          else if (k == builder::trace_keys::kCaptureStream) capture_stream = num();
-          static_assert(builder::trace_keys::kCaptureStream.size() == 14);
+        case kWaitOnStream.size():
+          if (k == kWaitOnStream) wait_stream = num();
+          else if (k == kCaptureStream) capture_stream = num();
           break;
-        case 16:
-          if (k == "annotation stack" && a.type == Arg::Type::kStrings) stack = a.strings();
+        case kAnnotationStack.size():
+          if (k == kAnnotationStack && a.type == Arg::Type::kStrings) stack = a.strings();
           break;
-        case 20:
-          if (k == "registers per thread") registers = num();
-          else if (k == builder::trace_keys::kStaticSharedMemory) static_shared = num();
-          static_assert(builder::trace_keys::kStaticSharedMemory.size() == 20);
+        case kRegistersPerThread.size():
+          if (k == kRegistersPerThread) registers = num();
+          else if (k == kStaticSharedMemory) static_shared = num();
+          static_assert(kStaticSharedMemory.size() == kRegistersPerThread.size());
           break;
-        case 21:
-          if (k == "wait_on_cuda_event_id") wait_event = num();
-          else if (k == builder::trace_keys::kDynamicSharedMemory) dynamic_shared = num();
-          static_assert(builder::trace_keys::kDynamicSharedMemory.size() == 21);
+        case kWaitOnCudaEventId.size():
+          if (k == kWaitOnCudaEventId) wait_event = num();
+          else if (k == kDynamicSharedMemory) dynamic_shared = num();
+          static_assert(kDynamicSharedMemory.size() == kWaitOnCudaEventId.size());
           break;
-        case 33:
-          if (k == "wait_on_cuda_event_record_corr_id") wait_correlation = num();
+        case kWaitOnCudaEventRecordCorrId.size():
+          if (k == kWaitOnCudaEventRecordCorrId) wait_correlation = num();
           break;
         default: break;
       }
     }
   }
 };
+// The keys compared under another key's length above.
+static_assert(kGraph.size() == kBytes.size() && kBlock.size() == kBytes.size());
+static_assert(kStream.size() == kDevice.size() && kQueued.size() == kDevice.size());
+static_assert(kToDevice.size() == kInDevice.size() && kGraphNode.size() == kFromDevice.size());
+static_assert(kExternalId.size() == kCorrelation.size() && kCaptureStream.size() == kWaitOnStream.size());
 
 void ShapeCells(RowWriter& row, std::span<const int64_t> v) {
   for (size_t i = 0; i < 3; ++i) {
@@ -291,7 +297,7 @@ void WindowRows::AddApi(const Slice& s) {
   OpArgs a(s.args);
   int64_t cbid = -1;
   for (const Arg& x : s.args) {
-    if (x.key == "cbid") cbid = static_cast<int64_t>(x.u());
+    if (x.key == kCbid) cbid = static_cast<int64_t>(x.u());
   }
   int64_t tid = ThreadOf(s.track);
   int64_t end = s.ts_ns + std::max<int64_t>(s.dur_ns, 0);
@@ -318,12 +324,12 @@ void WindowRows::AddRange(const Slice& s) {
   r.start_end = !r.instant && tracks_[r.track].kind == Track::Kind::kSynthetic;
   for (const Arg& a : s.args) {
     if (a.foreign_key) continue;
-    if (r.start_end && a.key == builder::trace_keys::kExternalId) {
+    if (r.start_end && a.key == kExternalId) {
       std::tie(r.tid, r.end_tid) = StartEndThreads(a.u(), s.name);
     }
-    else if (a.key == "domain" && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
-    else if (a.key == "category") r.category = static_cast<uint32_t>(a.u());
-    else if (a.key == "payload") {
+    else if (a.key == kDomain && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
+    else if (a.key == kCategory) r.category = static_cast<uint32_t>(a.u());
+    else if (a.key == kPayload) {
       if (a.type == Arg::Type::kDouble) {
         r.payload.kind = Cell::Kind::kReal;
         r.payload.d = a.d();

@@ -8,10 +8,10 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <system_error>
 #include <thread>
 
 #include "gpucap/builder/trace_keys.h"
+#include "gpucap/builder/work_queue.h"
 
 namespace gpucap::tools {
 namespace {
@@ -198,18 +198,19 @@ int Threads(int threads) {
 }
 
 // The header of each member of a window group: each capture's join up to
-// its header (the decode, most of a join's work), on up to `threads`
-// threads at once, one capture each; `members` in the group's order. Each
-// builder is left fresh, holding nothing decoded.
+// its header (the decode, most of a join's work), several at once on the
+// merge's work queue (their decoding on the same threads), one capture
+// each; `members` in the group's order. Each builder is left fresh, holding
+// nothing decoded.
 Status ProbeHeaders(const std::vector<const builder::CaptureIndex*>& captures,
                     std::vector<std::unique_ptr<builder::Builder>>& builders, const builder::BuildOptions& each,
-                    const std::vector<std::pair<size_t, builder::Window>>& group, int threads,
+                    const std::vector<std::pair<size_t, builder::Window>>& group, builder::WorkQueue* queue,
                     const builder::ProgressFn& progress, size_t* step, size_t steps, std::vector<Member>* members) {
   std::vector<Status> status(group.size(), Status::Ok());
   std::vector<TraceHeader> headers(group.size());
   std::atomic<size_t> next{0};
   std::mutex mu;
-  auto work = [&] {
+  auto work = [&](int) {
     for (size_t i; (i = next.fetch_add(1)) < group.size();) {
       const auto& [k, w] = group[i];
       {
@@ -230,16 +231,10 @@ Status ProbeHeaders(const std::vector<const builder::CaptureIndex*>& captures,
       // again, with the same options, so it sees the same tracks.
       builders[k] = std::make_unique<builder::Builder>(*captures[k], each);
     }
+    return Status::Ok();
   };
-  int workers = static_cast<int>(std::min<size_t>(group.size(), static_cast<size_t>(Threads(threads))));
-  std::vector<std::thread> pool;
-  try {
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // Fewer threads: the ones started and this one probe every capture.
-  }
-  work();
-  for (std::thread& t : pool) t.join();
+  int workers = static_cast<int>(std::min<size_t>(group.size(), static_cast<size_t>(queue->threads())));
+  GPUCAP_RETURN_IF_ERROR(queue->Each(workers, work));
   for (size_t i = 0; i < group.size(); ++i) {
     GPUCAP_RETURN_IF_ERROR(status[i]);
     members->push_back({group[i].first, group[i].second, std::move(headers[i])});
@@ -268,6 +263,9 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
     }
   }
 
+  // One set of threads for the whole merge: the captures' joins side by side
+  // and their decoding. Declared first: the builders use it to the end.
+  builder::WorkQueue queue(Threads(options.threads));
   // Windows, matched across captures by label, else by index.
   std::vector<std::unique_ptr<builder::Builder>> builders;
   std::vector<std::string> keys;
@@ -275,6 +273,7 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
   // The captures' first joins run side by side (ProbeHeaders), each
   // decoding on its share of the threads.
   builder::BuildOptions each = options;
+  each.queue = &queue;
   each.threads = std::max(1, Threads(options.threads) / static_cast<int>(std::max<size_t>(1, captures.size())));
   for (size_t k = 0; k < captures.size(); ++k) {
     builders.push_back(std::make_unique<builder::Builder>(*captures[k], each));
@@ -306,7 +305,7 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
   for (const std::string& key : keys) steps += groups[key].size();
   for (const std::string& key : keys) {
     std::vector<Member> members;
-    GPUCAP_RETURN_IF_ERROR(ProbeHeaders(captures, builders, each, groups[key], options.threads, progress, &step, steps,
+    GPUCAP_RETURN_IF_ERROR(ProbeHeaders(captures, builders, each, groups[key], &queue, progress, &step, steps,
                                         &members));
     std::vector<uint32_t> offsets;
     TraceHeader header = MergeHeaders(captures, members, &offsets, &report.warnings);

@@ -1,4 +1,5 @@
 #include "gpucap/tools/stats/gpu_stats.h"
+#include "gpucap/builder/trace_keys.h"
 
 #include <algorithm>
 
@@ -156,7 +157,7 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
       CopyStats& c = out_.copies[std::string(s.name)];
       c.time.Add(s.dur_ns);
       for (const builder::Arg& a : s.args) {
-        if (a.key == "bytes" && a.type == builder::Arg::Type::kUint) c.bytes += a.u();
+        if (a.key == builder::trace_keys::kBytes && a.type == builder::Arg::Type::kUint) c.bytes += a.u();
       }
       gpu_op = true;
       if (track.gpu_stream) {
@@ -182,7 +183,7 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
     spans_[{track.device, track.stream}].emplace_back(s.ts_ns, s.ts_ns + s.dur_ns);
   }
   for (const builder::Arg& a : s.args) {
-    if (a.key != "annotation stack" || a.type != builder::Arg::Type::kStrings) continue;
+    if (a.key != builder::trace_keys::kAnnotationStack || a.type != builder::Arg::Type::kStrings) continue;
     // A range nested in one of the same name holds the op once.
     stack_.assign(a.strings().begin(), a.strings().end());
     std::sort(stack_.begin(), stack_.end());
@@ -229,11 +230,8 @@ Status StatsCollector::End() {
 Result<GpuStats> CollectStats(const builder::CaptureIndex& index, const builder::BuildOptions& options,
                               const builder::ProgressFn& progress) {
   builder::Builder builder(index, options);
-  auto windows = builder.Windows();
+  auto windows = builder.MatchedWindows();
   if (!windows.ok()) return windows.status();
-  if (windows->empty()) {
-    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
-  }
   GpuStats stats;
   stats.warnings = index.capture().report.Describe(index.path());
   StatsCollector collector(&stats);

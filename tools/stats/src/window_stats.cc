@@ -58,11 +58,8 @@ std::string WindowKind(const std::string& label) {
 Result<CaptureStats> CollectWindowStats(const builder::CaptureIndex& index, const builder::BuildOptions& options,
                                         const builder::ProgressFn& progress) {
   builder::Builder builder(index, options);
-  auto windows = builder.Windows();
+  auto windows = builder.MatchedWindows();
   if (!windows.ok()) return windows.status();
-  if (windows->empty()) {
-    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
-  }
   CaptureStats out;
   out.warnings = index.capture().report.Describe(index.path());
   TimelineCollector timeline(&out.timeline);

@@ -193,11 +193,8 @@ void Planner::KeepClocks() {
 Result<TrimPlan> PlanTrim(const builder::CaptureIndex& index, const builder::BuildOptions& options, const builder::ProgressFn& progress) {
   TrimPlan plan;
   builder::Builder builder(index, options);
-  auto windows = builder.Windows();
+  auto windows = builder.MatchedWindows();
   if (!windows.ok()) return windows.status();
-  if (windows->empty()) {
-    return Status::NotFound(index.path() + ": --window '" + options.window + "' matches nothing in the capture");
-  }
   plan.windows = *windows;
   Planner planner(index, &plan);
   DiscardSink discard;

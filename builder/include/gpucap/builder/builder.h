@@ -120,6 +120,10 @@ class Builder {
 
   // The windows `options.window` and `options.select` yield.
   Result<std::vector<Window>> Windows() const;
+  // Windows(), or NotFound ("CAPTURE: --window 'SPEC' matches nothing in the
+  // capture") where they are none: what every command that walks windows
+  // answers for a window that picks nothing.
+  Result<std::vector<Window>> MatchedWindows() const;
 
   // Joins `window` into `sink` (Begin to End). Windows go fastest in start
   // order.

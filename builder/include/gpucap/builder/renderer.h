@@ -1,10 +1,12 @@
 // Renderers turn the join's event stream (trace_model.h) into a file format.
 // A renderer is a TraceSink over a ByteSink; adding a format means adding a
-// renderer and a line in MakeRenderer, never touching the join.
+// renderer and a row in output_formats.cc's table, never touching the join.
 #ifndef GPUCAP_BUILDER_RENDERER_H_
 #define GPUCAP_BUILDER_RENDERER_H_
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,10 +18,31 @@ namespace gpucap::builder {
 
 enum class OutputFormat { kChromeJson, kPerfetto };
 
-// "chrome" (or "json") -> kChromeJson, "pftrace" (or "perfetto") -> kPerfetto.
+// The output formats, each once (output_formats.cc holds the table): what
+// --format calls it, what a trace file's name says, and its renderer. Adding
+// a format is a renderer and a row there; the CLI's help, name checks and the
+// builder's file names read the table.
+struct OutputFormatEntry {
+  OutputFormat format;
+  std::string_view name;         // --format NAME
+  std::string_view alias;        // a second name --format takes
+  std::string_view description;  // in --help: "NAME (DESCRIPTION)"
+  std::string_view extension;    // a trace file's extension (also with ".gz" after it)
+  std::string_view folder_file;  // how a trace written into a folder (-o DIR/) ends
+  std::unique_ptr<TraceSink> (*make)(std::unique_ptr<ByteSink> out);
+};
+// Every format, the default (for a name that says none) first.
+std::span<const OutputFormatEntry> OutputFormats();
+const OutputFormatEntry& OutputFormatOf(OutputFormat format);
+// --format's help: "chrome (Kineto-compatible JSON) | pftrace (Perfetto)".
+std::string OutputFormatsHelp();
+
+// A format by its name or alias ("chrome" or "json" -> kChromeJson).
 Result<OutputFormat> ParseOutputFormat(std::string_view name);
-// The format a trace file's name asks for: kPerfetto for names ending in
-// ".pftrace" or ".pftrace.gz", else kChromeJson.
+// The format a trace file's name asks for (by its extension, with or without
+// ".gz"), if it asks for one.
+std::optional<OutputFormat> FormatNamedByPath(std::string_view path);
+// The format a trace file's name asks for, else the default (kChromeJson).
 OutputFormat FormatForPath(std::string_view path);
 // The file extension a format's traces get: ".json", ".pftrace".
 std::string_view FormatExtension(OutputFormat format);

@@ -20,6 +20,54 @@ inline constexpr std::string_view kStream = "stream";
 inline constexpr std::string_view kCaptureStream = "capture stream";
 inline constexpr std::string_view kCaptureLaneSuffix = " (graph)";
 
+// A GPU op's place and size, with Kineto's keys: where it ran (device,
+// context), when its launch queued it ("queued", in us), and its payload.
+inline constexpr std::string_view kDevice = "device";
+inline constexpr std::string_view kContext = "context";
+inline constexpr std::string_view kQueued = "queued";
+inline constexpr std::string_view kBytes = "bytes";
+inline constexpr std::string_view kMemoryBandwidth = "memory bandwidth (GB/s)";
+// A peer copy's ends (Kineto's keys for a copy between devices).
+inline constexpr std::string_view kFromDevice = "fromDevice";
+inline constexpr std::string_view kInDevice = "inDevice";
+inline constexpr std::string_view kToDevice = "toDevice";
+inline constexpr std::string_view kFromContext = "fromContext";
+inline constexpr std::string_view kInContext = "inContext";
+inline constexpr std::string_view kToContext = "toContext";
+// A kernel's launch shape and resources, with Kineto's keys.
+inline constexpr std::string_view kGrid = "grid";
+inline constexpr std::string_view kBlock = "block";
+inline constexpr std::string_view kRegistersPerThread = "registers per thread";
+inline constexpr std::string_view kSharedMemory = "shared memory";
+inline constexpr std::string_view kEstAchievedOccupancy = "est. achieved occupancy %";
+// The NVTX ranges open around a GPU op's launch: the innermost, and all of
+// them outermost first.
+inline constexpr std::string_view kAnnotation = "annotation";
+inline constexpr std::string_view kAnnotationStack = "annotation stack";
+// A synchronization (Kineto's cuda_sync keys): its kind, and for a stream
+// waiting on an event, the stream, event and event record it waits on.
+inline constexpr std::string_view kCudaSyncKind = "cuda_sync_kind";
+inline constexpr std::string_view kWaitOnStream = "wait_on_stream";
+inline constexpr std::string_view kWaitOnCudaEventId = "wait_on_cuda_event_id";
+inline constexpr std::string_view kWaitOnCudaEventRecordCorrId = "wait_on_cuda_event_record_corr_id";
+// A CUDA API call's callback id (Kineto's key).
+inline constexpr std::string_view kCbid = "cbid";
+// An NVTX range or marker: its domain, category and payload as the program
+// gave them, and why its end is missing where it is.
+inline constexpr std::string_view kDomain = "domain";
+inline constexpr std::string_view kCategory = "category";
+inline constexpr std::string_view kPayload = "payload";
+inline constexpr std::string_view kEnd = "end";
+// A whole graph launch (GRAPH_TRACE): the device it ended on, where that is
+// not the one it started on.
+inline constexpr std::string_view kEndDevice = "end device";
+// A graph-replayed op's node: CUPTI's id of the node it ran as, the graph
+// and node the program captured it from, and the host functions it waited on.
+inline constexpr std::string_view kGraphNode = "graph node";
+inline constexpr std::string_view kGraph = "graph";
+inline constexpr std::string_view kCaptureNode = "capture node";
+inline constexpr std::string_view kAfterHostFunctions = "after host functions";
+
 // Argument keys that tie events together.
 inline constexpr std::string_view kExternalId = "External id";  // a GPU op or launch -> its CPU op
 inline constexpr std::string_view kCorrelation = "correlation";  // a GPU op -> its launch (CUPTI's id)
