@@ -39,7 +39,8 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
     spans_.push_back({first, last, i});
   }
   for (const format::ThreadInfo& t : capture_.threads) {
-    if (!t.name.empty()) thread_names_[t.os_tid] = t.name;
+    std::string cut;
+    if (!t.name.empty()) thread_names_[t.os_tid] = std::string(TruncateName(t.name, &cut));
   }
   for (const format::StreamInfo& s : capture_.streams) {
     streams_[uint64_t{s.context_id} << 32 | s.stream_id] = &s;
