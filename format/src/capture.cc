@@ -45,16 +45,18 @@ class Spending {
     for (const SmallMessage& m : messages) {
       uint64_t b = DecodedBytes(m);
       // Every thread becomes tracks, stacks and names in every command.
-      if (auto tid = ThreadOf(m); tid && threads_.insert(*tid).second) b += kThreadBytes;
+      if (auto tid = ThreadOf(m); tid && threads_.insert(*tid).second) thread_bytes_ += kThreadBytes;
       bytes_[m.index()] += b;
       counts_[m.index()]++;
       total_ += b;
     }
-    if (limit_ == UINT64_MAX || total_ <= limit_ / kWorkFactor) return Status::Ok();
+    if (limit_ == UINT64_MAX || (total_ <= limit_ / kWorkFactor && thread_bytes_ <= limit_ - total_ * kWorkFactor)) {
+      return Status::Ok();
+    }
     static constexpr std::array<const char*, std::variant_size_v<SmallMessage>> kNames = {
         "sessions", "devices", "clock samples", "strings", "range events", "graph events", "window marks",
         "threads", "metadata blobs", "recorder stats", "counters", "counter samples", "streams"};
-    size_t most = 0;
+    size_t most = 0;  // the kind that weighs most: named in the message
     for (size_t i = 1; i < bytes_.size(); ++i) {
       if (bytes_[i] > bytes_[most]) most = i;
     }
@@ -66,14 +68,18 @@ class Spending {
         path_ + ": too large to read within the memory limit: " + std::to_string(counts_[most]) + " " +
         kNames[most] + " (and counting) decode to " + MemorySizeText(bytes_[most]) + ", " +
         MemorySizeText(total_) + " in all, and the command needs about " + std::to_string(kWorkFactor) +
-        "x that, past the limit of " + limit + "; raise it with --max-memory SIZE (e.g. --max-memory " +
+        "x that" + (thread_bytes_ != 0 ? " plus " + MemorySizeText(thread_bytes_) + " for " +
+                                             std::to_string(threads_.size()) + " threads"
+                                       : std::string()) +
+        ", past the limit of " + limit + "; raise it with --max-memory SIZE (e.g. --max-memory " +
         SizeFlag(total_ * kWorkFactor * 2) + ", or none)");
   }
 
  private:
-  // What the commands build per thread of the program: measured on
-  // ManyThreads (memory_families.h), about 2 KB beyond its events.
-  static constexpr uint64_t kThreadBytes = 2048;
+  // What the commands build per thread of the program (its tracks, stacks
+  // and names), beyond its events: measured on ManyThreads
+  // (memory_families.h), up to about 2.2 KB (merge).
+  static constexpr uint64_t kThreadBytes = 3072;
   static std::optional<uint32_t> ThreadOf(const SmallMessage& m) {
     if (const auto* r = std::get_if<RangeEvent>(&m)) return r->os_tid;
     if (const auto* t = std::get_if<ThreadInfo>(&m)) return t->os_tid;
@@ -91,6 +97,7 @@ class Spending {
   std::array<uint64_t, std::variant_size_v<SmallMessage>> bytes_{};
   std::array<uint64_t, std::variant_size_v<SmallMessage>> counts_{};
   std::unordered_set<uint32_t> threads_;
+  uint64_t thread_bytes_ = 0;
 };
 
 void Undecodable(ScanReport* report, const FrameRef& frame, const Status& s) {
