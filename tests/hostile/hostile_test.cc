@@ -198,6 +198,26 @@ TEST(HostileTest, APeriodNearTwoToTheSixtyFourIsOneWindow) {
   EXPECT_NE(over.output.find("too large"), std::string::npos) << over.Describe();
 }
 
+// Issue 41 item 2: offsets from the capture are checked without adding
+// first: an index entry at 2^64-8 once passed `offset + header > size` and
+// read the 8 bytes before the file's mapping.
+TEST(HostileTest, AnIndexEntryNearTwoToTheSixtyFourIsNotRead) {
+  TempDir dir;
+  for (uint64_t offset : {UINT64_MAX - 7, UINT64_MAX - 31}) {
+    format::testing::FramedCapture f = Base(2);
+    format::Trailer t;
+    t.clean_shutdown = true;
+    t.index = f.Index();
+    t.index.push_back({offset, static_cast<uint16_t>(format::FrameType::kStrings), 8, 0, 0});
+    f.TrailerAndFooter(t);
+    LimitedRun r = RunOn(dir, f.bytes(), {"info", "{}"});
+    EXPECT_TRUE(r.ok()) << offset << ": " << r.Describe();
+    LimitedRun b = RunOn(dir, f.bytes(), {"build", "{}", "-q", "-o", dir.File("o.json")});
+    EXPECT_TRUE(b.ok()) << offset << ": " << b.Describe();
+    EXPECT_EQ(Occurrences(ReadFile(dir.File("o.json")), "\"kernel_a\""), 2u) << offset;
+  }
+}
+
 TEST(HostileTest, TinyEveryPeriodIsRefusedOrQuick) {
   TempDir dir;
   std::string bytes = OneSecond();
