@@ -30,7 +30,8 @@ std::optional<uint64_t> ReadEntry(const format::PayloadSchema& schema, std::stri
   for (const format::PayloadSchemaEntry& e : schema.entries) {
     if (e.name != entry) continue;
     uint32_t n = EntryBytes(e.type);
-    if (n == 0 || e.offset + n > data.size()) return std::nullopt;
+    // Not e.offset + n: an offset near 2^64 wraps it past the check.
+    if (n == 0 || e.offset > data.size() || data.size() - e.offset < n) return std::nullopt;
     uint64_t v = 0;
     std::memcpy(&v, data.data() + e.offset, n);  // little-endian, as recorded
     return v;

@@ -136,8 +136,13 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   }
   // The application's own descriptions of this op (a collective's size, a
   // layer's shape), keyed the ways the recorder lets it key them.
+  // An op shows what fits in its arguments: the rest of a key's blobs are
+  // neither drawn nor reported as used (trim keeps the drawn prefix), so a
+  // capture of many blobs per key costs each op at most the args it has
+  // room for, not one entry per blob.
   auto blobs = [&](format::MetadataKey kind, uint64_t key) {
     for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) {
+      if (args_.n >= args_.items.size()) break;
       args_.push_back(Arg::String(b->name, b->data).Foreign());
       if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
     }

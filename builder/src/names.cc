@@ -42,9 +42,10 @@ std::string_view TruncateName(std::string_view name, std::string* storage) {
 }
 
 std::string Demangle(std::string_view mangled) {
-  if (mangled.size() < 2 || mangled[0] != '_' || mangled[1] != 'Z') return std::string(mangled);
-  std::string input(mangled);
   std::string cut;
+  // A name that is not mangled is cut too: every output shows it (issue 41).
+  if (mangled.size() < 2 || mangled[0] != '_' || mangled[1] != 'Z') return std::string(TruncateName(mangled, &cut));
+  std::string input(mangled);
   if (input.size() > kMaxMangledBytes) return std::string(TruncateName(input, &cut));
   Printer p;
   p.out.reserve(256);

@@ -11,7 +11,7 @@ namespace gpucap::builder {
 // The demangled name as abi::__cxa_demangle prints it, cut at kMaxNameBytes
 // (budgets.h) with a marker; or the name as given when it is not a mangled
 // C++ name (CUDA C kernels, cuBLAS' sm90_xmma_... names), is too long to
-// demangle, or does not demangle.
+// demangle, or does not demangle, cut the same way (TruncateName).
 std::string Demangle(std::string_view mangled);
 
 std::string_view MemcpyKindName(uint32_t kind);  // "HtoD", "DtoD", ...

@@ -99,6 +99,8 @@ void EndUnclosedMarks(const std::map<uint64_t, size_t>& unclosed, const std::vec
   }
 }
 
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 }  // namespace
 
 Result<uint64_t> ParseDuration(std::string_view text) { return ParseScaled(text, 1); }
@@ -176,11 +178,16 @@ Result<std::vector<uint32_t>> ParseSelection(std::string_view text) {
       if (!hi.ok()) return hi.status();
       hi_v = *hi;
     }
-    if (hi_v < *lo || hi_v - *lo >= kMaxSelected || out.size() + (hi_v - *lo) >= kMaxSelected) {
+    if (hi_v < *lo) {
+      return Status::InvalidArgument("--select '" + std::string(text) + "': '" + std::string(item) +
+                                     "' ends before it starts");
+    }
+    if (hi_v - *lo >= kMaxSelected || out.size() + (hi_v - *lo) >= kMaxSelected) {
       return Status::InvalidArgument("--select: '" + std::string(item) + "' names more than " +
                                      std::to_string(kMaxSelected) + " windows in all");
     }
-    for (uint32_t i = *lo; i <= hi_v; ++i) out.push_back(i);
+    // 64-bit: a uint32_t counter never passes hi_v = 2^32-1.
+    for (uint64_t i = *lo; i <= hi_v; ++i) out.push_back(static_cast<uint32_t>(i));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -242,7 +249,7 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       out.push_back({0, "", origin, end});
       break;
     case WindowSpec::Kind::kRange: {
-      auto at = [&](SpecTime t) { return t.relative ? origin + t.ns : t.ns; };
+      auto at = [&](SpecTime t) { return t.relative ? SaturatingAdd(origin, t.ns) : t.ns; };
       uint64_t s = at(spec.start), e = at(spec.end);
       if (e <= s) return Bad(spec.text, "the range ends before it starts");
       out.push_back({0, "", s, e});
@@ -254,7 +261,10 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
                                   " windows over this capture, more than " + std::to_string(kMaxWindows) +
                                   "; take a longer period");
       }
-      for (uint64_t s = origin; s < end; s += spec.every_ns) out.push_back({0, "", s, s + spec.every_ns});
+      // Saturating: a period near 2^64 must end the loop, not wrap back below `end`.
+      for (uint64_t s = origin; s < end; s = SaturatingAdd(s, spec.every_ns)) {
+        out.push_back({0, "", s, SaturatingAdd(s, spec.every_ns)});
+      }
       break;
     case WindowSpec::Kind::kNvtx: {
       auto matcher = NameMatcher::Compile(spec.pattern);

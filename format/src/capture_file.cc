@@ -272,7 +272,9 @@ CaptureFile::~CaptureFile() {
 
 Status CaptureFile::CheckHeader(uint64_t offset, FrameHeader* out) const {
   if (offset % 8 != 0) return Status::Corrupt(At(path_, offset) + ": frame offset not aligned");
-  if (offset + sizeof(FrameHeader) > size_) {
+  // Not offset + sizeof(FrameHeader): an offset near 2^64 (a trailer's
+  // index entry) wraps it past the check.
+  if (offset > size_ || size_ - offset < sizeof(FrameHeader)) {
     return Status::Corrupt(At(path_, offset) + ": frame header runs past the end of the file");
   }
   std::memcpy(out, data_ + offset, sizeof(FrameHeader));
@@ -331,8 +333,8 @@ void CaptureFile::LoadTrailer() {
   uint64_t next = sizeof(FileHeader);
   for (const IndexEntry& e : trailer->index) {
     FrameHeader h;
-    if (e.offset < next || e.offset % 8 != 0 ||
-        e.offset + sizeof(FrameHeader) + e.length > footer.trailer_offset ||
+    if (e.offset < next || e.offset % 8 != 0 || e.offset > footer.trailer_offset ||
+        footer.trailer_offset - e.offset < sizeof(FrameHeader) + uint64_t{e.length} ||
         !CheckHeader(e.offset, &h).ok() || h.type != e.type || h.length != e.length) {
       return;
     }

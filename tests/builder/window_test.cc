@@ -57,6 +57,13 @@ TEST(Selection, ListsAndRanges) {
   EXPECT_FALSE(ParseSelection("7-5").ok());
   EXPECT_FALSE(ParseSelection("a").ok());
   EXPECT_FALSE(ParseSelection("1,,2").ok());
+  // The last uint32 index: a 32-bit loop counter never passes it.
+  auto last = ParseSelection("4294967295");
+  ASSERT_TRUE(last.ok()) << last.status().message();
+  EXPECT_EQ(*last, (std::vector<uint32_t>{4294967295u}));
+  auto top = ParseSelection("4294967293-4294967295");
+  ASSERT_TRUE(top.ok()) << top.status().message();
+  EXPECT_EQ(*top, (std::vector<uint32_t>{4294967293u, 4294967294u, 4294967295u}));
   std::vector<Window> w(3);
   for (uint32_t i = 0; i < 3; ++i) w[i].index = i;
   auto kept = SelectWindows(w, {0, 2});
@@ -114,6 +121,16 @@ TEST(ResolveWindows, NvtxEveryRangeAndAll) {
   EXPECT_EQ((*every)[2].start_ns, 3000u);
   EXPECT_EQ((*every)[2].end_ns, 4000u);
   for (size_t i = 1; i < every->size(); ++i) EXPECT_EQ((*every)[i].start_ns, (*every)[i - 1].end_ns);
+
+  // A period near 2^64: one window, its end saturated, not a loop that wraps.
+  auto huge = ResolveWindows(*ParseWindowSpec("every:18446744073709551615ns"), c, extent, ranges);
+  ASSERT_TRUE(huge.ok()) << huge.status().message();
+  ASSERT_EQ(huge->size(), 1u);
+  EXPECT_EQ((*huge)[0].start_ns, 1000u);
+  EXPECT_EQ((*huge)[0].end_ns, UINT64_MAX);
+  auto far = ResolveWindows(*ParseWindowSpec("range:+18446744073709551000ns:+18446744073709551615ns"), c, extent,
+                            ranges);
+  EXPECT_FALSE(far.ok()) << "both ends saturate to 2^64-1: an empty range";
 
   auto rel = ResolveWindows(*ParseWindowSpec("range:+500:+1500"), c, extent, ranges);
   ASSERT_TRUE(rel.ok());

@@ -175,6 +175,49 @@ TEST(HostileTest, RepeatedSelectionIsBounded) {
   EXPECT_TRUE(r.exited()) << r.Describe();
 }
 
+// Issue 41: the last uint32 window index and a period of 2^64-1 ns once
+// looped (a 32-bit counter, an addition past 2^64) until memory ran out.
+TEST(HostileTest, SelectingTheLastWindowIndexIsAnError) {
+  TempDir dir;
+  LimitedRun r = RunOn(dir, Base(2).bytes(), {"build", "{}", "-q", "-s", "4294967295", "-o", dir.File("o.json")}, 30);
+  EXPECT_EQ(r.code, 2) << r.Describe();  // a usage error
+  EXPECT_NE(r.output.find("window 4294967295 does not exist"), std::string::npos) << r.Describe();
+}
+
+TEST(HostileTest, APeriodNearTwoToTheSixtyFourIsOneWindow) {
+  TempDir dir;
+  LimitedRun r = RunOn(dir, Base(2).bytes(),
+                       {"build", "{}", "-w", "every:18446744073709551615ns", "-o", dir.File("o.json")}, 30);
+  EXPECT_TRUE(r.ok()) << r.Describe();
+  EXPECT_EQ(Occurrences(ReadFile(dir.File("o.0.json")), "\"kernel_a\""), 2u) << "window 0 holds both kernels";
+  EXPECT_FALSE(std::filesystem::exists(dir.File("o.1.json")));
+  // Past 2^64 ns the period is refused as it is parsed.
+  LimitedRun over = RunOn(dir, Base(2).bytes(), {"build", "{}", "-w", "every:18446744073709552ms", "-o",
+                                                 dir.File("p.json")}, 30);
+  EXPECT_EQ(over.code, 2) << over.Describe();
+  EXPECT_NE(over.output.find("too large"), std::string::npos) << over.Describe();
+}
+
+// Issue 41 item 2: offsets from the capture are checked without adding
+// first: an index entry at 2^64-8 once passed `offset + header > size` and
+// read the 8 bytes before the file's mapping.
+TEST(HostileTest, AnIndexEntryNearTwoToTheSixtyFourIsNotRead) {
+  TempDir dir;
+  for (uint64_t offset : {UINT64_MAX - 7, UINT64_MAX - 31}) {
+    format::testing::FramedCapture f = Base(2);
+    format::Trailer t;
+    t.clean_shutdown = true;
+    t.index = f.Index();
+    t.index.push_back({offset, static_cast<uint16_t>(format::FrameType::kStrings), 8, 0, 0});
+    f.TrailerAndFooter(t);
+    LimitedRun r = RunOn(dir, f.bytes(), {"info", "{}"});
+    EXPECT_TRUE(r.ok()) << offset << ": " << r.Describe();
+    LimitedRun b = RunOn(dir, f.bytes(), {"build", "{}", "-q", "-o", dir.File("o.json")});
+    EXPECT_TRUE(b.ok()) << offset << ": " << b.Describe();
+    EXPECT_EQ(Occurrences(ReadFile(dir.File("o.json")), "\"kernel_a\""), 2u) << offset;
+  }
+}
+
 TEST(HostileTest, TinyEveryPeriodIsRefusedOrQuick) {
   TempDir dir;
   std::string bytes = OneSecond();

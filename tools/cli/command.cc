@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "gpucap/format/memory_limit.h"
+
 namespace po = boost::program_options;
 
 namespace gpucap::tools {
@@ -27,6 +29,12 @@ bool ParseArgs(const std::vector<std::string>& args, const char* usage,
                const po::positional_options_description& positional, po::variables_map* vm,
                int* exit_code) {
   po::options_description all(options);
+  // Every command that reads captures holds each to the same memory limit
+  // (format/memory_limit.h).
+  std::string max_memory;
+  all.add_options()("max-memory", po::value<std::string>(&max_memory)->default_value(""),
+                    "memory one capture may take to read, e.g. 4G, 512M or none (default: 10x the file's "
+                    "size + 256 MB); a capture past it is refused with a message naming what is too large");
   all.add_options()("help,h", "show this help");
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), *vm);
@@ -36,6 +44,11 @@ bool ParseArgs(const std::vector<std::string>& args, const char* usage,
       return false;
     }
     po::notify(*vm);
+    if (!max_memory.empty()) {
+      auto limit = format::ParseMemorySize(max_memory);
+      if (!limit.ok()) throw po::error("--max-memory: " + limit.status().message());
+      format::SetMemoryLimit(*limit);
+    }
   } catch (const po::error& e) {
     std::cerr << "gpucap: " << e.what() << "\n" << usage << "\n(--help for options)\n";
     *exit_code = 2;

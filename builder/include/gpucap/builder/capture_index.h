@@ -6,6 +6,7 @@
 #define GPUCAP_BUILDER_CAPTURE_INDEX_H_
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <map>
 #include <mutex>
@@ -107,6 +108,7 @@ class CaptureIndex {
   std::vector<Span> spans_;  // chunks with timestamps
   std::vector<size_t> untimed_;
   std::unordered_map<uint32_t, std::string_view> thread_names_;
+  std::deque<std::string> cut_thread_names_;  // names over kMaxNameBytes, cut (views above point here)
   std::unordered_map<uint64_t, const format::StreamInfo*> streams_;  // by context << 32 | stream
   std::map<std::pair<format::MetadataKey, uint64_t>, std::vector<const format::MetadataBlob*>> metadata_;
   // One slot per capture string, null until first demangled. The first

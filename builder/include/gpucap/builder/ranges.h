@@ -86,6 +86,7 @@ class RangeIndex {
   std::vector<Range> ranges_;
   std::vector<StackNode> nodes_;  // stack id -> node
   std::deque<std::string> cut_names_;  // names over the budget, cut, with the marker
+  std::deque<std::string> cut_labels_;  // thread and domain names over the budget, cut
   std::unordered_map<uint32_t, Epochs> epochs_;
   std::unordered_map<uint32_t, std::string_view> thread_names_;
   std::unordered_map<uint64_t, std::string_view> domain_names_;
