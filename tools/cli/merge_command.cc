@@ -27,6 +27,9 @@ int RunMerge(const std::vector<std::string>& args) {
       ("strict", po::bool_switch(), kStrictHelp)
       ("format,f", po::value<std::string>(),
        "chrome (Kineto-compatible JSON) | pftrace (Perfetto); default: by the output's name, else chrome")
+      ("keep-apart", po::bool_switch(),
+       "merge captures that claim one process (host, pid, rank) but cannot be it (another device model, clocks "
+       "years apart) as separate processes instead of refusing them")
       ("graph-dependencies", po::bool_switch(), "draw dependency arrows between ops of CUDA graph replays")
       ("graph-lanes", po::value<std::string>()->default_value("capture"),
        "capture: draw graph-replayed ops on a lane per stream they were captured on (when the capture "
@@ -72,7 +75,9 @@ int RunMerge(const std::vector<std::string>& args) {
     captures.push_back(indexes.back().get());
   }
   Progress progress("merge", Progress::ShouldShow(quiet));
-  auto report = MergeTraces(captures, o, progress.Fn());
+  MergeChecks checks;
+  checks.keep_apart = vm["keep-apart"].as<bool>();
+  auto report = MergeTraces(captures, o, progress.Fn(), checks);
   progress.Clear();
   // -o - with a spec that yields several windows is a usage error, as in
   // build (found only once the captures are read).
