@@ -1,6 +1,9 @@
 #include "gpucap/builder/capture_index.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 
 #include "gpucap/builder/budgets.h"
 #include "names.h"
@@ -90,6 +93,87 @@ std::vector<std::string> CaptureIndex::Warnings() const {
   say(ranges_->too_deep(), "NVTX ranges nested deeper than " + std::to_string(kMaxRangeDepth) +
                                 " on their thread (a missing pop?) not used as parents");
   say(ranges_->cut_names(), "range names longer than " + std::to_string(kMaxNameBytes) + " bytes cut");
+  for (std::string& line : Contradictions()) out.push_back(std::move(line));
+  return out;
+}
+
+// What the capture says that cannot all be true, each named once with the
+// first place it is said: counted and reported, never trusted silently.
+std::vector<std::string> CaptureIndex::Contradictions() const {
+  std::vector<std::string> out;
+  const std::string at = path_ + ": ";
+  // Chunks claiming more records than their raw bytes can hold.
+  uint64_t impossible = 0;
+  std::string first;
+  for (const format::ChunkView& v : capture_.chunks) {
+    uint64_t stride = UINT64_MAX;
+    for (const format::KindSize& k : v.info.record_sizes) {
+      if (k.size != 0) stride = std::min<uint64_t>(stride, k.size);
+    }
+    if (stride == UINT64_MAX) stride = 8;  // no record is smaller than its kind field and a field
+    if (v.info.record_count > v.info.raw_size / stride) {
+      if (impossible++ == 0) {
+        first = "offset " + std::to_string(v.frame_offset) + ": " + std::to_string(v.info.record_count) +
+                " records in " + std::to_string(v.info.raw_size) + " raw bytes";
+      }
+    }
+  }
+  if (impossible != 0) {
+    out.push_back(at + std::to_string(impossible) + " activity chunk(s) claim more records than their bytes hold (" +
+                  first + "): their counts are not trusted, their records are walked");
+  }
+  for (const format::DeviceInfo& d : capture_.devices) {
+    if (d.name.empty() && d.num_sms == 0 && d.compute_major == 0 && d.total_global_mem == 0) {
+      out.push_back(at + "device " + std::to_string(d.id) +
+                    " has no properties (no name, SMs, compute capability or memory): shown as an unknown GPU");
+    }
+  }
+  uint64_t not_numbers = 0;
+  for (const format::CounterSample& c : capture_.counter_samples) {
+    if (!std::isfinite(c.value)) not_numbers++;
+  }
+  if (not_numbers != 0) {
+    out.push_back(at + std::to_string(not_numbers) + " GPU counter sample(s) are NaN or infinite");
+  }
+  // Graph dependencies that loop: no order of the nodes can honour them.
+  std::map<uint64_t, std::set<uint64_t>> edges;
+  for (const format::GraphEvent& e : capture_.graphs) {
+    if (e.kind == format::GraphEventKind::kDependencyAdded) edges[e.node_id].insert(e.peer_node_id);
+    if (e.kind == format::GraphEventKind::kDependencyRemoved) {
+      auto it = edges.find(e.node_id);
+      if (it != edges.end()) it->second.erase(e.peer_node_id);
+    }
+  }
+  std::map<uint64_t, uint8_t> state;  // 1: on the path, 2: done
+  uint64_t cycles = 0, cycle_node = 0;
+  for (const auto& kv : edges) {
+    uint64_t root = kv.first;
+    if (state[root] != 0) continue;
+    std::vector<std::pair<uint64_t, std::set<uint64_t>::const_iterator>> path;
+    state[root] = 1;
+    path.emplace_back(root, edges[root].cbegin());
+    while (!path.empty()) {
+      auto& [node, next] = path.back();
+      const std::set<uint64_t>& to = edges[node];
+      if (next == to.cend()) {
+        state[node] = 2;
+        path.pop_back();
+        continue;
+      }
+      uint64_t peer = *next++;
+      uint8_t& st = state[peer];
+      if (st == 1) {
+        if (cycles++ == 0) cycle_node = peer;
+      } else if (st == 0) {
+        st = 1;
+        path.emplace_back(peer, edges[peer].cbegin());
+      }
+    }
+  }
+  if (cycles != 0) {
+    out.push_back(at + "graph dependencies form a cycle (through node " + std::to_string(cycle_node) +
+                  "): the dependency arrows drawn cannot all be true");
+  }
   return out;
 }
 

@@ -31,14 +31,14 @@ class CorrelationMap {
     }
   }
 
-  // The first value inserted for a key stands.
-  void Insert(uint64_t key, uint32_t value) {
-    if (!dense_) {
-      hashed_.Insert(key, value);
-      return;
-    }
+  // The first value inserted for a key stands; false when the key had one.
+  bool Insert(uint64_t key, uint32_t value) {
+    if (!dense_) return hashed_.Insert(key, value) == value;
     uint64_t i = key - base_;
-    if (i < slots_.size() && slots_[i] == kMissing) slots_[i] = value;
+    if (i >= slots_.size()) return true;
+    if (slots_[i] != kMissing) return false;
+    slots_[i] = value;
+    return true;
   }
 
   uint32_t Find(uint64_t key) const {

@@ -26,6 +26,7 @@ void DecodeStats::Merge(const DecodeStats& o) {
   unresolved_names += o.unresolved_names;
   late_names += o.late_names;
   corrupt_chunks += o.corrupt_chunks;
+  backward_spans += o.backward_spans;
   problems.insert(problems.end(), o.problems.begin(), o.problems.end());
 }
 
@@ -245,6 +246,7 @@ void RowDecoder::Kernel(const Reader& r) {
   size_t i = kernels_.Next();
   t.start[i] = r.U(Field::kStart);
   t.end[i] = r.U(Field::kEnd);
+  if (t.end[i] != 0 && t.end[i] < t.start[i]) stats_.backward_spans++;
   t.queued[i] = r.U(Field::kQueued);
   t.channel_id[i] = r.U32(Field::kChannelId);
   t.channel_type[i] = static_cast<uint8_t>(r.U(Field::kChannelType));
@@ -284,6 +286,7 @@ void RowDecoder::Memcpy(const Reader& r, bool peer) {
   uint32_t device = r.U32(Field::kDeviceId), context = r.U32(Field::kContextId);
   t.start[i] = r.U(Field::kStart);
   t.end[i] = r.U(Field::kEnd);
+  if (t.end[i] != 0 && t.end[i] < t.start[i]) stats_.backward_spans++;
   t.bytes[i] = r.U(Field::kBytes);
   t.graph_node_id[i] = r.U(Field::kGraphNodeId);
   t.correlation[i] = r.U32(Field::kCorrelationId);
@@ -306,6 +309,7 @@ void RowDecoder::Memset(const Reader& r) {
   size_t i = memsets_.Next();
   t.start[i] = r.U(Field::kStart);
   t.end[i] = r.U(Field::kEnd);
+  if (t.end[i] != 0 && t.end[i] < t.start[i]) stats_.backward_spans++;
   t.bytes[i] = r.U(Field::kBytes);
   t.graph_node_id[i] = r.U(Field::kGraphNodeId);
   t.correlation[i] = r.U32(Field::kCorrelationId);
@@ -322,6 +326,7 @@ void RowDecoder::Api(const Reader& r, bool driver) {
   size_t i = apis_.Next();
   t.start[i] = r.U(Field::kStart);
   t.end[i] = r.U(Field::kEnd);
+  if (t.end[i] != 0 && t.end[i] < t.start[i]) stats_.backward_spans++;
   t.cbid[i] = r.U32(Field::kCbid);
   t.pid[i] = r.U32(Field::kProcessId);
   t.tid[i] = r.U32(Field::kThreadId);
@@ -456,6 +461,10 @@ std::vector<std::string> Decoder::Describe(const DecodeStats& stats) const {
   if (stats.unresolved_names > 0) {
     lines.push_back(std::to_string(stats.unresolved_names) +
                     " kernel names unresolved (no string definition for their pointer)");
+  }
+  if (stats.backward_spans > 0) {
+    lines.push_back(std::to_string(stats.backward_spans) +
+                    " kernel, copy or memset records end before they start (drawn with no duration)");
   }
   for (const std::string& p : stats.problems) lines.push_back(p);
   return lines;

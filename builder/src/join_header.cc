@@ -60,6 +60,10 @@ TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
   for (auto& kv : stats_.Named()) h.counts.push_back(kv);
   for (const std::string& line : c.report.Describe(idx_.path())) h.warnings.push_back(line);
   for (const std::string& line : idx_.decoder().Describe(decode)) h.warnings.push_back(line);
+  if (duplicate_correlations_ != 0) {
+    h.warnings.push_back(std::to_string(duplicate_correlations_) +
+                         " API records repeat the correlation id of an earlier one: their ops join the first");
+  }
   for (format::RecordingInterval r : format::RecordingIntervals(c.metadata, w_.end_ns)) {
     if (r.end_ns < w_.start_ns || r.start_ns > w_.end_ns) continue;
     r.start_ns = static_cast<uint64_t>(Real(std::max(r.start_ns, w_.start_ns)));

@@ -23,7 +23,7 @@ void WindowJoin::IndexLaunches() {
       apis_.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0, t.start[r] != 0});
       // A runtime call and a driver call never share an id; if a damaged
       // capture repeats one, the first record stands.
-      api_by_correlation_.Insert(t.correlation[r], index);
+      if (!api_by_correlation_.Insert(t.correlation[r], index)) duplicate_correlations_++;
     }
     const ExternalCorrelationTable& e = parts_[pi]->externals;
     for (uint32_t r = 0; r < e.size(); ++r) {

@@ -352,6 +352,7 @@ class WindowJoin {
   Built& built_;
   std::vector<ApiRef>& apis_;
   CorrelationMap& api_by_correlation_;
+  uint64_t duplicate_correlations_ = 0;  // API records whose correlation id an earlier one has
   std::vector<uint64_t>& external_ids_;
   std::vector<std::pair<uint16_t, uint32_t>>& external_rows_;
   FlatMap& external_by_correlation_;

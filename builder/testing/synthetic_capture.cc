@@ -363,10 +363,11 @@ Status SyntheticCapture::EndRange(uint64_t id, uint32_t tid, uint64_t ts) {
   return Message(e);
 }
 
-Status SyntheticCapture::Close() {
+Status SyntheticCapture::Close(std::string stop_reason) {
   GPUCAP_RETURN_IF_ERROR(EndChunk());
   format::Trailer t;
   t.clean_shutdown = true;
+  t.stop_reason = std::move(stop_reason);
   return writer_->Close(std::move(t), std::chrono::seconds(60));
 }
 

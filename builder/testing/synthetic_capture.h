@@ -120,8 +120,9 @@ class SyntheticCapture {
   Status StartRange(uint64_t id, uint32_t tid, uint64_t ts, std::string name);
   Status EndRange(uint64_t id, uint32_t tid, uint64_t ts);
 
-  // Ends the open chunk and closes the file cleanly.
-  Status Close();
+  // Ends the open chunk and closes the file cleanly, the trailer saying why
+  // the recording stopped.
+  Status Close(std::string stop_reason = {});
 
  private:
   SyntheticCapture() = default;

@@ -193,6 +193,29 @@ Result<Capture> LoadCapture(const std::string& path, const LoadOptions& options)
     std::stable_sort(c.report.damage.begin(), c.report.damage.end(),
                      [](const Damage& a, const Damage& b) { return a.offset < b.offset; });
   }
+  if (options.verify_chunks) {
+    // What a build would find decompressing them: a chunk whose bytes do
+    // not restore (raw checksum, sizes) is damage here too, and left out.
+    std::vector<uint64_t> raw;
+    std::vector<ChunkView> good;
+    good.reserve(c.chunks.size());
+    bool bad = false;
+    for (ChunkView& v : c.chunks) {
+      Status s = DecompressChunk(*c.file, v, &raw);
+      if (s.ok()) {
+        good.push_back(std::move(v));
+        continue;
+      }
+      bad = true;
+      c.report.damage.push_back(Damage{DamageKind::kBadPayload, v.frame_offset, sizeof(FrameHeader) + v.stored.size(),
+                                       static_cast<uint16_t>(FrameType::kActivityChunk), s.message()});
+    }
+    c.chunks = std::move(good);
+    if (bad) {
+      std::stable_sort(c.report.damage.begin(), c.report.damage.end(),
+                       [](const Damage& a, const Damage& b) { return a.offset < b.offset; });
+    }
+  }
   return c;
 }
 

@@ -187,6 +187,10 @@ std::vector<std::string> ScanReport::Describe(const std::string& path) const {
     if (!d.detail.empty()) line += " (" + d.detail + ")";
     lines.push_back(std::move(line));
   }
+  if (!index_problem.empty()) {
+    lines.push_back(path + ": the trailer's index cannot be trusted (" + index_problem +
+                    "): every frame was read in file order instead");
+  }
   if (sequence_gaps > 0) {
     lines.push_back(path + ": " + std::to_string(sequence_gaps) +
                     " frames missing from the sequence numbering");
@@ -330,15 +334,29 @@ void CaptureFile::LoadTrailer() {
   // the one before (so no frame is named twice and read again per entry),
   // inside the file, and agreeing with the intact header found there. One
   // that does not means the trailer cannot be trusted: the reader scans.
+  // The writer indexes every frame, back to back: a gap is frames the index
+  // would hide, so the file is read frame by frame instead, and the report
+  // says why.
   uint64_t next = sizeof(FileHeader);
   for (const IndexEntry& e : trailer->index) {
     FrameHeader h;
     if (e.offset < next || e.offset % 8 != 0 || e.offset > footer.trailer_offset ||
         footer.trailer_offset - e.offset < sizeof(FrameHeader) + uint64_t{e.length} ||
         !CheckHeader(e.offset, &h).ok() || h.type != e.type || h.length != e.length) {
+      index_problem_ = "its entry for offset " + std::to_string(e.offset) +
+                       " does not name the next intact frame of the file";
+      return;
+    }
+    if (e.offset != next) {
+      index_problem_ = "it omits the " + std::to_string(e.offset - next) + " bytes at offset " + std::to_string(next);
       return;
     }
     next = e.offset + sizeof(FrameHeader) + e.length;
+  }
+  if (next != footer.trailer_offset) {
+    index_problem_ = "it omits the " + std::to_string(footer.trailer_offset - next) + " bytes at offset " +
+                     std::to_string(next) + ", before the trailer";
+    return;
   }
   trailer_ = std::move(trailer).value();
   trailer_offset_ = footer.trailer_offset;
@@ -347,6 +365,7 @@ void CaptureFile::LoadTrailer() {
 ScanReport CaptureFile::Scan(const std::function<bool(const FrameRef&)>& visit) const {
   ScanReport report;
   report.file_bytes = size_;
+  report.index_problem = index_problem_;
   report.has_trailer = trailer_.has_value();
   // A clean file ends with a footer; frames stop where it starts.
   uint64_t limit = size_;

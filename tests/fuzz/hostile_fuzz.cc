@@ -1,8 +1,9 @@
 // libFuzzer target that attacks below the checksums: every input is resealed
 // (format/testing/framed_capture.h: header and payload CRC32C recomputed), so
 // a mutation reaches the message decoder, the chunk decoder, the join, both
-// renderers, info, stats, diff, trim and merge, and a window spec taken from
-// the input, instead of failing the frame checksum. The custom mutator
+// renderers, info, stats, diff, trim (anonymizing, and the trimmed capture
+// read back), merge, the SQLite export and the HTML report, and a window
+// spec taken from the input, instead of failing the frame checksum. The custom mutator
 // mutates inside one frame's payload half of the time, keeping the frame
 // layout. Seeded from fixtures/ and the generated hostile captures
 // (scripts/fuzz); -rss_limit_mb, -malloc_limit_mb and -timeout turn a fat or
@@ -18,7 +19,11 @@
 #include <string>
 #include <vector>
 
+#include <sqlite3.h>
+
+#include "gpucap/tools/export/sqlite_export.h"
 #include "gpucap/tools/info/capture_info.h"
+#include "gpucap/tools/report/html_report.h"
 #include "gpucap/tools/trim/capture_trim.h"
 #include "framed_capture.h"
 #include "gpucap/tools/stats/gpu_stats.h"
@@ -94,9 +99,32 @@ void Exercise(const gpucap::builder::CaptureIndex& index, const uint8_t* data, s
     auto plan = t::PlanTrim(index, o, nullptr);
     if (plan.ok()) {
       t::TrimOptions to;
-      to.anonymize = data[1] & 32;
-      (void)t::WriteTrimmedCapture(index, *plan, to, dir + "/trimmed.gpucap");
+      if (data[1] & 32) to.anonymize.emplace("a fixed key for the fuzzer");
+      auto trimmed = t::WriteTrimmedCapture(index, *plan, to, dir + "/trimmed.gpucap");
+      if (trimmed.ok()) {  // what trim wrote is read back as any capture is
+        auto again = b::CaptureIndex::Open(dir + "/trimmed.gpucap");
+        if (again.ok()) (void)t::DescribeCapture(**again);
+      }
     }
+  }
+  const b::CaptureIndex* captures[] = {&index};
+  if (size > 2 && (data[2] & 3) == 3) {  // a quarter: the SQLite export, in memory
+    sqlite3* db = nullptr;
+    if (sqlite3_open(":memory:", &db) == SQLITE_OK) {
+      t::ExportOptions eo;
+      eo.build = o;
+      eo.build.threads = 1;
+      eo.jobs = 1;
+      (void)t::ExportCaptures(db, captures, eo);
+    }
+    sqlite3_close(db);
+  }
+  if (size > 2 && (data[2] & 12) == 12) {  // a quarter: the HTML report
+    t::ReportOptions ro;
+    ro.build = o;
+    ro.build.threads = 1;
+    ro.strip_bins = 1 + data[2] % 64;
+    (void)t::BuildReport(captures, ro, nullptr);
   }
   if (size > 1 && (data[1] & 24) == 24) {  // and merge
     b::BuildOptions m = o;

@@ -1,5 +1,6 @@
 #include "hostile_captures.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "capture.capnp.h"
@@ -307,6 +308,140 @@ std::string CpuPid(uint32_t pid) {
   return f.bytes();
 }
 
+std::string IndexOmitsFrames() {
+  FramedCapture f = Base(0);
+  f.Chunk(LaunchChunk(4));
+  std::vector<format::IndexEntry> index = f.Index();
+  index.pop_back();  // the chunk's entry: its frame is left unnamed
+  format::Trailer t;
+  t.clean_shutdown = true;
+  t.index = index;
+  f.TrailerAndFooter(t);
+  return f.bytes();
+}
+
+std::string RawChecksumMismatch() {
+  FramedCapture f = Base(0);
+  HostileChunk c = LaunchChunk(4);
+  c.good_raw_checksum = false;
+  f.Chunk(c);
+  Close(&f);
+  return f.bytes();
+}
+
+std::string ImpossibleRecordCount() {
+  FramedCapture f = Base(0);
+  HostileChunk c = LaunchChunk(1);
+  c.info.record_count = 4294967295u;
+  f.Chunk(c);
+  Close(&f);
+  return f.bytes();
+}
+
+std::string DeviceWithoutProperties() {
+  FramedCapture f;
+  format::SessionInfo s = builder::testing::DefaultSession();
+  s.start_cupti_ns = kT0;
+  f.Messages(FrameType::kSession, {s});
+  format::DeviceInfo d;  // id 0, nothing else
+  f.Messages(FrameType::kDevices, {d});
+  f.Messages(FrameType::kStrings, {format::StringDef{kKernelName, "kernel_a"}});
+  f.Chunk(LaunchChunk(2));
+  Close(&f);
+  return f.bytes();
+}
+
+std::string NanCounter() {
+  FramedCapture f = Base(2);
+  format::CounterDef def{1, "power", "W", 0};
+  f.Messages(FrameType::kCounters, {def, format::CounterSample{1, kT0, std::nan("")},
+                                    format::CounterSample{1, kT0 + 1000, 250.0}});
+  Close(&f);
+  return f.bytes();
+}
+
+std::string GraphCycle() {
+  FramedCapture f = Base(2);
+  std::vector<SmallMessage> events;
+  format::GraphEvent g;
+  g.kind = format::GraphEventKind::kGraphCreated;
+  g.graph_id = 1;
+  g.timestamp_ns = kT0;
+  events.push_back(g);
+  for (uint64_t node : {10, 11, 12}) {
+    format::GraphEvent n;
+    n.kind = format::GraphEventKind::kNodeCreated;
+    n.graph_id = 1;
+    n.node_id = node;
+    n.node_type = 0;
+    n.timestamp_ns = kT0 + node;
+    events.push_back(n);
+  }
+  const uint64_t edges[][2] = {{10, 11}, {11, 12}, {12, 10}};
+  for (const auto& edge : edges) {
+    format::GraphEvent d;
+    d.kind = format::GraphEventKind::kDependencyAdded;
+    d.graph_id = 1;
+    d.node_id = edge[0];
+    d.peer_node_id = edge[1];
+    d.timestamp_ns = kT0 + 20;
+    events.push_back(d);
+  }
+  f.Messages(FrameType::kGraphs, events);
+  Close(&f);
+  return f.bytes();
+}
+
+std::string CopiesEndingBeforeTheyStart() {
+  FramedCapture f = Base(0);
+  HostileChunk c;
+  for (uint32_t i = 0; i < 4; ++i) {
+    uint64_t start = kT0 + 10'000 + i * 1000;
+    c.raw += Record(ActivityKind::kMemcpy, {{Field::kStart, start}, {Field::kEnd, start - 400},
+                                            {Field::kBytes, uint64_t{1} << 62}, {Field::kCopyKind, 1},
+                                            {Field::kCorrelationId, 100 + i}, {Field::kDeviceId, 0},
+                                            {Field::kContextId, 1}, {Field::kStreamId, 7}});
+    Count(&c.info, ActivityKind::kMemcpy, start, start);
+  }
+  c.info.context_id = 1;
+  c.info.stream_id = 7;
+  f.Chunk(c);
+  Close(&f);
+  return f.bytes();
+}
+
+std::string DuplicateCorrelation() {
+  FramedCapture f = Base(0);
+  HostileChunk c;
+  for (int i = 0; i < 2; ++i) {
+    uint64_t start = kT0 + static_cast<uint64_t>(i) * 1000;
+    c.raw += LaunchRecords(1, start, start + 600);
+    Count(&c.info, ActivityKind::kRuntime, start - 500, start - 100);
+    Count(&c.info, ActivityKind::kConcurrentKernel, start, start + 600);
+  }
+  c.info.context_id = 1;
+  c.info.stream_id = 7;
+  f.Chunk(c);
+  Close(&f);
+  return f.bytes();
+}
+
+std::string SameProcessOtherMachine(int years) {
+  FramedCapture f;
+  format::SessionInfo s = builder::testing::DefaultSession();
+  s.start_cupti_ns = kT0;
+  s.start_realtime_ns -= static_cast<int64_t>(years) * 365 * 24 * 3600 * 1'000'000'000ll;
+  f.Messages(FrameType::kSession, {s});
+  format::DeviceInfo d = builder::testing::H200(0);
+  d.name = "NVIDIA A100-SXM4-80GB";
+  d.compute_major = 8;
+  f.Messages(FrameType::kDevices, {d});
+  f.Messages(FrameType::kStrings, {format::StringDef{kKernelName, "kernel_a"}});
+  f.Chunk(LaunchChunk(4));
+  Close(&f);
+  return f.bytes();
+}
+
 std::vector<std::pair<std::string, std::string>> AllCases() {
   return {
       {"huge_kind_counts", HugeKindCounts()},
@@ -325,6 +460,15 @@ std::vector<std::pair<std::string, std::string>> AllCases() {
       {"one_second", OneSecond()},
       {"empty_uuid", EmptyUuid()},
       {"cpu_pid_1", CpuPid(1)},
+      {"index_omits_frames", IndexOmitsFrames()},
+      {"raw_checksum_mismatch", RawChecksumMismatch()},
+      {"impossible_record_count", ImpossibleRecordCount()},
+      {"device_without_properties", DeviceWithoutProperties()},
+      {"nan_counter", NanCounter()},
+      {"graph_cycle", GraphCycle()},
+      {"duplicate_correlation", DuplicateCorrelation()},
+      {"copies_ending_before_they_start", CopiesEndingBeforeTheyStart()},
+      {"same_process_other_machine", SameProcessOtherMachine(31)},
   };
 }
 

@@ -49,6 +49,27 @@ std::string EmptyUuid();
 // Item 7: a CPU process whose pid is the number the GPU process would get.
 std::string CpuPid(uint32_t pid);
 
+// Issue 41 item 5, contradictions and damage a reader must name:
+// a trailer whose index leaves out the frame of the launches;
+std::string IndexOmitsFrames();
+// a chunk whose stored bytes restore to other bytes than its raw checksum;
+std::string RawChecksumMismatch();
+// a chunk claiming 4294967295 records in a few hundred raw bytes;
+std::string ImpossibleRecordCount();
+// device 0 with no properties at all (no name, no SMs, no compute capability);
+std::string DeviceWithoutProperties();
+// a GPU counter whose samples are NaN;
+std::string NanCounter();
+// graph nodes whose dependencies form a cycle;
+std::string GraphCycle();
+// four copies of 2^62 bytes each that end before they start;
+std::string CopiesEndingBeforeTheyStart();
+// two launches sharing correlation id 1;
+std::string DuplicateCorrelation();
+// the process of Base() (same host, pid and rank 0) on an A100, its clock
+// `years` years earlier: no capture of that process can say so.
+std::string SameProcessOtherMachine(int years);
+
 // Every case above, named, for the memory test and the fuzzer's seeds.
 std::vector<std::pair<std::string, std::string>> AllCases();
 

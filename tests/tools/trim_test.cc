@@ -197,6 +197,11 @@ TEST(Trim, AnonymizesKernelAndRangeNamesWithStableHashes) {
   FixtureRequest r;
   r.build.window = "nvtx:build_graph|replays";
   r.anonymize = true;
+  // One key file for both trims, so they hash alike.
+  r.anonymize_key = dir.File("job.key");
+  const std::string secret = "0123456789abcdef-job-key";
+  testing::WriteFile(r.anonymize_key, secret);
+  AnonymizeKey key(secret);
   std::string a = dir.File("a.gpucap"), b = dir.File("b.gpucap");
   ASSERT_TRUE(Trim(**source, r, a, nullptr).ok());
   ASSERT_TRUE(Trim(**source, r, b, nullptr).ok());
@@ -216,19 +221,19 @@ TEST(Trim, AnonymizesKernelAndRangeNamesWithStableHashes) {
   }
   EXPECT_TRUE(ranges.count("build_graph")) << "the window's own ranges stay findable";
   EXPECT_TRUE(ranges.count("replays"));
-  EXPECT_TRUE(ranges.count(HashedName("range_", "capture_region")));
+  EXPECT_TRUE(ranges.count(key.Hash("range", "capture_region")));
   for (const format::GraphEvent& g : c.graphs) {
     EXPECT_EQ(g.function_name.find("host_checkpoint"), std::string::npos);
     EXPECT_EQ(g.function_name.find("node_"), std::string::npos);
   }
-  // The same names hash the same: two trims agree, kernel for kernel.
+  // The same names hash the same under one key: two trims agree, kernel for kernel.
   auto t1 = Build(**small, "nvtx:build_graph|replays", "");
   auto other = OpenCapture(b);
   ASSERT_TRUE(other.ok());
   auto t2 = Build(**other, "nvtx:build_graph|replays", "");
   ASSERT_EQ(t1.size(), 2u);
   EXPECT_EQ(t1, t2);
-  EXPECT_NE(t1[1].find(HashedName("kernel_", "_Z10captured_1Pf")), std::string::npos) << t1[1].substr(0, 2000);
+  EXPECT_NE(t1[1].find(key.Hash("kernel", "_Z10captured_1Pf")), std::string::npos) << t1[1].substr(0, 2000);
 }
 
 TEST(Trim, VerificationCatchesATraceThatDiffers) {

@@ -30,6 +30,9 @@ int RunMerge(const std::vector<std::string>& args) {
       ("strict", po::bool_switch(), kStrictHelp)
       ("format,f", po::value<std::string>(),
        format_help.c_str())
+      ("keep-apart", po::bool_switch(),
+       "merge captures that claim one process (host, pid, rank) but cannot be it (another device model, clocks "
+       "years apart) as separate processes instead of refusing them")
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddTraceFlags(&options, &trace);
   AddWindowFlags(&options, &window,
@@ -69,7 +72,9 @@ int RunMerge(const std::vector<std::string>& args) {
     captures.push_back(indexes.back().get());
   }
   Progress progress("merge", Progress::ShouldShow(quiet));
-  auto report = MergeTraces(captures, o, progress.Fn());
+  MergeChecks checks;
+  checks.keep_apart = vm["keep-apart"].as<bool>();
+  auto report = MergeTraces(captures, o, progress.Fn(), checks);
   progress.Clear();
   // -o - with a spec that yields several windows is a usage error, as in
   // build (found only once the captures are read).

@@ -20,6 +20,7 @@ struct TrimFlags {
   std::string output;
   std::string name;
   bool anonymize = false;
+  std::string anonymize_key;
   bool quiet = false;
   bool no_verify = false;
   bool strict = false;
@@ -29,7 +30,10 @@ void AddTrimFlags(po::options_description* options, TrimFlags* f) {
   options->add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
       ("anonymize", po::bool_switch(&f->anonymize),
-       "replace kernel and range names with stable hashes (names --window nvtx: matches stay)")
+       "replace every name, path and label with a keyed hash under a key random to this run (names --window "
+       "nvtx: matches stay); docs/cli.md lists what is kept")
+      ("anonymize-key", po::value<std::string>(&f->anonymize_key),
+       "anonymize with the key in this file (16-4096 bytes) instead: captures anonymized with one key hash alike")
       ("strict", po::bool_switch(&f->strict), kStrictHelp)
       ("quiet,q", po::bool_switch(&f->quiet), "no progress line, no warnings, no summary");
   AddWindowFlags(options, &f->window, "Several windows are kept together.");
@@ -40,6 +44,7 @@ Result<FixtureRequest> Request(const po::variables_map& vm, const TrimFlags& f) 
   r.source = vm["capture"].as<std::string>();
   GPUCAP_RETURN_IF_ERROR(ApplyWindowFlags(f.window, &r.build));
   r.anonymize = f.anonymize;
+  r.anonymize_key = f.anonymize_key;
   return r;
 }
 
@@ -55,7 +60,7 @@ int RunTrim(const std::vector<std::string>& args) {
   positional.add("capture", 1);
   po::variables_map vm;
   int code = 0;
-  if (!ParseArgs(args, "usage: gpucap trim CAPTURE -o SMALL --window SPEC [--select LIST] [--anonymize]", options,
+  if (!ParseArgs(args, "usage: gpucap trim CAPTURE -o SMALL --window SPEC [--select LIST] [--anonymize] [--anonymize-key FILE]", options,
                  positional, &vm, &code)) {
     return code;
   }

@@ -86,7 +86,8 @@ bool CaptureInfo::Intact() const {
   bool drops = recorder && (recorder->cupti_dropped_records || recorder->buffers_dropped_pool_empty ||
                             recorder->buffers_dropped_queue_full || recorder->messages_dropped ||
                             !recorder->writer_error.empty());
-  return damage.empty() && sequence_gaps == 0 && !drops && has_trailer && clean_shutdown;
+  return damage_lines.empty() && contradictions.empty() && damage.empty() && sequence_gaps == 0 && !drops &&
+         has_trailer && clean_shutdown;
 }
 
 namespace {
@@ -235,6 +236,7 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
   in.tail_bytes_lost = c.report.tail_bytes_lost;
   in.sequence_gaps = c.report.sequence_gaps;
   in.damage_lines = c.report.Describe(in.path);
+  in.contradictions = index.Warnings();
   return in;
 }
 
@@ -379,10 +381,12 @@ void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
   } else {
     o << "closed    no trailer: the recorder did not finish (crash, kill, or still running)\n";
   }
-  o << "damage    " << (in.damage_lines.empty() ? "none" : std::to_string(in.damage_lines.size()) + " finding(s)");
+  size_t findings = in.damage_lines.size() + in.contradictions.size();
+  o << "damage    " << (findings == 0 ? "none" : std::to_string(findings) + " finding(s)");
   if (in.tail_bytes_lost) o << ", " << in.tail_bytes_lost << " bytes lost at the tail";
   o << "\n";
   for (const auto& line : in.damage_lines) o << "  " << line << "\n";
+  for (const auto& line : in.contradictions) o << "  " << line << "\n";
 }
 
 }  // namespace
@@ -600,6 +604,9 @@ void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
   j.EndArray();
   j.Key("lines").BeginArray();
   for (const std::string& l : in.damage_lines) j.String(l);
+  j.EndArray();
+  j.Key("contradictions").BeginArray();
+  for (const std::string& l : in.contradictions) j.String(l);
   j.EndArray().EndObject();
 }
 

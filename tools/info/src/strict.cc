@@ -4,12 +4,12 @@ namespace gpucap::tools {
 
 std::vector<std::string> StrictFindings(const CaptureInfo& info) {
   std::vector<std::string> out;
-  if (!info.damage.empty() || info.sequence_gaps != 0 || info.tail_bytes_lost != 0) {
-    for (const std::string& line : info.damage_lines) {
-      // Frames of a newer writer's types are skipped, not lost.
-      if (line.find("of unknown type") == std::string::npos) out.push_back(line);
-    }
-    if (out.empty()) out.push_back(info.path + ": damaged (" + std::to_string(info.damage.size()) + " findings)");
+  for (const std::string& line : info.damage_lines) {
+    // Frames of a newer writer's types are skipped, not lost.
+    if (line.find("of unknown type") == std::string::npos) out.push_back(line);
+  }
+  if (out.empty() && (!info.damage.empty() || info.sequence_gaps != 0 || info.tail_bytes_lost != 0)) {
+    out.push_back(info.path + ": damaged (" + std::to_string(info.damage.size()) + " findings)");
   }
   if (info.recorder) {
     const format::RecorderStats& st = *info.recorder;

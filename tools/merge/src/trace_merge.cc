@@ -244,13 +244,56 @@ Status ProbeHeaders(const std::vector<const builder::CaptureIndex*>& captures,
 
 }  // namespace
 
+std::vector<std::string> SameProcessConflicts(const std::vector<const builder::CaptureIndex*>& captures) {
+  constexpr int64_t kYearNs = 366ll * 24 * 3600 * 1'000'000'000;
+  std::vector<std::string> out;
+  for (size_t a = 0; a < captures.size(); ++a) {
+    for (size_t b = a + 1; b < captures.size(); ++b) {
+      const auto& sa = captures[a]->capture().session;
+      const auto& sb = captures[b]->capture().session;
+      if (!sa || !sb || sa->host != sb->host || sa->pid != sb->pid || sa->rank != sb->rank) continue;
+      std::vector<std::string> why;
+      for (const format::DeviceInfo& da : captures[a]->capture().devices) {
+        for (const format::DeviceInfo& db : captures[b]->capture().devices) {
+          if (da.id == db.id && da.name != db.name) {
+            why.push_back("device " + std::to_string(da.id) + " is \"" + da.name + "\" in one and \"" + db.name +
+                          "\" in the other");
+          }
+        }
+      }
+      // Saturating: hostile start times may be anywhere in int64.
+      int64_t ta = sa->start_realtime_ns, tb = sb->start_realtime_ns;
+      uint64_t apart = ta > tb ? static_cast<uint64_t>(ta) - static_cast<uint64_t>(tb)
+                               : static_cast<uint64_t>(tb) - static_cast<uint64_t>(ta);
+      if (apart > static_cast<uint64_t>(kYearNs)) {
+        why.push_back("they started " + std::to_string(apart / static_cast<uint64_t>(kYearNs / 366 * 365)) +
+                      " year(s) apart");
+      }
+      if (why.empty()) continue;
+      std::string line = captures[a]->path() + " and " + captures[b]->path() + " both claim host '" + sa->host +
+                         "' pid " + std::to_string(sa->pid) + " rank " + std::to_string(sa->rank) +
+                         " but cannot be one process: ";
+      for (size_t i = 0; i < why.size(); ++i) line += (i ? "; " : "") + why[i];
+      out.push_back(std::move(line));
+    }
+  }
+  return out;
+}
+
 Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>& captures,
-                                const builder::BuildOptions& options, const builder::ProgressFn& progress) {
+                                const builder::BuildOptions& options, const builder::ProgressFn& progress,
+                                const MergeChecks& checks) {
   if (captures.empty()) return Status::InvalidArgument("no captures to merge");
   if (options.output.empty()) return Status::InvalidArgument("no output path given (-o)");
   auto spec = builder::ParseWindowSpec(options.window);
   if (!spec.ok()) return spec.status();
   MergeReport report;
+  std::vector<std::string> conflicts = SameProcessConflicts(captures);
+  if (!conflicts.empty() && !checks.keep_apart) {
+    return Status::InvalidArgument(conflicts.front() +
+                                   " (check the files; --keep-apart merges them as separate processes)");
+  }
+  for (std::string& c : conflicts) report.warnings.push_back(std::move(c) + ": merged as separate processes");
   std::set<int64_t> ranks;
   for (size_t k = 0; k < captures.size(); ++k) {
     const auto& s = captures[k]->capture().session;

@@ -4,6 +4,11 @@
 #include <algorithm>
 
 namespace gpucap::tools {
+namespace {
+
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+
+}  // namespace
 
 using builder::Category;
 
@@ -70,7 +75,7 @@ void GpuStats::Merge(const GpuStats& o) {
   for (const auto& [k, v] : o.apis) apis[k].Merge(v);
   for (const auto& [k, v] : o.copies) {
     copies[k].time.Merge(v.time);
-    copies[k].bytes += v.bytes;
+    copies[k].bytes = SaturatingAdd(copies[k].bytes, v.bytes);
   }
   for (const auto& [k, v] : o.ranges) {
     RangeStats& r = ranges[k];
@@ -157,7 +162,10 @@ Status StatsCollector::AddSlice(const builder::Slice& s) {
       CopyStats& c = out_.copies[std::string(s.name)];
       c.time.Add(s.dur_ns);
       for (const builder::Arg& a : s.args) {
-        if (a.key == builder::trace_keys::kBytes && a.type == builder::Arg::Type::kUint) c.bytes += a.u();
+        // Saturating: a hostile capture's byte counts may add past 2^64.
+        if (a.key == builder::trace_keys::kBytes && a.type == builder::Arg::Type::kUint) {
+          c.bytes = SaturatingAdd(c.bytes, a.u());
+        }
       }
       gpu_op = true;
       if (track.gpu_stream) {

@@ -207,7 +207,9 @@ std::vector<Table> StatsTables(const GpuStats& stats, size_t top) {
   for (const auto& [n, c] : copy_order) {
     // Bytes per ns is GB/s.
     double rate = c->time.total > 0 ? static_cast<double>(c->bytes) / static_cast<double>(c->time.total) : 0.0;
-    copies.rows.push_back({static_cast<int64_t>(c->time.count), static_cast<int64_t>(c->bytes), c->time.total,
+    // Cells are signed: a (saturated) total past 2^63-1 shows as 2^63-1, never negative.
+    int64_t bytes = static_cast<int64_t>(std::min<uint64_t>(c->bytes, INT64_MAX));
+    copies.rows.push_back({static_cast<int64_t>(c->time.count), bytes, c->time.total,
                            c->time.Mean(), rate, *n});
   }
   tables.push_back(std::move(copies));

@@ -67,65 +67,27 @@ class Feeder {
   int pending_ = 0;
 };
 
-class Anonymizer {
- public:
-  // `keep` comes from a window spec the builder already parsed.
-  Anonymizer(bool on, const std::string& keep) : on_(on) {
-    if (on && !keep.empty()) {
-      auto m = builder::NameMatcher::Compile(keep);
-      if (m.ok()) keep_.emplace(std::move(m).value());
-    }
-  }
-  std::string Kernel(const std::string& name) const { return on_ ? HashedName("kernel_", name) : name; }
-  std::string Function(const std::string& name) const { return on_ && !name.empty() ? HashedName("function_", name) : name; }
-  std::string Range(const std::string& name) const {
-    if (!on_ || name.empty()) return name;
-    if (keep_ && Matches(name)) return name;
-    return HashedName("range_", name);
-  }
-
- private:
-  bool Matches(const std::string& name) const { return keep_->Matches(name); }
-  bool on_;
-  std::optional<builder::NameMatcher> keep_;
-};
-
-}  // namespace
-
-std::string HashedName(std::string_view prefix, std::string_view name) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : name) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
-  return std::string(prefix) + buf;
-}
-
-namespace {
-
 // The capture's lists: definitions whole, the rest as the plan keeps them.
-Status WriteLists(const format::Capture& c, const TrimPlan& plan, const TrimOptions& options, const Anonymizer& anon,
+Status WriteLists(const format::Capture& c, const TrimPlan& plan, const TrimOptions& options, const Anonymizer* anon,
                   Feeder* feed) {
   if (c.session) {
     format::SessionInfo s = *c.session;
     for (const auto& kv : options.provenance) s.options.push_back(kv);
-    if (options.anonymize) AnonymizeSession(&s);
+    if (anon) anon->Session(&s);
     GPUCAP_RETURN_IF_ERROR(feed->Message(s));
   }
   for (format::DeviceInfo d : c.devices) {
-    if (options.anonymize) AnonymizeDevice(&d);
+    if (anon) anon->Device(&d);
     GPUCAP_RETURN_IF_ERROR(feed->Message(d));
   }
   for (format::ThreadInfo t : c.threads) {
-    if (options.anonymize) AnonymizeThread(&t);
+    if (anon) anon->Thread(&t);
     GPUCAP_RETURN_IF_ERROR(feed->Message(t));
   }
   for (const format::StreamInfo& s : c.streams) GPUCAP_RETURN_IF_ERROR(feed->Message(s));
   for (const format::CounterDef& d : c.counter_defs) GPUCAP_RETURN_IF_ERROR(feed->Message(d));
   for (format::WindowMark m : c.windows) {
-    if (options.anonymize) AnonymizeWindowMark(&m);
+    if (anon) anon->WindowMark(&m);
     GPUCAP_RETURN_IF_ERROR(feed->Message(m));
   }
   for (size_t i = 0; i < c.clocks.size(); ++i) {
@@ -134,24 +96,19 @@ Status WriteLists(const format::Capture& c, const TrimPlan& plan, const TrimOpti
   for (size_t i = 0; i < c.metadata.size(); ++i) {
     if (!plan.metadata[i]) continue;
     format::MetadataBlob b = c.metadata[i];
-    if (options.anonymize) AnonymizeMetadata(&b);
+    if (anon) anon->Metadata(&b);
     GPUCAP_RETURN_IF_ERROR(feed->Message(std::move(b)));
   }
   for (size_t i = 0; i < c.graphs.size(); ++i) {
     if (!plan.graphs[i]) continue;
     format::GraphEvent e = c.graphs[i];
-    bool kernel = e.node_type == 0 && e.kind == format::GraphEventKind::kNodeCreated;
-    if (options.anonymize && !e.function_name.empty()) {
-      e.function_name = kernel ? anon.Kernel(e.function_name) : anon.Function(e.function_name);
-    }
+    if (anon) anon->Graph(&e);
     GPUCAP_RETURN_IF_ERROR(feed->Message(std::move(e)));
   }
   for (size_t i = 0; i < c.ranges.size(); ++i) {
     if (!plan.ranges[i]) continue;
     format::RangeEvent e = c.ranges[i];
-    using K = format::RangeKind;
-    if (e.kind == K::kPush || e.kind == K::kStart || e.kind == K::kMark) e.name = anon.Range(e.name);
-    if (options.anonymize) AnonymizeRangeName(&e);
+    if (anon) anon->Range(&e);
     GPUCAP_RETURN_IF_ERROR(feed->Message(std::move(e)));
   }
   for (size_t i = 0; i < c.counter_samples.size(); ++i) {
@@ -164,7 +121,7 @@ Status WriteLists(const format::Capture& c, const TrimPlan& plan, const TrimOpti
 // of every string they point to defined just before.
 class ChunkRepacker {
  public:
-  ChunkRepacker(const builder::CaptureIndex& index, const Anonymizer& anon, Feeder* feed, TrimResult* result)
+  ChunkRepacker(const builder::CaptureIndex& index, const Anonymizer* anon, Feeder* feed, TrimResult* result)
       : index_(index), c_(index.capture()), anon_(anon), feed_(*feed), result_(*result), resolver_(c_.strings) {}
 
   Status Write(size_t chunk, const std::vector<uint8_t>& keep);
@@ -175,7 +132,7 @@ class ChunkRepacker {
 
   const builder::CaptureIndex& index_;
   const format::Capture& c_;
-  const Anonymizer& anon_;
+  const Anonymizer* anon_;  // null: names as they are
   Feeder& feed_;
   TrimResult& result_;
   builder::StringResolver resolver_;
@@ -188,7 +145,7 @@ void ChunkRepacker::Define(uint64_t pointer, uint32_t sequence, bool kernel, boo
   builder::StringResolver::Resolution r = resolver_.Resolve(pointer, sequence);
   if (r.index == builder::kNoString) return;  // unresolved in the source too
   const std::string& text = c_.strings[r.index].def.text;
-  std::string shown = kernel ? anon_.Kernel(text) : domain ? text : anon_.Range(text);
+  std::string shown = !anon_ ? text : kernel ? anon_->Kernel(text) : domain ? anon_->Domain(text) : anon_->RangeName(text);
   auto it = defined_.find(pointer);
   if (it != defined_.end() && it->second == shown) return;
   defined_[pointer] = shown;
@@ -252,7 +209,7 @@ Status ChunkRepacker::Write(size_t chunk, const std::vector<uint8_t>& keep) {
   return feed_.Activity(std::move(b));
 }
 
-format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const TrimOptions& options) {
+format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const Anonymizer* anon) {
   const format::Capture& c = index.capture();
   format::Trailer trailer;
   if (c.trailer) {
@@ -262,7 +219,10 @@ format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const TrimOpt
   } else if (!c.stats.empty()) {
     trailer.stats = c.stats.back();
   }
-  if (options.anonymize) AnonymizeStats(&trailer.stats);
+  if (anon) {
+    anon->Stats(&trailer.stats);
+    trailer.stop_reason = anon->StopReason(trailer.stop_reason);
+  }
   // The source's end, so ranges left open end where they ended there, and
   // windows relative to the capture resolve the same.
   trailer.end_cupti_ns = index.extent().end_ns;
@@ -275,7 +235,9 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
                                        const TrimOptions& options, format::OutputFile* out) {
   const format::Capture& c = index.capture();
   const std::string& path = out->path();
-  Anonymizer anon(options.anonymize, options.keep_names);
+  std::optional<Anonymizer> anonymizer;
+  if (options.anonymize) anonymizer.emplace(*options.anonymize, options.keep_names, c);
+  const Anonymizer* anon = anonymizer ? &*anonymizer : nullptr;
   auto sink = format::FileSinkFromFd(out->ReleaseFd(), path);
   format::WriterOptions wo;
   wo.created_realtime_ns = c.file->header().created_realtime_ns;
@@ -291,7 +253,7 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
     return feed.FlushBatch();
   };
   Status s = write_all();
-  Status closed = writer->Close(TrimmedTrailer(index, options), kWriterTimeout);
+  Status closed = writer->Close(TrimmedTrailer(index, anon), kWriterTimeout);
   if (s.ok()) s = closed;
   if (!s.ok()) return Status(s.code(), path + ": " + s.message());
   struct stat st;

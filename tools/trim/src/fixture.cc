@@ -72,13 +72,17 @@ Result<Trimmed> Trim(const builder::CaptureIndex& source, const FixtureRequest& 
   auto plan = PlanTrim(source, request.build, progress);
   if (!plan.ok()) return plan.status();
   TrimOptions to;
-  to.anonymize = request.anonymize;
+  if (request.anonymize || !request.anonymize_key.empty()) {
+    auto key = request.anonymize_key.empty() ? AnonymizeKey::Random() : AnonymizeKey::FromFile(request.anonymize_key);
+    if (!key.ok()) return key.status();
+    to.anonymize.emplace(std::move(key).value());
+  }
   auto spec = builder::ParseWindowSpec(request.build.window);
   if (!spec.ok()) return spec.status();
   if (spec->kind == builder::WindowSpec::Kind::kNvtx) to.keep_names = spec->pattern;
   to.provenance = {{"gpucap.trimmed_from", Basename(source.path())}, {"gpucap.trim_window", request.build.window}};
   if (!request.build.select.empty()) to.provenance.emplace_back("gpucap.trim_select", request.build.select);
-  if (request.anonymize) to.provenance.emplace_back("gpucap.anonymized", "1");
+  if (to.anonymize) to.provenance.emplace_back("gpucap.anonymized", "1");
   // Committed only once the trimmed capture is checked below: a failed
   // check leaves no output (and the previous file where it was).
   auto out = format::OutputFile::Create(output, format::OutputFile::Access::kSeekable);
@@ -269,7 +273,7 @@ Result<Fixture> MakeFixture(const builder::CaptureIndex& source, const FixtureRe
   m.window = trimmed->window;
   m.select = trimmed->select;
   m.lookback = std::to_string(request.build.launch_lookback_ns);
-  m.anonymized = request.anonymize;
+  m.anonymized = request.anonymize || !request.anonymize_key.empty();
   m.formats = GoldenFormats();
   auto goldens = WriteFixtureGoldens(dir, m, dir);
   if (!goldens.ok()) return goldens.status();
@@ -279,7 +283,7 @@ Result<Fixture> MakeFixture(const builder::CaptureIndex& source, const FixtureRe
   GPUCAP_RETURN_IF_ERROR(WriteText(manifest, FixtureManifestJson(m)));
   f.files.push_back(manifest);
 
-  if (request.verify && !request.anonymize) {
+  if (request.verify && !m.anonymized) {
     auto small = builder::CaptureIndex::Open(capture_path);
     if (!small.ok()) return small.status();
     GPUCAP_RETURN_IF_ERROR(VerifyTrimmed(source, request.build, **small, *trimmed));

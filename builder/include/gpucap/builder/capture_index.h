@@ -56,6 +56,10 @@ class CaptureIndex {
   // (timestamps past any plausible run, clock samples that cannot be, range
   // nesting or names over their budgets): lines for a person.
   std::vector<std::string> Warnings() const;
+  // The part of Warnings() that is contradictions the capture states
+  // (record counts its bytes cannot hold, a device without properties, NaN
+  // counters, cyclic graph dependencies).
+  std::vector<std::string> Contradictions() const;
 
   // Chunks (indices into capture().chunks, ascending) holding a record that
   // starts or ends in [start, end), judged by each chunk's time span; chunks

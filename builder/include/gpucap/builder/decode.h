@@ -56,6 +56,7 @@ struct DecodeStats {
   uint64_t unresolved_names = 0;                // string pointers never defined
   uint64_t late_names = 0;                      // defined only after their chunk
   uint64_t corrupt_chunks = 0;                  // failed to decompress or checksum
+  uint64_t backward_spans = 0;                  // kernels, copies, memsets ending before they start
   std::vector<std::string> problems;            // one line per bad chunk, file and offset
 
   void Merge(const DecodeStats& other);

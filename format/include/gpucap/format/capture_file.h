@@ -69,8 +69,11 @@ struct ScanReport {
   uint64_t tail_bytes_lost = 0;  // bytes after the last intact frame that form none (also in damage)
   uint64_t sequence_gaps = 0;                  // frames missing from the sequence numbering
   bool has_trailer = false;
+  // Why a trailer that decoded was not used (its index omits or misnames
+  // frames): the file was scanned instead. Empty: no such trailer.
+  std::string index_problem;
 
-  bool clean() const { return damage.empty() && sequence_gaps == 0; }
+  bool clean() const { return damage.empty() && sequence_gaps == 0 && index_problem.empty(); }
   // Lines for a person: damage with offsets, lost bytes, unknown types.
   std::vector<std::string> Describe(const std::string& path) const;
 };
@@ -125,6 +128,7 @@ class CaptureFile {
   FileHeader header_{};
   std::optional<Trailer> trailer_;
   uint64_t trailer_offset_ = 0;
+  std::string index_problem_;  // see ScanReport::index_problem
 };
 
 // Decoding of intact frames. Errors name the file and the frame's offset.

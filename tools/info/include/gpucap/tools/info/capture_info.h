@@ -75,6 +75,9 @@ struct CaptureInfo {
   std::vector<format::Damage> damage;
   uint64_t tail_bytes_lost = 0, sequence_gaps = 0;
   std::vector<std::string> damage_lines;  // for a person, naming file and offsets
+  // What the capture claims that cannot be (CaptureIndex::Warnings): the
+  // same lines `build` warns with, so the two agree on what is wrong.
+  std::vector<std::string> contradictions;
 
   // True when nothing suggests lost data: no damage, no drops, a clean close.
   bool Intact() const;

@@ -33,8 +33,21 @@ struct MergeReport {
 // Windows are matched across captures by label (each rank's
 // ProfilerStep#3), or by index when unlabelled; one trace per match, named
 // as `gpucap build` names them.
+//
+// Captures that claim to be one process (the same host, pid and rank) while
+// their devices or clocks say they cannot be (device 0 another model, starts
+// more than a year apart) are refused, naming both and why; with
+// `keep_apart` they are merged as the separate processes they are, and the
+// conflict is a warning.
+struct MergeChecks {
+  bool keep_apart = false;
+};
 Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>& captures,
-                                const builder::BuildOptions& options, const builder::ProgressFn& progress);
+                                const builder::BuildOptions& options, const builder::ProgressFn& progress,
+                                const MergeChecks& checks = {});
+
+// One line per pair of captures that claim one process and cannot be it.
+std::vector<std::string> SameProcessConflicts(const std::vector<const builder::CaptureIndex*>& captures);
 
 }  // namespace gpucap::tools
 

@@ -4,24 +4,27 @@
 // string definitions those records point to written before the buffer that
 // uses them, and the session, devices, threads, clock samples, ranges, graph
 // events, marks, metadata and counters the plan keeps. With `anonymize`,
-// kernel and range names become stable hashes ("kernel_1f3a..."): the same
-// name always hashes the same, so anonymized captures still diff.
+// every name becomes a keyed hash ("kernel_1f3a...", anonymize.h): the same
+// name hashes the same under one key, so captures anonymized with one key
+// file still diff.
 #ifndef GPUCAP_TOOLS_CAPTURE_TRIM_H_
 #define GPUCAP_TOOLS_CAPTURE_TRIM_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gpucap/builder/capture_index.h"
 #include "gpucap/format/output_file.h"
+#include "gpucap/tools/trim/anonymize_key.h"
 #include "gpucap/tools/trim/trim_plan.h"
 
 namespace gpucap::tools {
 
 struct TrimOptions {
-  bool anonymize = false;
+  std::optional<AnonymizeKey> anonymize;  // set: anonymize under this key
   // Range names this regex (RE2, name_matcher.h) matches whole stay readable when
   // anonymizing: the window's nvtx pattern, so the window can still be found.
   std::string keep_names;
@@ -43,9 +46,6 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
 // The same into a new OutputFile for `path`, committed.
 Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const TrimPlan& plan,
                                        const TrimOptions& options, const std::string& path);
-
-// "kernel_" + 16 hex digits of a 64-bit FNV-1a hash of `name`.
-std::string HashedName(std::string_view prefix, std::string_view name);
 
 }  // namespace gpucap::tools
 

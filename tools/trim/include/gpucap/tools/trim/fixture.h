@@ -24,6 +24,9 @@ struct FixtureRequest {
   std::string source;
   builder::BuildOptions build;  // window, select, lookback, threads
   bool anonymize = false;
+  // A key file (anonymize_key.h): names hash alike in every capture
+  // anonymized with it. Implies `anonymize`; empty: a random key per run.
+  std::string anonymize_key;
   std::string name;     // fixture: the files' base name
   bool verify = true;   // fixture: check the trimmed capture against the source
 };
