@@ -77,6 +77,11 @@ namespace {
 // stub for every other driver function.
 void* Route(const char* symbol, void* fn) {
   if (!fn) return fn;
+  // Ours already (a driver whose own references bind to the preloaded
+  // names): never taken for the real one.
+  if (fn == reinterpret_cast<void*>(&cuGetProcAddress_v2) || fn == reinterpret_cast<void*>(&cuGetProcAddress)) {
+    return fn;
+  }
   if (fn == reinterpret_cast<void*>(g_real_v2.load()) ||
       (symbol && std::strcmp(symbol, "cuGetProcAddress_v2") == 0)) {
     if (!g_real_v2.load()) g_real_v2.store(reinterpret_cast<GetProcV2>(fn));
