@@ -143,7 +143,9 @@ TEST(EntryGate, TheClosersOwnCallsAndExemptCallersPassAClosedGate) {
   Gate().Open();
 }
 
-TEST(EntryGate, AForkedChildHasAnOpenGateAndOnlyItsOwnThread) {
+// Not in the ThreadSanitizer run (scripts/test picks EntryGate*): fork with
+// threads running is outside what it supports.
+TEST(GateFork, AForkedChildHasAnOpenGateAndOnlyItsOwnThread) {
   InFlight parent_call;  // a thread of the parent in flight: gone in the child
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
