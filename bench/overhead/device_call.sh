@@ -22,9 +22,14 @@
 #   sampled-steps [N]                  N `--sample 100` runs (exit status, detach counters), the first one's
 #                                      sampled steps against a whole recording (sampled_steps.py)
 #   drops [N] [RECORD-ARG...]          kernels.cu (~1M launches/s) under `gpucap record` N times: drops
-#   stress [N] [signal|range]          the 64-thread stress (tests/gpu/stress.cu) toggled by SIGUSR2 or under a
-#                                      capture range, N runs with libsegv_trace.so preloaded; a run past HANG_S
-#                                      (default 20) s has every thread's stack printed, then is killed
+#   stress [N] [signal|range|sample]   the 64-thread stress (tests/gpu/stress.cu) toggled by SIGUSR2, under a
+#                                      capture range, or both with --sample 3 --sample-random (sample), N runs with
+#                                      libsegv_trace.so preloaded; a run past HANG_S (default 20) s has every
+#                                      thread's stack printed, then is killed
+#   compile-sample [N] [SAMPLE]        compile_job.py (torch.compile training + CUDA-graph inference in step#N
+#                                      ranges) under --sample SAMPLE (default 10) --sample-random, N runs: each
+#                                      checked for its RESULT line and a capture with a trailer; the detaches'
+#                                      holds (p50/p99/max per capture) summed up by detach_holds.py
 #   paused-graph                       a graph captured while paused, replayed while recording: recorded,
 #                                      --start-paused, --start-paused --paused-graphs (graph_kernels.py)
 #   toggle [N]                         the yardstick's toggle_ab.py under SIGUSR2, N runs
@@ -92,7 +97,7 @@ tools() {
   [[ -f $TOOLS/libsegv_trace.so ]] || gcc -O1 -g -shared -fPIC "$here/segv_trace.c" -o "$TOOLS/libsegv_trace.so" -ldl
 }
 # The counters of a capture that the checks print.
-info() { "$g" info --json "$1" 2>&1 | grep -oE '"(cupti_detaches|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": [a-z0-9]+' |
+info() { "$g" info --json "$1" 2>&1 | grep -oE '"(cupti_detaches|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|entry_gate_stubs|entry_gate_held_calls|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": [a-z0-9]+' |
   tr -d '"' | tr '\n' ' '; }
 pin() { echo taskset -c "${CPUS:-2-9}"; }
 deadline() { [[ -n ${until:-} ]] && echo $(( t0 + until )) || echo ""; }
@@ -144,7 +149,9 @@ part_drops() {  # [N] [RECORD-ARG...]
 part_stress() {  # [N] [signal|range]
   local d="$WORK/stress-$n" hangs=0 fails=0 runs=0 mode=${2:-signal} rec args; mkdir -p "$d"
   if [[ $mode == range ]]; then rec=(--capture-range 'nvtx:worker0' --capture-range-end repeat); args=(64 3 0 exit)
-  else rec=(); args=(64 4 1 exit); fi
+  elif [[ $mode == sample ]]; then  # sampled ranges and SIGUSR2 toggles at once: detaches from both
+    rec=(--capture-range 'nvtx:worker0' --sample 3 --sample-random --capture-range-end repeat); args=(64 ${STRESS_S:-2} 1 exit)
+  else rec=(); args=(64 ${STRESS_S:-4} 1 exit); fi
   for ((i = 1; i <= ${1:-6}; i++)); do
     past && break
     LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record "${rec[@]}" --max-mb 64 -o "$d/st$i.gpucap" -- \
@@ -164,6 +171,23 @@ part_stress() {  # [N] [signal|range]
     fi
   done
   echo "stress $mode: $fails failed, $hangs hung, of $runs runs"
+}
+part_compile-sample() {  # [N] [SAMPLE]
+  local d="$WORK/cs-$n" fails=0 hangs=0 runs=0; mkdir -p "$d"
+  for ((i = 1; i <= ${1:-30}; i++)); do
+    past && break
+    timeout -k 5 ${RUN_TIMEOUT:-240} $(pin) "$g" record -q --capture-range 'nvtx:step#\d+' --sample "${2:-10}" \
+      --sample-random -o "$d/c$i.gpucap" -- python3 "$here/compile_job.py" >"$d/c$i.out" 2>"$d/c$i.err"
+    local rc=$?; runs=$((runs + 1))
+    ((rc == 124 || rc == 137)) && hangs=$((hangs + 1))
+    if ((rc == 0)) && ! grep -q '^RESULT' "$d/c$i.out"; then rc=98; fi  # no result line
+    "$g" info --json "$d/c$i.gpucap" >"$d/c$i.json" 2>&1
+    if ((rc == 0)) && ! grep -q '"clean_shutdown": true' "$d/c$i.json"; then rc=97; fi  # no trailer
+    echo "compile $i rc=$rc $(grep -h '^RESULT' "$d/c$i.out" | tail -1) $(info "$d/c$i.gpucap")"
+    ((rc)) && { fails=$((fails + 1)); tail -c 1500 "$d/c$i.err"; }
+  done
+  echo "compile-sample: $fails failed ($hangs hung), of $runs runs"
+  python3 "$here/detach_holds.py" "$d"/c*.json
 }
 part_paused-graph() {
   local d="$WORK/pg-$n"; mkdir -p "$d"

@@ -6,6 +6,10 @@
 # MARK=callgrind (instr.sh): under callgrind, instrumentation starts after the
 # warm-up and each block's iterations are a region of the launching thread
 # (callgrind_mark.h, loaded from CG_MARK_LIB), labelled "block step <b>".
+#
+# RANGES=warmup: the warm-up is one NVTX range `rec#0` (a capture range on
+# `rec#\d+` records it, then pauses: the blocks are "paused after a recorded
+# range"); RANGES=steps: every step is an NVTX range `step#N` (for --sample).
 import ctypes, os, statistics as st, time, torch
 
 blocks, per, warmup = (int(os.environ.get(k, d)) for k, d in (("BLOCKS", "8"), ("PER", "40"), ("WARMUP", "40")))
@@ -16,15 +20,30 @@ opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
 x = torch.randn(64, 256, device="cuda")
 
 
+ranges = os.environ.get("RANGES", "")
+n_step = 0
+
+
 def step():
+    global n_step
+    if ranges == "steps":
+        torch.cuda.nvtx.range_push(f"step#{n_step}")
+    n_step += 1
     opt.zero_grad(set_to_none=True)
     m(x).square().mean().backward()
     opt.step()
+    if ranges == "steps":
+        torch.cuda.nvtx.range_pop()
 
 
+if ranges == "warmup":
+    torch.cuda.nvtx.range_push("rec#0")
 for _ in range(warmup):
     step()
 torch.cuda.synchronize()
+if ranges == "warmup":
+    torch.cuda.nvtx.range_pop()
+    time.sleep(0.5)  # the recorder's control thread detaches (its 50 ms tick)
 mark = ctypes.CDLL(os.environ["CG_MARK_LIB"]) if os.environ.get("MARK") else None
 if mark and not mark.cg_mark_from_environment(b"price_step.py"):
     mark = None

@@ -65,8 +65,12 @@ variant_prefix() {
     new_rec) pre=("${rec[@]}" --) ;;
     new_paused|paused) pre=("${rec[@]}" --start-paused --) ;;
     range) pre=("${range[@]}") ;;
-    range_attached) pre=(env GPUCAP_PAUSE_DETACH=0 "${range[@]}") ;;   # CUPTI kept attached while paused (the default since 2026-12-04)
-    range_detach) pre=(env GPUCAP_PAUSE_DETACH=1 "${range[@]}") ;;     # CUPTI finalized after each range
+    range_attached) pre=(env GPUCAP_PAUSE_DETACH=0 "${range[@]}") ;;   # CUPTI kept attached while paused (--pause-detach=off)
+    range_detach) pre=(env GPUCAP_PAUSE_DETACH=1 "${range[@]}") ;;     # CUPTI finalized after each range (the default, through the entry gate)
+    # --sample 100 over steps in NVTX ranges step#N (price_step.py with RANGES=steps)
+    sample100) pre=("${rec[@]}" --capture-range 'nvtx:step#\d+' --sample 100 --) ;;
+    sample100_random) pre=("${rec[@]}" --capture-range 'nvtx:step#\d+' --sample 100 --sample-random=1 --) ;;
+    sample100_attached) pre=(env GPUCAP_PAUSE_DETACH=0 "${rec[@]}" --capture-range 'nvtx:step#\d+' --sample 100 --) ;;
     range_nohold) pre=(env GPUCAP_PAUSE_DETACH=1 GPUCAP_PAUSED_GRAPHS=0 "${range[@]}") ;;  # detached, not attached again
     range_noapi) pre=(env GPUCAP_API=none "${range[@]}") ;;
     base_signal) pre=(); vextra=(TOGGLE=signal) ;;

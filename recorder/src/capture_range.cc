@@ -47,12 +47,13 @@ CaptureGate::CaptureGate(CaptureRangeSpec spec) : spec_([&] {
   // go on for every range, not just the first.
   if (!spec.end_given && (spec.sample_every > 1 || !spec.trigger_file.empty())) spec.end_after = 0;
   return spec;
-}()) {}
+}()),
+      sample_(spec_.sample_every, spec_.sample_seed) {}
 
 bool CaptureGate::WillRecord(uint64_t index) const {
   if (finished_) return false;
   if (armed_ > 0) return true;
-  if (spec_.sample_every > 1) return index % spec_.sample_every == spec_.sample_every - 1;
+  if (spec_.sample_every > 1) return sample_.Chosen(index);
   return spec_.trigger_file.empty();
 }
 
@@ -127,7 +128,7 @@ CaptureGate::Decision CaptureGate::Open(const RangeKey& key, const std::string& 
     active_trigger_ = false;
     ++sampled_;
     d.state = RecordingState::kSampled;
-    d.why = range + ": 1 in " + std::to_string(spec_.sample_every) + ", sample " + std::to_string(sampled_);
+    d.why = range + ": " + sample_.Describe() + ", sample " + std::to_string(sampled_);
   } else {
     active_trigger_ = false;
     d.state = RecordingState::kRecording;

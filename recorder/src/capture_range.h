@@ -16,9 +16,11 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "gpucap/format/recording_state.h"
+#include "range_sample.h"
 
 namespace gpucap::recorder {
 
@@ -31,6 +33,9 @@ struct CaptureRangeSpec {
   uint32_t end_after = 1;
   bool end_given = false;     // --capture-range-end was given
   uint32_t sample_every = 0;  // --sample N: one matching range in N (0, 1: each)
+  // --sample-random[=SEED]: the one in each block of N chosen at random
+  // (range_sample.h); none: the last of each block.
+  std::optional<uint64_t> sample_seed;
   std::string trigger_file;   // --trigger-file: record only after it appears
   uint32_t trigger_windows = 1;
   // Start recording at the end of the range before a recorded one (and the
@@ -95,6 +100,7 @@ class CaptureGate {
   Decision InitialLocked();                            // under mu_
 
   const CaptureRangeSpec spec_;
+  const RangeSample sample_;
   mutable std::mutex mu_;
   std::atomic<bool> active_{false};  // a recorded (or watched) range is open
   bool watching_ = false;  // the open range is not recorded, only the one after it

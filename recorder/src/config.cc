@@ -60,6 +60,18 @@ void ReadCaptureRange(Config* c) {
   if (const char* v = Env("GPUCAP_CAPTURE_RANGE")) ok = ParseCaptureRange(v, &spec, &error);
   if (const char* v = Env("GPUCAP_CAPTURE_RANGE_END"); ok && v) ok = ParseCaptureRangeEnd(v, &spec, &error);
   spec.sample_every = static_cast<uint32_t>(EnvDouble("GPUCAP_SAMPLE", 0));
+  if (const char* v = Env("GPUCAP_SAMPLE_SEED"); ok && v) {
+    // "auto": drawn here, and written into the options the capture keeps
+    // (raw), so that the trace still says which ranges were chosen.
+    uint64_t seed = 0;
+    ok = ParseSampleSeed(v, &seed, &error);
+    if (ok) {
+      spec.sample_seed = seed;
+      for (auto& [key, value] : c->raw) {
+        if (key == "GPUCAP_SAMPLE_SEED") value = std::to_string(seed);
+      }
+    }
+  }
   if (const char* v = Env("GPUCAP_TRIGGER_FILE")) spec.trigger_file = v;
   spec.trigger_windows = static_cast<uint32_t>(EnvDouble("GPUCAP_TRIGGER_WINDOWS", 1));
   if (spec.trigger_windows == 0) spec.trigger_windows = 1;
@@ -185,17 +197,18 @@ Config Config::FromEnvironment() {
   c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 10000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
   if (const char* v = Env("GPUCAP_RANGE_CLOCK")) c.range_clock_direct = std::strcmp(v, "cupti") != 0;
-  ReadCaptureRange(&c);
-  // A pause keeps CUPTI attached unless asked: its cuptiFinalize races with
-  // the CUDA calls of the program's other threads (a crash and a hang in 9
-  // runs of 64 launching threads; bench/README.md, "Instructions retired by
-  // callgrind").
-  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
+  // A pause after recording detaches CUPTI unless told not to; it does so
+  // only where the entry gate holds every other thread out of CUDA during
+  // the finalize (docs/recorder-detach.md), never without it.
+  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", true);
+  c.detach_wait_us = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_WAIT_US", 2000));
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;
     const char* eq = std::strchr(*e, '=');
     if (eq) c.raw.emplace_back(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
   }
+  // After raw: a seed drawn here replaces "auto" among the options kept.
+  ReadCaptureRange(&c);
   return c;
 }
 

@@ -72,14 +72,18 @@ struct Config {
   // domain, which cost every kernel launch about 1 us on the H200, paused or
   // recording (bench/README.md, "The recorder's price").
   bool resource_domain = false;
-  // GPUCAP_PAUSE_DETACH=1: a pause after recording also detaches CUPTI
-  // (cuptiFinalize at the next API exit of an application thread, then
-  // attaches again without activity), which takes away the work CUPTI leaves
-  // on every CUDA call once its kinds were on (+45% to +88% of an empty
-  // kernel's launch instructions). Off by default: cuptiFinalize races with
-  // CUDA calls on the program's other threads, and crashed or hung a
-  // 64-thread program (bench/README.md, "Instructions retired by callgrind").
-  bool pause_detach = false;
+  // A pause after recording detaches CUPTI (cuptiFinalize with every other
+  // thread held out of CUDA by the entry gate, then attaches again without
+  // activity), which takes away the work CUPTI leaves on every CUDA call once
+  // its kinds were on (+45% to +88% of an empty kernel's launch
+  // instructions). On by default where the entry gate is in the process
+  // (`gpucap record` preloads it: entry_gate.h); without the gate nothing
+  // finalizes. GPUCAP_PAUSE_DETACH=0 keeps CUPTI attached
+  // (docs/recorder-detach.md).
+  bool pause_detach = true;
+  // GPUCAP_DETACH_WAIT_US: how long a detach waits for the calls in flight
+  // to leave CUDA while new ones are held, before it gives up for this pause.
+  uint32_t detach_wait_us = 2000;
   // GPUCAP_PAUSED_GRAPHS=1: a recorder that starts paused (or that a pause
   // detached) attaches to CUPTI with the resource callbacks, so that graphs
   // built while paused keep their topology. Off by default: attached, CUPTI

@@ -90,6 +90,7 @@ bool Recorder::Open() {
   int pid = getpid();
   if (!OpenOutput(host, pid)) return false;
   WriteSessionInfo(host, pid);
+  MakeDetach();
   StartThreads(pid);
   return true;
 }
@@ -457,7 +458,6 @@ format::RecorderStats Recorder::Stats() {
              {"chunk_stored_bytes", c.chunk_stored_bytes},
              {"string_defs_dropped", strings_dropped_.load()},
              {"strings_interned", strings_.size()},
-             {"cupti_detaches", detaches_.load()},
              {"range_clock_direct", range_clock_.direct() ? 1u : 0u},
              {"range_clock_failed_checks", range_clock_.failed_checks()},
              {"range_chunk_bytes", ranges_->chunk_bytes_in_use()}};
@@ -467,6 +467,7 @@ format::RecorderStats Recorder::Stats() {
     s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
   }
   GateStats(&s.extra);
+  if (detach_) detach_->Stats(&s.extra);
   HostNodeStats(&s.extra);
   if (api_records_) {
     s.extra.emplace_back("api_records", api_records_->records());

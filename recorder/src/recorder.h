@@ -29,6 +29,7 @@
 #include "capture_range.h"
 #include "capture_streams.h"
 #include "config.h"
+#include "cupti_detach.h"
 #include "event_log.h"
 #include "nvml_sampler.h"
 #include "pm_sampler.h"
@@ -93,11 +94,8 @@ class Recorder {
   void OnResource(uint32_t cbid, const void* data);
   // Runtime and driver API callbacks: the ids CallbackSwitch has on (stream
   // creation, capture boundaries, a capture range's profiler calls, callback
-  // API records), and every id while a detach waits for an API exit to run at.
+  // API records).
   void OnApiCallback(uint32_t domain, uint32_t cbid, const void* data);
-  // Around every CUPTI callback into the recorder (OnCallback).
-  void EnterCallback() { callbacks_in_flight_.fetch_add(1, std::memory_order_acq_rel); }
-  void LeaveCallback() { callbacks_in_flight_.fetch_sub(1, std::memory_order_acq_rel); }
 
   // --- capture ranges (recorder_gate.cc), from the NVTX hooks ---
   bool gated() const { return gate_ != nullptr; }
@@ -147,6 +145,11 @@ class Recorder {
   // A pause's second half, on the control thread; only_if_paused: not
   // when a capture range has started recording again meanwhile.
   void ReleaseCupti(bool only_if_paused = false);
+  // One detach attempt (cupti_detach.h), on the control thread; and what
+  // runs inside it, with every other thread held out of CUDA.
+  void TryDetach();
+  void MakeDetach();  // before the control thread starts
+  CuptiDetach::Finalized FinalizeCupti();
   void HoldWhilePaused();
   void SetActivityEnabled(bool enabled, bool at_start = false);
   void WaitForCompletions(std::chrono::milliseconds limit);
@@ -226,20 +229,15 @@ class Recorder {
   std::unordered_set<uint64_t> started_windows_;
   std::atomic<uint64_t> started_window_count_{0};
 
-  // CUPTI attachment, changed by the control thread and, for cuptiFinalize,
-  // by an application thread at an API exit; all under cupti_mu_.
+  // CUPTI attachment, changed by the control thread and by application
+  // threads that open a capture range; all under cupti_mu_.
   std::mutex cupti_mu_;
   void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
   bool callbacks_registered_ = false;
-  bool detach_pending_ = false;  // API callbacks on, waiting for an exit to finalize at
   bool detached_ = false;        // finalized since the last attach, or not attached since cuInit
-  std::atomic<bool> detach_wanted_{false};
-  // Threads inside OnCallback now: a detach finalizes only when its own
-  // thread is the one there (CUPTI's dispatch around our callback is not
-  // covered, so this narrows the race with other threads, not closes it).
-  std::atomic<int> callbacks_in_flight_{0};
-  std::atomic<uint64_t> detaches_{0};
-  std::atomic<uint64_t> detach_ns_total_{0}, detach_ns_max_{0};  // cuptiFinalize on the app thread
+  // The detach a pause after recording makes; null when pauses keep CUPTI
+  // (GPUCAP_PAUSE_DETACH=0, PM sampling). Made by StartCupti.
+  std::unique_ptr<CuptiDetach> detach_;
 
   // Counters for the stats messages.
   std::atomic<uint64_t> cupti_dropped_{0};

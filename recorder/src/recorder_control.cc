@@ -70,6 +70,9 @@ void Recorder::ControlLoop() {
       }
     }
     if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) ReleaseCupti(true);
+    // A detach that gave up (a call stayed in CUDA past its bound) tries
+    // again at the next ticks of the same pause.
+    if (detach_ && state_.load() == kPaused && detach_->RetryDue()) TryDetach();
     if (state_.load() == kPaused) HoldWhilePaused();
     if (gate_ && PollGate()) {
       Stop("capture range end");

@@ -6,8 +6,9 @@
 // resource callbacks cost nothing when only the ones the recorder handles
 // are enabled, while the whole resource domain cost every kernel launch
 // about 1 us (0.8-1.3 us in four comparisons), paused or recording. A pause disables the activity kinds
-// and, with GPUCAP_PAUSE_DETACH=1, also finalizes CUPTI at the next API exit
-// and attaches again without activity.
+// and, after a recording, detaches CUPTI (cupti_detach.h: cuptiFinalize with
+// every other thread held out of CUDA by the entry gate); the next recording
+// attaches again.
 #include <cuda.h>
 #include <cupti.h>
 
@@ -54,11 +55,6 @@ void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_Call
                          const void* data) {
   auto* r = static_cast<Recorder*>(userdata);
   if (!r) return;
-  struct InFlight {
-    Recorder* r;
-    explicit InFlight(Recorder* recorder) : r(recorder) { r->EnterCallback(); }
-    ~InFlight() { r->LeaveCallback(); }
-  } in_flight(r);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     r->OnResource(cbid, data);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
@@ -116,6 +112,21 @@ void Recorder::StartCupti() {
   if (recording) SetActivityEnabled(true, /*at_start=*/true);
 }
 
+void Recorder::MakeDetach() {
+  // PM sampling sessions live in CUPTI too: finalizing would end them.
+  if (!config_.pause_detach || config_.pm_counters) return;
+  const GpucapEntryGateV1* gate = CuptiDetach::FindGate();
+  if (!gate) {
+    LogOnce("gpucap: pauses keep CUPTI attached: the entry gate (libgpucap_gate.so, which gpucap record "
+            "preloads) is not in this process");
+    return;
+  }
+  // CUPTI's own driver calls pass the closed gate: it makes them while it
+  // finalizes.
+  detach_ = std::make_unique<CuptiDetach>(gate, std::chrono::microseconds(config_.detach_wait_us),
+                                          CodeRangesOf(reinterpret_cast<const void*>(&cuptiFinalize)));
+}
+
 void Recorder::AttachCupti() {
   std::lock_guard<std::mutex> lock(cupti_mu_);
   auto check = [&](CUptiResult r, const char* what) {
@@ -125,15 +136,6 @@ void Recorder::AttachCupti() {
     LogOnce(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
     return false;
   };
-  if (detach_pending_) {
-    // A pause's detach has not run yet: call it off.
-    detach_wanted_.store(false);
-    auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
-    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
-    detach_pending_ = false;
-    callbacks_.Attach(subscriber_);  // the ids the domains' switch-off took
-  }
   bool late = detached_;
   if (!callbacks_registered_) {
     if (config_.system_thread_ids) {
@@ -205,38 +207,49 @@ void Recorder::PauseCupti() {
 
 // CUPTI with its activity kinds switched off still costs the launching
 // thread (PyTorch saw 10-20% after its profiler ended until cuptiFinalize:
-// pytorch/pytorch#144455): with GPUCAP_PAUSE_DETACH=1 a pause finalizes it.
+// pytorch/pytorch#144455; +88% of an empty launch here): a pause after a
+// recording finalizes it, with the entry gate holding every other thread
+// out of CUDA meanwhile (docs/recorder-detach.md).
 void Recorder::ReleaseCupti(bool only_if_paused) {
-  // PM sampling sessions live in CUPTI too: finalizing would end them.
-  if (!config_.pause_detach || config_.pm_counters) {
+  if (!detach_) {
     cuptiActivityFlushAll(0);
     return;
   }
   // Every buffer comes back before CUPTI lets go of them.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   WaitForCompletions(std::chrono::milliseconds(300));
-  std::lock_guard<std::mutex> lock(cupti_mu_);
-  if (!callbacks_registered_ || detach_pending_) return;
   // A capture range switches on application threads: one may have started
-  // recording again since (it sets the state before it takes cupti_mu_).
+  // recording again since.
   if (only_if_paused && state_.load() != kPaused) return;
-  // cuptiFinalize races with CUPTI's work on every other thread, so it runs
-  // at the exit of an application's runtime or driver call (cupti_activity.h),
-  // inside the callback of the thread that is making it: the next call of any
-  // thread runs it, and until then every call pays for a callback, once.
-  // Finalizing from the recorder's own thread instead, at the exit of a
-  // call of its own, crashed the application's launching thread (SIGSEGV in
-  // 5 of 28 `--sample 100` runs; bench/README.md, "Step sampling's price").
-  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
-  if (!sub) {
-    if (cuptiSubscribe(&sub, OnCallback, this) != CUPTI_SUCCESS) return;
-    subscriber_ = sub;
-    callbacks_.Attach(sub);
+  detach_->NewPause();
+  TryDetach();
+}
+
+void Recorder::TryDetach() {
+  {
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    if (!callbacks_registered_ && !subscriber_) return;  // holds nothing of CUPTI
   }
-  detach_pending_ = true;
-  detach_wanted_.store(true);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+  CuptiDetach::Outcome o = detach_->Run([this] { return FinalizeCupti(); });
+  if (o == CuptiDetach::Outcome::kFailed) LogOnce("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
+}
+
+CuptiDetach::Finalized Recorder::FinalizeCupti() {
+  // Every other thread is out of CUDA now, or held at its entry. Never wait
+  // here for a lock: a thread held at the gate may own it (a capture range's
+  // switch on an application thread), so the attempt is let go instead.
+  std::unique_lock<std::mutex> switching(switch_mu_, std::try_to_lock);
+  if (!switching.owns_lock()) return CuptiDetach::Finalized::kBusy;
+  std::unique_lock<std::mutex> lock(cupti_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || state_.load() != kPaused || activity_enabled_.load()) {
+    return CuptiDetach::Finalized::kBusy;
+  }
+  if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
+  subscriber_ = nullptr;
+  callbacks_.Detach();
+  callbacks_registered_ = false;
+  detached_ = true;
+  return CuptiDetach::Finalized::kYes;
 }
 
 void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
@@ -258,38 +271,10 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
     if (auto s = DescribeCreatedStream(cbid, data, Now(), CurrentOsTid())) AddEvent(*s);
   }
   if (gate_ && OnGateCallback(domain, cbid, data)) return;
-  // Before the detach's check: that one only acts at an EXIT it wants.
   if (CaptureStreams* cs = capture_streams_.get()) {
     if (auto e = cs->OnApi(domain, cbid, data, Now(), CurrentOsTid())) {
       if (state_.load(std::memory_order_acquire) != kStopped) AddEvent(std::move(*e));
     }
-  }
-  if (!cb || cb->callbackSite != CUPTI_API_EXIT || !detach_wanted_.load(std::memory_order_relaxed)) return;
-  // Another thread is in one of our callbacks: its exit, or a later one,
-  // finalizes instead.
-  if (callbacks_in_flight_.load(std::memory_order_acquire) > 1) return;
-  if (!detach_wanted_.exchange(false)) return;
-  // Never wait on the application's thread: if the control thread is
-  // changing the hold now, the next exit tries again.
-  std::unique_lock<std::mutex> lock(cupti_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) {
-    detach_wanted_.store(true);
-    return;
-  }
-  if (!detach_pending_) return;  // a resume called it off
-  detach_pending_ = false;
-  auto t0 = std::chrono::steady_clock::now();
-  CUptiResult finalized = cuptiFinalize();
-  auto ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-  detach_ns_total_.fetch_add(ns, std::memory_order_relaxed);
-  if (ns > detach_ns_max_.load(std::memory_order_relaxed)) detach_ns_max_.store(ns, std::memory_order_relaxed);
-  if (finalized == CUPTI_SUCCESS) {
-    subscriber_ = nullptr;
-    callbacks_.Detach();
-    callbacks_registered_ = false;
-    detached_ = true;
-    detaches_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

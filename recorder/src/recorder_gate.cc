@@ -181,8 +181,6 @@ void Recorder::GateStats(std::vector<std::pair<std::string, uint64_t>>* extra) {
   extra->emplace_back("capture_switch_ns_total", switch_ns_total_.load());
   extra->emplace_back("capture_switch_ns_max", switch_ns_max_.load());
   extra->emplace_back("capture_switches_skipped", switches_skipped_.load());
-  extra->emplace_back("cupti_detach_ns_total", detach_ns_total_.load());
-  extra->emplace_back("cupti_detach_ns_max", detach_ns_max_.load());
 }
 
 void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {

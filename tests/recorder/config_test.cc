@@ -50,39 +50,41 @@ TEST(Kinds, DefaultsLeaveOutWhatIsNotCheap) {
 
 // The whole resource domain cost every launch about 1 us (bench/README.md):
 // by default only the callbacks the recorder handles are enabled, a pause
-// keeps CUPTI attached, and a paused recorder holds no resource callbacks.
+// detaches CUPTI (where the entry gate is: recorder_detach.h), and a paused
+// recorder holds no resource callbacks.
 TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
   for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
   Config d = Config::FromEnvironment();
   EXPECT_FALSE(d.resource_domain);
-  EXPECT_FALSE(d.pause_detach);
+  EXPECT_TRUE(d.pause_detach);
+  EXPECT_EQ(d.detach_wait_us, 2000u);
   EXPECT_FALSE(d.paused_subscribe);
   setenv("GPUCAP_RESOURCE", "domain", 1);
-  setenv("GPUCAP_PAUSE_DETACH", "1", 1);
+  setenv("GPUCAP_PAUSE_DETACH", "0", 1);
   setenv("GPUCAP_PAUSED_GRAPHS", "1", 1);
   Config c = Config::FromEnvironment();
   EXPECT_TRUE(c.resource_domain);
-  EXPECT_TRUE(c.pause_detach);
+  EXPECT_FALSE(c.pause_detach);
   EXPECT_TRUE(c.paused_subscribe);
   setenv("GPUCAP_RESOURCE", "select", 1);
   EXPECT_FALSE(Config::FromEnvironment().resource_domain);
   for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
 }
 
-// A pause keeps CUPTI attached unless told to detach, whether a capture
-// range, a signal or an unparsable range (which records as if none were
-// given) led to it: cuptiFinalize races with other threads' CUDA calls.
-TEST(Config, APauseDetachesOnlyWhenAskedWithOrWithoutACaptureRange) {
+// A pause detaches unless told not to (GPUCAP_PAUSE_DETACH=0), whether a
+// capture range, a signal or an unparsable range (which records as if none
+// were given) led to it; the entry gate decides at run time whether it can.
+TEST(Config, APauseDetachesUnlessToldNotToWithOrWithoutACaptureRange) {
   unsetenv("GPUCAP_PAUSE_DETACH");
   setenv("GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+", 1);
-  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
-  setenv("GPUCAP_PAUSE_DETACH", "1", 1);
   EXPECT_TRUE(Config::FromEnvironment().pause_detach);
+  setenv("GPUCAP_PAUSE_DETACH", "0", 1);
+  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
   unsetenv("GPUCAP_PAUSE_DETACH");
   setenv("GPUCAP_CAPTURE_RANGE", "bogus", 1);
-  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
+  EXPECT_TRUE(Config::FromEnvironment().pause_detach);
   unsetenv("GPUCAP_CAPTURE_RANGE");
-  EXPECT_FALSE(Config::FromEnvironment().pause_detach);
+  EXPECT_TRUE(Config::FromEnvironment().pause_detach);
   setenv("GPUCAP_PAUSE_DETACH", "1", 1);
   EXPECT_TRUE(Config::FromEnvironment().pause_detach);
   unsetenv("GPUCAP_PAUSE_DETACH");
@@ -166,6 +168,35 @@ TEST(CaptureRangeConfig, NvtxRangeStartsPausedAndMarksItsWindows) {
   EXPECT_EQ(c.capture.sample_every, 100u);
   EXPECT_TRUE(c.start_paused);
   EXPECT_EQ(c.window_nvtx, "step#\\d+") << "the recorded ranges are the builder's windows";
+}
+
+// --sample-random's seed: given, it is used as is; "auto" draws one and the
+// capture's options keep the drawn number, not the word.
+TEST(CaptureRangeConfig, SampleSeedGivenOrDrawnIsKeptInTheOptions) {
+  Env env;
+  env.Set("GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+");
+  env.Set("GPUCAP_SAMPLE", "10");
+  env.Set("GPUCAP_SAMPLE_SEED", "18446744073709551615");
+  Config c = Config::FromEnvironment();
+  ASSERT_TRUE(c.capture_error.empty()) << c.capture_error;
+  ASSERT_TRUE(c.capture.sample_seed.has_value());
+  EXPECT_EQ(*c.capture.sample_seed, 18446744073709551615ull);
+
+  env.Set("GPUCAP_SAMPLE_SEED", "auto");
+  Config a = Config::FromEnvironment();
+  ASSERT_TRUE(a.capture.sample_seed.has_value());
+  std::string kept;
+  for (const auto& [k, v] : a.raw) {
+    if (k == "GPUCAP_SAMPLE_SEED") kept = v;
+  }
+  EXPECT_EQ(kept, std::to_string(*a.capture.sample_seed));
+
+  env.Set("GPUCAP_SAMPLE_SEED", "12x");
+  Config bad = Config::FromEnvironment();
+  EXPECT_NE(bad.capture_error.find("sample seed '12x'"), std::string::npos) << bad.capture_error;
+  EXPECT_FALSE(bad.capture.enabled()) << "a refused setting leaves no capture range half applied";
+  env.Set("GPUCAP_SAMPLE_SEED", "18446744073709551616");
+  EXPECT_NE(Config::FromEnvironment().capture_error.find("larger than"), std::string::npos);
 }
 
 TEST(CaptureRangeConfig, SampleGatesOnWindowNvtxWithoutACaptureRange) {

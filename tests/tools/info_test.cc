@@ -90,6 +90,24 @@ TEST(Info, ReportsWhatEachProgramDid) {
   EXPECT_EQ(Describe(Fixture("peer")).devices.size(), 2u);
 }
 
+// A capture whose pauses detached CUPTI says how long each detach held the
+// program's new CUDA calls and how often one gave up; one that never
+// detached says nothing of it.
+TEST(Info, ShowsTheDetachesHoldsAndGiveUps) {
+  CaptureInfo c = Describe(Fixture("torch_train"));
+  ASSERT_TRUE(c.recorder.has_value());
+  EXPECT_EQ(InfoText(c).find("detaches"), std::string::npos);
+  c.recorder->extra.emplace_back("cupti_detaches", 3);
+  c.recorder->extra.emplace_back("cupti_detach_give_ups", 1);
+  c.recorder->extra.emplace_back("cupti_detach_hold_ns_p50", 1500000);
+  c.recorder->extra.emplace_back("cupti_detach_hold_ns_p99", 2250000);
+  c.recorder->extra.emplace_back("cupti_detach_hold_ns_max", 4000000);
+  EXPECT_NE(InfoText(c).find("detaches  3, holding new CUDA calls p50 1.500 ms, p99 2.250 ms, max 4.000 ms; "
+                             "1 gave up\n"),
+            std::string::npos)
+      << InfoText(c);
+}
+
 TEST(Info, ReportsDamageInCutAndFlippedCopies) {
   testing::TempDir dir;
   std::string cut = dir.File("cut.gpucap"), flipped = dir.File("flipped.gpucap");

@@ -158,6 +158,37 @@ TEST_F(Record, BadUsageIsRefusedBeforeRunning) {
   EXPECT_NE(none.output.find("no program given"), std::string::npos) << none.output;
 }
 
+// --sample-random: a given seed goes through as is; none is drawn once by
+// gpucap (every process of the job gets the same number); a bad one, or one
+// without --sample, is refused before the program runs. --pause-detach=off
+// keeps CUPTI attached.
+TEST_F(Record, SampleRandomSeedsAndPauseDetachOff) {
+  CliRun given = Run("--capture-range nvtx:step --sample 10 --sample-random=42 --pause-detach=off -q");
+  ASSERT_EQ(given.code, 0) << given.output;
+  Env env = ReadEnv();
+  EXPECT_EQ(env["GPUCAP_SAMPLE"], "10");
+  EXPECT_EQ(env["GPUCAP_SAMPLE_SEED"], "42");
+  EXPECT_EQ(env["GPUCAP_PAUSE_DETACH"], "0");
+  std::filesystem::remove(env_file_);
+  CliRun drawn = Run("--capture-range nvtx:step --sample 10 --sample-random -q");
+  ASSERT_EQ(drawn.code, 0) << drawn.output;
+  std::string seed = ReadEnv()["GPUCAP_SAMPLE_SEED"];
+  ASSERT_FALSE(seed.empty());
+  EXPECT_EQ(seed.find_first_not_of("0123456789"), std::string::npos) << seed << ": a number, not 'auto'";
+  std::filesystem::remove(env_file_);
+  CliRun bad = Run("--capture-range nvtx:step --sample 10 --sample-random=x1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("--sample-random must be a seed from 0 to 2^64-1, not 'x1'"), std::string::npos)
+      << bad.output;
+  CliRun alone = Run("--capture-range nvtx:step --sample-random=3");
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.output.find("--sample-random needs --sample N"), std::string::npos) << alone.output;
+  CliRun detach = Run("--pause-detach=maybe");
+  EXPECT_EQ(detach.code, 2);
+  EXPECT_NE(detach.output.find("--pause-detach must be on or off, not 'maybe'"), std::string::npos) << detach.output;
+  EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad flag";
+}
+
 // A signal sent to gpucap (by a scheduler, kill) reaches the program.
 TEST_F(Record, ForwardsSignalsToTheProgram) {
   std::string ready = dir_.File("ready"), got = dir_.File("got");

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <random>
 
 #include "command.h"
 
@@ -82,9 +83,10 @@ po::options_description RecordOptions() {
       ("paused-graphs",
        "attach to CUPTI while paused too, so that CUDA graphs built before the first recording keep their "
        "topology; costs every CUDA call ~290 instructions (+3.6% of a kernel launch) while paused")
-      ("pause-detach",
-       "finalize CUPTI at each pause after recording, which takes its leftover per-call work away; "
-       "UNSAFE where other threads make CUDA calls while a pause happens (it raced them into a crash)")
+      ("pause-detach", po::value<std::string>()->implicit_value("on"),
+       "on (the default) or off: at each pause after recording, finalize CUPTI while gpucap's entry gate holds "
+       "every other thread out of CUDA, which takes CUPTI's leftover per-call work away "
+       "(docs/recorder-detach.md); off keeps CUPTI attached while paused")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
@@ -96,7 +98,11 @@ po::options_description RecordOptions() {
        "after a capture range: stop (stop recording; the default), repeat (wait for the next), repeat:N "
        "(stop after N); with --sample or --trigger-file the default is repeat")
       ("sample", po::value<unsigned>(),
-       "record one capture range (or --window-nvtx range) in N, complete, e.g. 1 ProfilerStep in 100")
+       "record one capture range (or --window-nvtx range) in N, complete, e.g. 1 ProfilerStep in 100; "
+       "the last of each N unless --sample-random")
+      ("sample-random", po::value<std::string>()->implicit_value("auto"),
+       "with --sample N: record one range chosen at random in each block of N (stratified), from SEED "
+       "(--sample-random=SEED; drawn once for the whole job when not given, and kept in the capture's options)")
       ("trigger-file", po::value<std::string>(),
        "when this file appears, record the next --trigger-windows capture (or --window-nvtx) ranges, then "
        "rename it to PATH.done")
@@ -128,7 +134,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("max-mb")) set("GPUCAP_MAX_MB", std::to_string(vm["max-mb"].as<double>()));
   if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
   if (vm.count("paused-graphs")) set("GPUCAP_PAUSED_GRAPHS", "1");
-  if (vm.count("pause-detach")) set("GPUCAP_PAUSE_DETACH", "1");
+  if (vm.count("pause-detach")) set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
   if (vm.count("counters")) set("GPUCAP_COUNTERS", vm["counters"].as<std::string>());
   if (vm.count("counter-ms")) set("GPUCAP_COUNTER_MS", std::to_string(vm["counter-ms"].as<double>()));
   if (vm.count("pm-metrics")) set("GPUCAP_PM_METRICS", vm["pm-metrics"].as<std::string>());
@@ -138,6 +144,16 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("capture-range")) set("GPUCAP_CAPTURE_RANGE", vm["capture-range"].as<std::string>());
   if (vm.count("capture-range-end")) set("GPUCAP_CAPTURE_RANGE_END", vm["capture-range-end"].as<std::string>());
   if (vm.count("sample")) set("GPUCAP_SAMPLE", std::to_string(vm["sample"].as<unsigned>()));
+  if (vm.count("sample-random")) {
+    // Drawn here, once: every process of the job (each rank) samples the
+    // same ranges.
+    std::string seed = vm["sample-random"].as<std::string>();
+    if (seed == "auto") {
+      std::random_device rd;
+      seed = std::to_string((uint64_t{rd()} << 32) ^ rd());
+    }
+    set("GPUCAP_SAMPLE_SEED", seed);
+  }
   if (vm.count("trigger-file")) set("GPUCAP_TRIGGER_FILE", fs::absolute(vm["trigger-file"].as<std::string>()).string());
   if (vm.count("trigger-windows")) set("GPUCAP_TRIGGER_WINDOWS", std::to_string(vm["trigger-windows"].as<unsigned>()));
   if (vm.count("latency-timestamps")) set("GPUCAP_LATENCY_TIMESTAMPS", "1");
@@ -145,10 +161,20 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
-  std::string shim = FindLibrary("libgpucap_exec.so", "");
-  if (!shim.empty()) {
+  // The exec shim, and the entry gate a detach needs (entry_gate.h) unless
+  // pauses keep CUPTI attached.
+  std::string preload;
+  for (const char* name : {"libgpucap_exec.so", "libgpucap_gate.so"}) {
+    if (std::string(name) == "libgpucap_gate.so" && getenv("GPUCAP_PAUSE_DETACH") &&
+        std::string(getenv("GPUCAP_PAUSE_DETACH")) == "0") {
+      continue;
+    }
+    std::string path = FindLibrary(name, "");
+    if (!path.empty()) preload += (preload.empty() ? "" : ":") + path;
+  }
+  if (!preload.empty()) {
     const char* old = getenv("LD_PRELOAD");
-    set("LD_PRELOAD", old && *old ? shim + ":" + old : shim);
+    set("LD_PRELOAD", old && *old ? preload + ":" + old : preload);
   }
 }
 
@@ -169,6 +195,18 @@ std::string CaptureRangeUsageError(const po::variables_map& vm) {
     if (v != "stop" && v != "repeat" && !n_ok) {
       return "--capture-range-end must be stop, repeat or repeat:N (N >= 1), not '" + v + "'";
     }
+  }
+  if (vm.count("sample-random")) {
+    if (!vm.count("sample")) return "--sample-random needs --sample N";
+    std::string v = vm["sample-random"].as<std::string>();
+    if (v != "auto" && (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos ||
+                        (v.size() == 20 && v > "18446744073709551615"))) {
+      return "--sample-random must be a seed from 0 to 2^64-1, not '" + v + "'";
+    }
+  }
+  if (vm.count("pause-detach")) {
+    std::string v = vm["pause-detach"].as<std::string>();
+    if (v != "on" && v != "off") return "--pause-detach must be on or off, not '" + v + "'";
   }
   for (const char* flag : {"sample", "trigger-file", "capture-range-end"}) {
     if (vm.count(flag) && !ranges) return std::string("--") + flag + " needs --capture-range or --window-nvtx";

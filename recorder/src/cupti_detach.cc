@@ -1,0 +1,135 @@
+#include "cupti_detach.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpucap::recorder {
+namespace {
+
+constexpr size_t kMaxHoldSamples = 1 << 16;
+
+uint64_t NsSince(std::chrono::steady_clock::time_point t0) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace
+
+const GpucapEntryGateV1* CuptiDetach::FindGate() {
+  auto get = reinterpret_cast<GpucapEntryGateV1Fn>(dlsym(RTLD_DEFAULT, "gpucap_entry_gate_v1"));
+  const GpucapEntryGateV1* g = get ? get() : nullptr;
+  if (!g || g->size < sizeof(GpucapEntryGateV1)) return nullptr;
+  return g;
+}
+
+CuptiDetach::CuptiDetach(const GpucapEntryGateV1* gate, std::chrono::microseconds wait,
+                         const std::vector<std::pair<const void*, const void*>>& exempt)
+    : gate_(gate), wait_(wait) {
+  if (!gate_) return;
+  for (const auto& [b, e] : exempt) gate_->add_exempt_range(b, e);
+}
+
+CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++attempts_;
+  pending_ = true;
+  // A gate nothing went through cannot say who is in CUDA: the program got
+  // its driver functions some other way.
+  if (!gate_ || gate_->stubs_made() == 0) {
+    ++no_gate_;
+    pending_ = false;
+    return Outcome::kNoGate;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  uint32_t in_flight = 0;
+  uint64_t waited = 0;
+  if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, &waited)) {
+    ++give_ups_;
+    return Outcome::kGaveUp;
+  }
+  wait_ns_max_ = std::max(wait_ns_max_, waited);
+  Finalized f = finalize();
+  gate_->open();
+  uint64_t held = NsSince(t0);
+  switch (f) {
+    case Finalized::kYes:
+      ++detaches_;
+      pending_ = false;
+      if (hold_ns_.size() < kMaxHoldSamples) hold_ns_.push_back(held);
+      return Outcome::kDetached;
+    case Finalized::kBusy:
+      ++busy_;
+      return Outcome::kBusy;
+    case Finalized::kError:
+      ++failures_;
+      pending_ = false;  // CUPTI said no: not again this pause
+      return Outcome::kFailed;
+  }
+  return Outcome::kFailed;
+}
+
+void CuptiDetach::NewPause() {
+  std::lock_guard<std::mutex> lock(mu_);
+  attempts_ = 0;
+  pending_ = false;
+}
+
+bool CuptiDetach::RetryDue() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_ && attempts_ < kMaxAttempts;
+}
+
+uint64_t CuptiDetach::Quantile(std::vector<uint64_t> samples, double q) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  // Nearest rank: the smallest sample with at least q of them at or below it.
+  auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(samples.size())));
+  return samples[rank == 0 ? 0 : std::min(rank, samples.size()) - 1];
+}
+
+void CuptiDetach::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  extra->emplace_back("cupti_detaches", detaches_);
+  extra->emplace_back("cupti_detach_give_ups", give_ups_);
+  extra->emplace_back("cupti_detach_busy", busy_);
+  extra->emplace_back("cupti_detach_failures", failures_);
+  extra->emplace_back("cupti_detach_without_gate", no_gate_);
+  extra->emplace_back("cupti_detach_hold_ns_p50", Quantile(hold_ns_, 0.50));
+  extra->emplace_back("cupti_detach_hold_ns_p99", Quantile(hold_ns_, 0.99));
+  extra->emplace_back("cupti_detach_hold_ns_max", Quantile(hold_ns_, 1.0));
+  extra->emplace_back("cupti_detach_wait_ns_max", wait_ns_max_);
+  if (gate_) {
+    extra->emplace_back("entry_gate_stubs", gate_->stubs_made());
+    extra->emplace_back("entry_gate_held_calls", gate_->held());
+  }
+}
+
+std::vector<std::pair<const void*, const void*>> CodeRangesOf(const void* symbol) {
+  struct Query {
+    uintptr_t base = 0;
+    std::vector<std::pair<const void*, const void*>> ranges;
+  } q;
+  Dl_info info;
+  if (!symbol || !dladdr(symbol, &info)) return {};
+  q.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+  dl_iterate_phdr(
+      [](dl_phdr_info* i, size_t, void* data) {
+        auto* q = static_cast<Query*>(data);
+        for (int k = 0; k < i->dlpi_phnum; ++k) {
+          const ElfW(Phdr)& p = i->dlpi_phdr[k];
+          if (p.p_type != PT_LOAD || !(p.p_flags & PF_X)) continue;
+          uintptr_t b = i->dlpi_addr + p.p_vaddr;
+          // The object whose mapping starts at dladdr's base.
+          if (i->dlpi_addr != q->base && b != q->base) continue;
+          q->ranges.emplace_back(reinterpret_cast<const void*>(b), reinterpret_cast<const void*>(b + p.p_memsz));
+        }
+        return 0;
+      },
+      &q);
+  return q.ranges;
+}
+
+}  // namespace gpucap::recorder

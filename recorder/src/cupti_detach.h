@@ -1,0 +1,79 @@
+// The detach sequence of a pause: close the entry gate (entry_gate.h), let
+// CUPTI go (cuptiFinalize) while no other thread is in CUDA, open the gate
+// (docs/recorder-detach.md). Owns the attempt, its bound and its record:
+// how long each detach held the process's new CUDA calls, how often it gave
+// up because calls stayed in flight, and when it may try again.
+//
+// Runs on the recorder's control thread. Without the gate in the process
+// (libgpucap_gate.so not preloaded, or no driver function went through it)
+// nothing is finalized: Run answers kNoGate.
+#ifndef GPUCAP_RECORDER_CUPTI_DETACH_H_
+#define GPUCAP_RECORDER_CUPTI_DETACH_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gate_api.h"
+
+namespace gpucap::recorder {
+
+class CuptiDetach {
+ public:
+  enum class Outcome {
+    kDetached,  // finalized; the gate was held for the hold time recorded
+    kGaveUp,    // calls stayed in flight past the bound: try at a later tick
+    kBusy,      // the finalize declined (a lock taken, recording again)
+    kFailed,    // cuptiFinalize returned an error
+    kNoGate,    // nothing can vouch that no other thread is in CUDA
+  };
+  enum class Finalized { kYes, kBusy, kError };
+
+  // The process's gate, or nullptr when libgpucap_gate.so is not there.
+  static const GpucapEntryGateV1* FindGate();
+
+  // `gate` may be nullptr (then every Run is kNoGate). `exempt`: code whose
+  // driver calls pass the closed gate (libcupti: CUPTI's own calls while it
+  // finalizes), as [begin, end) pairs.
+  CuptiDetach(const GpucapEntryGateV1* gate, std::chrono::microseconds wait,
+              const std::vector<std::pair<const void*, const void*>>& exempt = {});
+
+  // One attempt. `finalize` runs with the gate closed and every other
+  // thread out of CUDA.
+  Outcome Run(const std::function<Finalized()>& finalize);
+
+  // A new pause: its attempts count from zero. Retry says whether another
+  // attempt is due (gave up or busy, fewer than kMaxAttempts this pause).
+  void NewPause();
+  bool RetryDue() const;
+  static constexpr int kMaxAttempts = 20;
+
+  // cupti_detaches, cupti_detach_give_ups, cupti_detach_busy,
+  // cupti_detach_failures, cupti_detach_hold_ns_p50/p99/max,
+  // cupti_detach_wait_ns_max, entry_gate_stubs, entry_gate_held_calls.
+  void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
+
+  // The q-quantile (0..1) of `samples` by nearest rank; 0 when empty.
+  static uint64_t Quantile(std::vector<uint64_t> samples, double q);
+
+ private:
+  const GpucapEntryGateV1* gate_;
+  std::chrono::microseconds wait_;
+  mutable std::mutex mu_;
+  std::vector<uint64_t> hold_ns_;  // one per detach (bounded)
+  uint64_t detaches_ = 0, give_ups_ = 0, busy_ = 0, failures_ = 0, no_gate_ = 0;
+  uint64_t wait_ns_max_ = 0;
+  int attempts_ = 0;
+  bool pending_ = false;  // the last attempt of this pause did not detach
+};
+
+// [begin, end) of the executable segments of the object holding `symbol`.
+std::vector<std::pair<const void*, const void*>> CodeRangesOf(const void* symbol);
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_CUPTI_DETACH_H_

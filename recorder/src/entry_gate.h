@@ -1,0 +1,114 @@
+// The entry gate: knows which threads are inside a CUDA driver call and can
+// hold every new one out, so that cuptiFinalize runs with no other thread in
+// CUDA or in CUPTI's hooks (docs/recorder-detach.md).
+//
+// Contract:
+// - Enter()/Leave() bracket every driver call the process makes through a
+//   wrapped entry point (driver_wrap.h). They nest: a driver call made inside
+//   another (from a CUPTI callback, from a wrapped call's own work) is
+//   counted once per thread and never waits.
+// - Close(bound) makes new outermost calls of other threads wait, then waits
+//   up to `bound` for the calls in flight on other threads to leave. Either
+//   it returns closed (no other thread in flight; new ones held until
+//   Open()) or, past the bound, it opens again at once and reports how many
+//   stayed in flight: a thread blocked in a synchronize stalls the others for
+//   at most `bound`. The closing thread's own calls always pass.
+// - Open() lets the held calls go; only after a Close() that returned closed.
+//   One closer at a time (Close serialises closers).
+// - A caller whose return address lies in an exempt range (libcupti: its own
+//   driver calls while it finalizes) passes a closed gate.
+// - After fork the child's gate is open, with only its one thread known.
+//
+// Cost on the call path: a thread-local load, a store, a load of the closed
+// flag and a branch (with membarrier(2)'s private expedited command; without
+// it, a sequentially consistent store: an xchg on x86).
+#ifndef GPUCAP_RECORDER_ENTRY_GATE_H_
+#define GPUCAP_RECORDER_ENTRY_GATE_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace gpucap::gate {
+
+struct CloseResult {
+  bool closed = false;      // no other thread in flight; held until Open()
+  uint32_t in_flight = 0;   // calls still in flight when it gave up
+  uint64_t waited_ns = 0;   // from closing to quiescence or to giving up
+};
+
+class EntryGate {
+ public:
+  // The process's one gate.
+  static EntryGate& Process();
+
+  void Enter(const void* caller = nullptr) {
+    Slot* s = t_slot;
+    if (!s) s = Register();
+    uint32_t d = s->depth.load(std::memory_order_relaxed);
+    if (asymmetric_) {
+      s->depth.store(d + 1, std::memory_order_relaxed);
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the closer's membarrier orders the rest
+    } else {
+      s->depth.store(d + 1, std::memory_order_seq_cst);
+    }
+    if (d == 0 && closed_.load(asymmetric_ ? std::memory_order_relaxed : std::memory_order_seq_cst)) {
+      WaitWhileClosed(s, caller);
+    }
+  }
+  void Leave() {
+    Slot* s = t_slot;
+    s->depth.store(s->depth.load(std::memory_order_relaxed) - 1, std::memory_order_release);
+  }
+
+  CloseResult Close(std::chrono::nanoseconds bound);
+  void Open();
+
+  // Callers in [begin, end) pass a closed gate. Up to four ranges.
+  void AddExemptRange(const void* begin, const void* end);
+
+  // The calling thread's nesting depth (tests).
+  uint32_t depth() const { return t_slot ? t_slot->depth.load(std::memory_order_relaxed) : 0; }
+  uint64_t held() const { return held_.load(std::memory_order_relaxed); }  // calls that waited
+  bool closed() const { return closed_.load(std::memory_order_acquire) != 0; }
+  bool asymmetric() const { return asymmetric_; }
+
+  // In the child after fork (registered with pthread_atfork by Process()).
+  void AfterForkInChild();
+
+ private:
+  struct alignas(64) Slot {
+    std::atomic<uint32_t> depth{0};
+    std::atomic<bool> in_use{false};
+  };
+  static constexpr int kChunkSlots = 64;
+  struct Chunk {
+    Slot slots[kChunkSlots];
+    std::atomic<Chunk*> next{nullptr};
+  };
+
+  EntryGate();
+  Slot* Register();
+  static void Unregister(void* slot);
+  void WaitWhileClosed(Slot* s, const void* caller);
+  bool Exempt(const void* caller) const;
+  uint32_t InFlightOthers() const;
+  void Barrier() const;
+
+  static thread_local Slot* t_slot __attribute__((tls_model("initial-exec")));
+
+  bool asymmetric_ = false;  // membarrier registered
+  std::atomic<int> closed_{0};
+  std::atomic<long> owner_{0};  // the closing thread's tid
+  std::atomic<uint64_t> held_{0};
+  std::atomic_flag closing_ = ATOMIC_FLAG_INIT;   // one closer
+  std::atomic_flag registry_ = ATOMIC_FLAG_INIT;  // slot registration
+  Chunk head_;
+  static constexpr int kExempt = 4;
+  std::atomic<uintptr_t> exempt_[kExempt][2] = {};
+  std::atomic<int> exempt_count_{0};
+};
+
+}  // namespace gpucap::gate
+
+#endif  // GPUCAP_RECORDER_ENTRY_GATE_H_

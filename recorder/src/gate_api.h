@@ -1,0 +1,32 @@
+// The entry gate's C interface between libgpucap_gate.so (preloaded by
+// `gpucap record`, where the gate and the driver interposition live) and the
+// recorder library (which finds it with dlsym(RTLD_DEFAULT,
+// "gpucap_entry_gate_v1") and detaches CUPTI through it). Fields are only
+// ever added at the end; `size` says how many there are.
+#ifndef GPUCAP_RECORDER_GATE_API_H_
+#define GPUCAP_RECORDER_GATE_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+
+struct GpucapEntryGateV1 {
+  size_t size;
+  // EntryGate::Close: 1 closed (hold until open()), 0 gave up after bound_ns.
+  int (*close)(uint64_t bound_ns, uint32_t* in_flight, uint64_t* waited_ns);
+  void (*open)(void);
+  void (*add_exempt_range)(const void* begin, const void* end);
+  // Driver entry points handed out wrapped so far (0: nothing went through
+  // the gate, so it cannot vouch for quiescence).
+  uint64_t (*stubs_made)(void);
+  uint64_t (*held)(void);
+  uint32_t (*depth)(void);          // the calling thread's nesting depth
+  int (*is_stub)(const void* fn);
+};
+
+typedef const GpucapEntryGateV1* (*GpucapEntryGateV1Fn)(void);
+
+}  // extern "C"
+
+#endif  // GPUCAP_RECORDER_GATE_API_H_

@@ -1,0 +1,158 @@
+// The detach sequence (cupti_detach.h) over the real entry gate: the
+// finalize runs only with the gate closed and nobody else in flight, gives
+// up (and retries, a bounded number of times per pause) while a call stays
+// in flight, never runs without a gate that something went through, and
+// records each hold.
+#include "cupti_detach.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+#include "entry_gate.h"
+
+namespace gpucap::recorder {
+namespace {
+
+using gate::EntryGate;
+using namespace std::chrono_literals;
+
+std::atomic<uint64_t> g_stubs{1};
+
+// The C interface over the test process's gate, as libgpucap_gate.so
+// exports it.
+const GpucapEntryGateV1 kGate = {
+    sizeof(GpucapEntryGateV1),
+    [](uint64_t bound_ns, uint32_t* in_flight, uint64_t* waited_ns) {
+      gate::CloseResult r = EntryGate::Process().Close(std::chrono::nanoseconds(bound_ns));
+      *in_flight = r.in_flight;
+      *waited_ns = r.waited_ns;
+      return r.closed ? 1 : 0;
+    },
+    [] { EntryGate::Process().Open(); },
+    [](const void* b, const void* e) { EntryGate::Process().AddExemptRange(b, e); },
+    [] { return g_stubs.load(); },
+    [] { return EntryGate::Process().held(); },
+    [] { return EntryGate::Process().depth(); },
+    [](const void*) { return 0; },
+};
+
+std::map<std::string, uint64_t> StatsOf(const CuptiDetach& d) {
+  std::vector<std::pair<std::string, uint64_t>> v;
+  d.Stats(&v);
+  return {v.begin(), v.end()};
+}
+
+TEST(CuptiDetach, FinalizesOnlyWithTheGateClosedAndOpensItAfter) {
+  CuptiDetach d(&kGate, 60s);
+  int calls = 0;
+  bool closed_inside = false;
+  auto outcome = d.Run([&] {
+    ++calls;
+    closed_inside = EntryGate::Process().closed();
+    return CuptiDetach::Finalized::kYes;
+  });
+  EXPECT_EQ(outcome, CuptiDetach::Outcome::kDetached);
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(closed_inside);
+  EXPECT_FALSE(EntryGate::Process().closed());
+  EXPECT_FALSE(d.RetryDue());
+  auto s = StatsOf(d);
+  EXPECT_EQ(s["cupti_detaches"], 1u);
+  EXPECT_GT(s["cupti_detach_hold_ns_max"], 0u);
+  EXPECT_EQ(s["cupti_detach_hold_ns_p50"], s["cupti_detach_hold_ns_max"]) << "one sample";
+}
+
+TEST(CuptiDetach, NeverFinalizesWithoutAGateOrOneNothingWentThrough) {
+  int calls = 0;
+  auto finalize = [&] {
+    ++calls;
+    return CuptiDetach::Finalized::kYes;
+  };
+  CuptiDetach none(nullptr, 60s);
+  EXPECT_EQ(none.Run(finalize), CuptiDetach::Outcome::kNoGate);
+  g_stubs.store(0);
+  CuptiDetach unused(&kGate, 60s);
+  EXPECT_EQ(unused.Run(finalize), CuptiDetach::Outcome::kNoGate);
+  g_stubs.store(1);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(StatsOf(unused)["cupti_detach_without_gate"], 1u);
+  EXPECT_FALSE(unused.RetryDue()) << "no gate now, no gate at the next tick";
+}
+
+TEST(CuptiDetach, GivesUpWhileACallStaysInFlightAndTriesAgainLater) {
+  std::atomic<bool> inside{false}, release{false};
+  std::thread blocked([&] {  // a thread in cudaStreamSynchronize
+    EntryGate::Process().Enter();
+    inside.store(true);
+    while (!release.load()) std::this_thread::yield();
+    EntryGate::Process().Leave();
+  });
+  while (!inside.load()) std::this_thread::yield();
+  CuptiDetach d(&kGate, 1ms);
+  int calls = 0;
+  auto finalize = [&] {
+    ++calls;
+    return CuptiDetach::Finalized::kYes;
+  };
+  d.NewPause();
+  EXPECT_EQ(d.Run(finalize), CuptiDetach::Outcome::kGaveUp);
+  EXPECT_EQ(calls, 0);
+  EXPECT_FALSE(EntryGate::Process().closed()) << "others are not held past the bound";
+  EXPECT_TRUE(d.RetryDue());
+  release.store(true);
+  blocked.join();
+  EXPECT_EQ(d.Run(finalize), CuptiDetach::Outcome::kDetached);
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(d.RetryDue());
+  auto s = StatsOf(d);
+  EXPECT_EQ(s["cupti_detach_give_ups"], 1u);
+  EXPECT_EQ(s["cupti_detaches"], 1u);
+}
+
+TEST(CuptiDetach, RetriesAreBoundedPerPauseAndAFailureIsNotRetried) {
+  CuptiDetach d(&kGate, 60s);
+  d.NewPause();
+  for (int i = 0; i < CuptiDetach::kMaxAttempts; ++i) {
+    ASSERT_TRUE(i == 0 || d.RetryDue()) << "attempt " << i;
+    EXPECT_EQ(d.Run([] { return CuptiDetach::Finalized::kBusy; }), CuptiDetach::Outcome::kBusy);
+  }
+  EXPECT_FALSE(d.RetryDue()) << "the pause's attempts are spent";
+  d.NewPause();
+  EXPECT_EQ(d.Run([] { return CuptiDetach::Finalized::kError; }), CuptiDetach::Outcome::kFailed);
+  EXPECT_FALSE(d.RetryDue());
+  EXPECT_EQ(StatsOf(d)["cupti_detach_busy"], static_cast<uint64_t>(CuptiDetach::kMaxAttempts));
+  EXPECT_EQ(StatsOf(d)["cupti_detach_failures"], 1u);
+}
+
+TEST(CuptiDetach, QuantilesByNearestRank) {
+  std::vector<uint64_t> v;
+  for (uint64_t i = 100; i >= 1; --i) v.push_back(i);
+  EXPECT_EQ(CuptiDetach::Quantile(v, 0.5), 50u);
+  EXPECT_EQ(CuptiDetach::Quantile(v, 0.99), 99u);
+  EXPECT_EQ(CuptiDetach::Quantile(v, 1.0), 100u);
+  EXPECT_EQ(CuptiDetach::Quantile({7}, 0.99), 7u);
+  EXPECT_EQ(CuptiDetach::Quantile({}, 0.5), 0u);
+}
+
+TEST(CuptiDetach, CodeRangesOfALibraryHoldItsFunctions) {
+  auto ranges = CodeRangesOf(reinterpret_cast<const void*>(&printf));
+  ASSERT_FALSE(ranges.empty());
+  auto pc = reinterpret_cast<uintptr_t>(&printf);
+  bool inside = false;
+  for (const auto& [b, e] : ranges) {
+    inside |= pc >= reinterpret_cast<uintptr_t>(b) && pc < reinterpret_cast<uintptr_t>(e);
+  }
+  EXPECT_TRUE(inside);
+  auto here = reinterpret_cast<uintptr_t>(&StatsOf);
+  for (const auto& [b, e] : ranges) {
+    EXPECT_FALSE(here >= reinterpret_cast<uintptr_t>(b) && here < reinterpret_cast<uintptr_t>(e))
+        << "the test's own code is not libc's";
+  }
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
