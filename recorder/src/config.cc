@@ -200,7 +200,7 @@ Config Config::FromEnvironment() {
   // A pause after recording detaches CUPTI unless told not to; it does so
   // only where the entry gate holds every other thread out of CUDA during
   // the finalize (docs/recorder-detach.md), never without it.
-  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", true);
+  c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
   c.detach_wait_us = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_WAIT_US", 2000));
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;

@@ -84,9 +84,9 @@ po::options_description RecordOptions() {
        "attach to CUPTI while paused too, so that CUDA graphs built before the first recording keep their "
        "topology; costs every CUDA call ~290 instructions (+3.6% of a kernel launch) while paused")
       ("pause-detach", po::value<std::string>()->implicit_value("on"),
-       "on (the default) or off: at each pause after recording, finalize CUPTI while gpucap's entry gate holds "
+       "off (the default) or on: at each pause after recording, finalize CUPTI while gpucap's entry gate holds "
        "every other thread out of CUDA, which takes CUPTI's leftover per-call work away "
-       "(docs/recorder-detach.md); off keeps CUPTI attached while paused")
+       "(docs/recorder-detach.md; not yet measured on a GPU); off keeps CUPTI attached while paused")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
@@ -161,12 +161,12 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
-  // The exec shim, and the entry gate a detach needs (entry_gate.h) unless
-  // pauses keep CUPTI attached.
+  // The exec shim, and the entry gate a detach needs (entry_gate.h) only
+  // where pauses detach (--pause-detach on): the gate wraps every driver call.
   std::string preload;
   for (const char* name : {"libgpucap_exec.so", "libgpucap_gate.so"}) {
-    if (std::string(name) == "libgpucap_gate.so" && getenv("GPUCAP_PAUSE_DETACH") &&
-        std::string(getenv("GPUCAP_PAUSE_DETACH")) == "0") {
+    if (std::string(name) == "libgpucap_gate.so" &&
+        !(getenv("GPUCAP_PAUSE_DETACH") && std::string(getenv("GPUCAP_PAUSE_DETACH")) == "1")) {
       continue;
     }
     std::string path = FindLibrary(name, "");
