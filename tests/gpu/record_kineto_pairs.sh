@@ -108,6 +108,9 @@ pair compile_reduce_overhead 'train#\d+' default "${py[@]}" "$progs/compile_redu
 pair dataloader_side_stream 'batch#\d+' default "${py[@]}" "$progs/dataloader_side_stream.py"
 # A second Python thread on its own stream under its own ranges; no marks.
 pair second_thread - default "${py[@]}" "$progs/second_thread.py"
+# A transformer from a DataLoader, its operators under emit_nvtx(record_shapes=True)
+# beside Kineto's record_shapes=True (issue 39: cpu_op names, counts, links).
+pair emit_nvtx_train 'train#\d+' default "${py[@]}" "$progs/emit_nvtx_train.py"
 # One NCCL rank under torchrun.
 pair nccl_single_rank 'iteration#\d+' default "${tr[@]}" "$progs/nccl_single_rank.py"
 

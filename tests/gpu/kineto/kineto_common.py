@@ -120,15 +120,24 @@ class Program:
             yield
 
     @contextlib.contextmanager
-    def compared(self, **experimental):
+    def compared(self, record_shapes=False, emit_nvtx=False, **experimental):
         """The compared steps: under the profiler in kineto mode, plain otherwise.
 
+        RECORD_SHAPES asks Kineto for input shapes; EMIT_NVTX runs the gpucap
+        mode's steps under torch.autograd.profiler.emit_nvtx (with the same
+        record_shapes), which marks every operator with an NVTX range.
         EXPERIMENTAL names torch._C._profiler._ExperimentalConfig options
         (e.g. profile_all_threads=True, enable_cuda_sync_events=True); those
         this torch lacks are dropped and noted in the manifest.
         """
         torch.cuda.synchronize()
         if not self.kineto:
+            if emit_nvtx:
+                self.manifest["emit_nvtx"] = {"record_shapes": record_shapes}
+                with torch.autograd.profiler.emit_nvtx(record_shapes=record_shapes):
+                    yield
+                    torch.cuda.synchronize()
+                return
             yield
             torch.cuda.synchronize()
             return
@@ -142,12 +151,15 @@ class Program:
                 self.manifest["notes"].append(f"experimental_config {experimental} refused: {e}")
         path = os.path.join(self.out, f"{self.name}.kineto.json")
         kwargs = {"experimental_config": config} if config is not None else {}
+        if record_shapes:
+            kwargs["record_shapes"] = True
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], **kwargs) as prof:
             yield
             torch.cuda.synchronize()
         prof.export_chrome_trace(path)
         self.manifest["kineto"] = {"trace": os.path.basename(path),
                                    "activities": ["CPU", "CUDA"],
+                                   "record_shapes": record_shapes,
                                    "experimental_config": used}
 
     def write(self):
