@@ -92,7 +92,7 @@ uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
   uint64_t h = 0x13198a2e03707344ull;
   for (uint32_t r : stack) {
     uint32_t& id = range_name_ids_[r];
-    if (id == 0) id = names_.Intern(built_.operators.ShownName(r, ranges[r].name)).first;
+    if (id == 0) id = names_.Intern(ShownRangeName(r)).first;
     h = (h ^ id) * 0x9e3779b97f4a7c15ull + (h >> 31);
   }
   auto same = [&](uint32_t n) {

@@ -183,11 +183,10 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
   const std::vector<Range>& ranges = idx_.ranges().ranges();
   const auto& events = idx_.capture().ranges;
   const Range& range = ranges[r.index];
-  const TorchOperators& operators = built_.operators;
-  auto name = names_.Intern(operators.ShownName(r.index, range.name));
+  auto name = names_.Intern(ShownRangeName(r.index));
   s.name_id = name.first;
   s.name = name.second;
-  const TorchOperatorName* op = operators.Of(r.index);
+  const TorchOperatorName* op = built_.operators.Of(r.index);
   s.category = op != nullptr ? Category::kCpuOp : Category::kUserAnnotation;
   args_.clear();
   args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(r.index)));
@@ -229,12 +228,12 @@ void WindowJoin::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice
       args_.push_back(Arg::Json(trace_keys::kInputDims, input_dims_));
     }
   }
-  if (forward != TorchOperators::kNone && w_.Contains(ranges[forward].start_ns)) {
+  if (forward != TorchOperators::kNone && DrawsRange(forward)) {
     range_flow_in_ = {trace_keys::ForwardBackwardFlowId(RangeExternalId(range)), FlowKind::kForwardBackward};
     s.flows_in = {&range_flow_in_, 1};
   }
   uint32_t backward = operators.BackwardOf(range);
-  if (backward != TorchOperators::kNone && w_.Contains(ranges[backward].start_ns)) {
+  if (backward != TorchOperators::kNone && DrawsRange(backward)) {
     range_flow_out_ = {trace_keys::ForwardBackwardFlowId(RangeExternalId(backward)), FlowKind::kForwardBackward};
     s.flows_out = {&range_flow_out_, 1};
   }
@@ -271,7 +270,6 @@ void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
 }
 
 void WindowJoin::Describe(const SliceRef& r, Slice* out) {
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
   const auto& events = idx_.capture().ranges;
   Slice& s = *out;
   {
@@ -287,7 +285,7 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         break;
       case RefKind::kAnnotationSpan: {
         uint32_t range = spans_[r.index].range;
-        auto name = names_.Intern(built_.operators.ShownName(range, ranges[range].name));
+        auto name = names_.Intern(ShownRangeName(range));
         s.name_id = name.first;
         s.name = name.second;
         s.category = Category::kGpuUserAnnotation;

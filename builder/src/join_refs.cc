@@ -90,7 +90,7 @@ void WindowJoin::CollectRefs() {
     AddSlice(ts, Real(it->end_ns) - ts, track, i, RefKind::kRange, 0, i);
     stats_.ranges++;
     uint32_t backward = built_.operators.BackwardOf(i);
-    if (backward != TorchOperators::kNone && w_.Contains(ranges[backward].start_ns)) stats_.flows++;
+    if (backward != TorchOperators::kNone && DrawsRange(backward)) stats_.flows++;
     if (use_ != nullptr) {
       use_->ranges.push_back(i);
       use_->Time(it->end_ns);

@@ -84,15 +84,14 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
     push(Arg::Int(trace_keys::kEstAchievedOccupancy, EstimatedOccupancyPercent(*d, shape)));
   }
   if (!stack.empty()) {
-    const std::vector<Range>& ranges = idx_.ranges().ranges();
     std::span<const std::string_view> names;
     if (stack.size() <= run->shallow_names.size()) {
       for (size_t i = 0; i < stack.size(); ++i) {
-        run->shallow_names[i] = built_.operators.ShownName(stack[i], ranges[stack[i]].name);
+        run->shallow_names[i] = ShownRangeName(stack[i]);
       }
       names = std::span<const std::string_view>(run->shallow_names.data(), stack.size());
     } else {
-      for (uint32_t r : stack) run->stack_names.push_back(built_.operators.ShownName(r, ranges[r].name));
+      for (uint32_t r : stack) run->stack_names.push_back(ShownRangeName(r));
       names = run->stack_names;
     }
     push(Arg::String(trace_keys::kAnnotation, names.back()));

@@ -137,61 +137,41 @@ std::optional<TorchOperatorName> ParseTorchOperator(std::string_view range_name)
 }
 
 std::optional<std::string> InputDimsJson(std::string_view sizes) {
-  // [[64, 256], [], [3]]: a list of lists of integers, nothing else.
+  // [[64, 256], [], [3]]: a list of lists of integers, nothing else, copied
+  // without its spaces.
   std::string out;
   out.reserve(sizes.size());
   size_t i = 0;
   auto skip_spaces = [&] {
     while (i < sizes.size() && sizes[i] == ' ') i++;
   };
-  auto expect = [&](char c) {
+  auto take = [&](char c) {
     skip_spaces();
     if (i >= sizes.size() || sizes[i] != c) return false;
     out.push_back(c);
     i++;
     return true;
   };
-  if (!expect('[')) return std::nullopt;
-  skip_spaces();
-  if (i < sizes.size() && sizes[i] == ']') {
-    out.push_back(']');
-    i++;
-  } else {
-    for (;;) {
-      if (!expect('[')) return std::nullopt;
-      skip_spaces();
-      if (i < sizes.size() && sizes[i] == ']') {
-        out.push_back(']');
-        i++;
-      } else {
-        for (;;) {
-          skip_spaces();
-          size_t start = i;
-          if (i < sizes.size() && sizes[i] == '-') i++;
-          while (i < sizes.size() && sizes[i] >= '0' && sizes[i] <= '9') i++;
-          int64_t v;
-          if (!ReadInt(sizes.substr(start, i - start), &v)) return std::nullopt;
-          out.append(sizes.substr(start, i - start));
-          skip_spaces();
-          if (i < sizes.size() && sizes[i] == ',') {
-            out.push_back(',');
-            i++;
-            continue;
-          }
-          if (!expect(']')) return std::nullopt;
-          break;
-        }
-      }
-      skip_spaces();
-      if (i < sizes.size() && sizes[i] == ',') {
-        out.push_back(',');
-        i++;
-        continue;
-      }
-      if (!expect(']')) return std::nullopt;
-      break;
-    }
-  }
+  auto integer = [&] {
+    skip_spaces();
+    size_t start = i;
+    if (i < sizes.size() && sizes[i] == '-') i++;
+    while (i < sizes.size() && sizes[i] >= '0' && sizes[i] <= '9') i++;
+    int64_t v;
+    if (!ReadInt(sizes.substr(start, i - start), &v)) return false;
+    out.append(sizes.substr(start, i - start));
+    return true;
+  };
+  // '[' ']' or '[' ITEM (',' ITEM)* ']'.
+  auto list = [&](auto&& item) {
+    if (!take('[')) return false;
+    if (take(']')) return true;
+    do {
+      if (!item()) return false;
+    } while (take(','));
+    return take(']');
+  };
+  if (!list([&] { return list(integer); })) return std::nullopt;
   skip_spaces();
   if (i != sizes.size()) return std::nullopt;
   return out;

@@ -306,6 +306,13 @@ class WindowJoin {
   // range's start in ns since the recording started, plus 1: unique but for
   // ranges opened in the same nanosecond, the same in every window and in a
   // trimmed copy (a range's number is not), and exact as a JSON double.
+  // The name a range is shown under in this join's view (JoinOptions::torch_view).
+  std::string_view ShownRangeName(uint32_t range) const {
+    return built_.operators.ShownName(range, idx_.ranges().ranges()[range].name);
+  }
+  // Whether this window draws the range (ranges are drawn where they start):
+  // a flow between two ranges is drawn when both are.
+  bool DrawsRange(uint32_t range) const { return w_.Contains(idx_.ranges().ranges()[range].start_ns); }
   uint64_t RangeExternalId(uint32_t range) const {
     const format::Capture& c = idx_.capture();
     uint64_t origin = c.session ? c.session->start_cupti_ns : idx_.extent().start_ns;
