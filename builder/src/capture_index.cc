@@ -79,7 +79,7 @@ Result<const StepRanges*> CaptureIndex::Steps(std::string_view pattern) const {
 }
 
 const TorchOperators& CaptureIndex::operators() const {
-  std::call_once(operators_once_, [this] { operators_ = std::make_unique<TorchOperators>(*ranges_); });
+  std::call_once(operators_once_, [this] { operators_ = std::make_unique<TorchOperators>(capture_, *ranges_); });
   return *operators_;
 }
 

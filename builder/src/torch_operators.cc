@@ -1,5 +1,7 @@
 #include "gpucap/builder/torch_operators.h"
 
+#include "gpucap/builder/budgets.h"
+
 #include <array>
 #include <utility>
 #include <charconv>
@@ -177,8 +179,11 @@ std::optional<std::string> InputDimsJson(std::string_view sizes) {
   return out;
 }
 
-TorchOperators::TorchOperators(const RangeIndex& index) {
+TorchOperators::TorchOperators(const format::Capture& capture, const RangeIndex& index) {
   const std::vector<Range>& ranges = index.ranges();
+  auto shown = [&](std::string_view name) {
+    return name.size() <= kMaxNameBytes ? name : TruncateName(name, &cut_names_.emplace_back());
+  };
   // Kineto's link (torch's generateForwardBackwardLink): a backward node
   // runs for the forward op of its sequence number, and among a thread's
   // ops sharing a sequence number the one that started last is the one that
@@ -192,24 +197,27 @@ TorchOperators::TorchOperators(const RangeIndex& index) {
         if (ranges[r].name == nccl && index.DomainName(ranges[r].domain) == "NCCL") user_scopes_.emplace(r, torch);
       }
     }
-    std::optional<TorchOperatorName> op = ParseTorchRangeName(ranges[r].name);
+    std::optional<TorchOperatorName> op = ParseTorchRangeName(capture.ranges[ranges[r].event].name);
     if (!op) continue;
     if (!IsTorchOperatorName(op->name)) {
-      user_scopes_.emplace(r, op->name);
+      user_scopes_.emplace(r, shown(op->name));
       continue;
     }
+    const bool backward_node = IsBackwardNodeName(op->name);
+    const bool engine_scope = op->name.starts_with("autograd::engine::evaluate_function: ");
+    op->name = shown(op->name);
     if (slot_.empty()) slot_.assign(ranges.size(), kNone);
     uint32_t i = static_cast<uint32_t>(operators_.size());
     slot_[r] = i;
     operators_.push_back({*op});
     if (op->sequence < 0) continue;
-    if (IsBackwardNodeName(op->name)) {
+    if (backward_node) {
       auto it = latest_forward.find(op->sequence);
       if (it != latest_forward.end() && operators_[it->second].backward == kNone) {
         operators_[i].forward = it->second;
         operators_[it->second].backward = i;
       }
-    } else if (!op->name.starts_with("autograd::engine::evaluate_function: ")) {
+    } else if (!engine_scope) {
       latest_forward[op->sequence] = i;
     }
   }

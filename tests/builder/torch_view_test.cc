@@ -313,6 +313,32 @@ TEST(TorchView, WholeMicrosecondsFloorStartsAndEnds) {
 
 // NCCL's collective ranges, named as torch.distributed names them, own
 // their kernels (TensorBoard's Distributed view ties them by External id).
+// An optimizer's foreach op lists every parameter's shape: its name runs
+// past the display budget (kMaxNameBytes, 4096), yet it is an operator with
+// its whole Input Dims, read from the name as recorded.
+TEST(TorchView, LongEmitNvtxNamesStayOperatorsWithTheirWholeShapes) {
+  Scene s;
+  Scene::Ok(s.c().String(0x1000, "_Z4gemmv"));
+  std::string sizes = "[";
+  const int kParams = 600;  // "[1024, 1024], " is 14 bytes: ~8.4 KB of sizes
+  for (int i = 0; i < kParams; ++i) sizes += std::string(i ? ", " : "") + "[1024, " + std::to_string(1000 + i) + "]";
+  sizes += "]";
+  std::string name = "aten::_foreach_mul_, seq = 9, op_id = 4, sizes = " + sizes;
+  ASSERT_GT(name.size(), 8000u);
+  Scene::Ok(s.c().Push(kMain, kT0 + 100, name));
+  s.Launch(1, kMain, kT0 + 200, kT0 + 1000, kT0 + 1400);
+  Scene::Ok(s.c().Pop(kMain, kT0 + 900));
+  Trace t = BuildOne(s.Path());
+  const Json* op = Only(t, "aten::_foreach_mul_", "cpu_op");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ((*op)["args"]["Sequence number"].i(), 9);
+  const Json& dims = (*op)["args"]["Input Dims"];
+  ASSERT_EQ(dims.items.size(), static_cast<size_t>(kParams));
+  EXPECT_EQ(dims.items[kParams - 1].items.size(), 2u);
+  EXPECT_EQ(dims.items[kParams - 1].items[1].i(), 1000 + kParams - 1);
+  EXPECT_EQ(ExternalIdOf(t, 1), (*op)["args"]["External id"].u()) << "its kernel is tied to it";
+}
+
 TEST(TorchView, NcclCollectiveRangesTakeTorchDistributedsNames) {
   for (int rank : {0, 1}) {
     std::string path = Source("fixtures/allreduce-" + std::to_string(rank) + ".gpucap");

@@ -17,6 +17,7 @@
 #define GPUCAP_BUILDER_TORCH_OPERATORS_H_
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,7 +55,11 @@ class TorchOperators {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
   TorchOperators() = default;  // no operators: every range as recorded
-  explicit TorchOperators(const RangeIndex& ranges);
+  // Names are read as `capture` recorded them, not as RangeIndex cut them
+  // for display: a long emit_nvtx name (an _foreach_ op's sizes over a
+  // model's parameters run past kMaxNameBytes) is still an operator with
+  // its whole Input Dims; only the name shown is cut.
+  TorchOperators(const format::Capture& capture, const RangeIndex& ranges);
 
   bool empty() const { return operators_.empty(); }
   size_t size() const { return operators_.size(); }
@@ -95,6 +100,7 @@ class TorchOperators {
   std::vector<uint32_t> slot_;  // range -> index into operators_; empty when none
   std::vector<Entry> operators_;
   std::unordered_map<uint32_t, std::string_view> user_scopes_;  // range -> the name shown
+  std::deque<std::string> cut_names_;  // shown names over kMaxNameBytes, cut (views above point here)
 };
 
 }  // namespace gpucap::builder
