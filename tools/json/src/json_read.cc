@@ -159,20 +159,20 @@ Status CheckJsonValue(std::string_view text, ondemand::value value, int depth) {
   return JsonError(text, simdjson::TAPE_ERROR, at);
 }
 
-Status ReadJsonString(std::string_view text, ondemand::value value, std::string_view* out) {
+Status ReadJsonString(std::string_view text, ondemand::value value, std::string_view* out, int depth) {
   *out = {};
   ondemand::json_type type;
   if (auto e = value.type().get(type)) return JsonError(text, e, value.raw_json_token().data());
-  if (type != ondemand::json_type::string) return CheckJsonValue(text, value);
+  if (type != ondemand::json_type::string) return CheckJsonValue(text, value, depth);
   if (auto e = value.get_string().get(*out)) return JsonError(text, e, value.raw_json_token().data());
   return Status::Ok();
 }
 
-Status ReadJsonNumberText(std::string_view text, ondemand::value value, std::string_view* out) {
+Status ReadJsonNumberText(std::string_view text, ondemand::value value, std::string_view* out, int depth) {
   *out = {};
   ondemand::json_type type;
   if (auto e = value.type().get(type)) return JsonError(text, e, value.raw_json_token().data());
-  if (type != ondemand::json_type::number) return CheckJsonValue(text, value);
+  if (type != ondemand::json_type::number) return CheckJsonValue(text, value, depth);
   std::string_view token = value.raw_json_token();
   while (!token.empty() && IsSpace(token.back())) token.remove_suffix(1);
   ondemand::number n;

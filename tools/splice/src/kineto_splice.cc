@@ -52,7 +52,7 @@ class KinetoReader {
       t_.keys_.emplace(key);
       if (key == "baseTimeNanoseconds") {
         std::string_view number;
-        GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number));
+        GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number, 1));
         JsonInt(number, &t_.base_ns_);
         return Status::Ok();
       }
@@ -70,7 +70,8 @@ class KinetoReader {
       const char* next = JsonWhere(doc);
       if (next == nullptr) return JsonError(text_, simdjson::INCOMPLETE_ARRAY_OR_OBJECT, nullptr);
       size_t close = static_cast<size_t>(next - text_.data());
-      while (close > 0 && text_[close - 1] != ']') --close;
+      while (close > 0 && std::string_view(" \t\n\r").find(text_[close - 1]) != std::string_view::npos) --close;
+      if (close == 0 || text_[close - 1] != ']') return Status::Internal("traceEvents' ']' is not where the walk left it");
       t_.events_close_ = close - 1;
       return Status::Ok();
     }));
@@ -106,13 +107,13 @@ class KinetoReader {
     uint64_t external = 0;
     GPUCAP_RETURN_IF_ERROR(ForEachJsonMember(text_, e, [&](std::string_view key, ondemand::value v) -> Status {
       if (key == "ph") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &ph));
+        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &ph, 3));
       } else if (key == "cat") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &cat));
+        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &cat, 3));
       } else if (key == "name") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &name));
+        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &name, 3));
       } else if (key == "pid" || key == "tid" || key == "ts" || key == "dur") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number));
+        GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number, 3));
         if (key == "pid") has_pid = NumberAs(number, &pid);
         if (key == "tid") has_tid = NumberAs(number, &tid);
         if (key == "ts") has_ts = JsonMicrosToNanos(number, &ts);
@@ -123,7 +124,7 @@ class KinetoReader {
         if (args_type != ondemand::json_type::object) return CheckJsonValue(text_, v, 3);
         return ForEachJsonMember(text_, v, [&](std::string_view k, ondemand::value a) -> Status {
           if (k != builder::trace_keys::kExternalId) return CheckJsonValue(text_, a, 4);
-          GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, a, &number));
+          GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, a, &number, 4));
           int64_t id;
           if (JsonInt(number, &id) && id > 0) external = static_cast<uint64_t>(id);
           return Status::Ok();

@@ -88,10 +88,11 @@ Status CheckJsonValue(std::string_view text, ondemand::value value, int depth = 
 // A string value, unescaped and checked; anything else is checked and reads
 // as "" (a trace's field of another type is as good as absent).
 // The view lasts while the document is walked (simdjson's string buffer).
-Status ReadJsonString(std::string_view text, ondemand::value value, std::string_view* out);
+// `depth`: the value's, for the nesting bound.
+Status ReadJsonString(std::string_view text, ondemand::value value, std::string_view* out, int depth = 0);
 // A number's text, checked (trailing whitespace not included); "" for a
 // value of another type, which is checked too.
-Status ReadJsonNumberText(std::string_view text, ondemand::value value, std::string_view* out);
+Status ReadJsonNumberText(std::string_view text, ondemand::value value, std::string_view* out, int depth = 0);
 // A value's bytes as they are in the text (quotes and brackets included),
 // checked as CheckJsonValue does (`depth`: the value's).
 Result<std::string_view> JsonSpan(std::string_view text, ondemand::value value, int depth = 0);
