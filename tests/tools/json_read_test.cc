@@ -304,7 +304,9 @@ TEST(KinetoRead, NoByteChangeCrashesTheReader) {
       std::string doc = kTrace;
       doc[i] = b;
       auto [message, offset] = TraceError(doc);
-      if (!message.empty()) EXPECT_LE(offset, static_cast<long>(doc.size())) << message;
+      if (!message.empty()) {
+        EXPECT_LE(offset, static_cast<long>(doc.size())) << message;
+      }
     }
   }
 }
