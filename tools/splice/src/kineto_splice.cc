@@ -26,6 +26,21 @@ bool NumberAs(std::string_view number, uint32_t* out) {
   return true;
 }
 
+// The fields of an event the splice reads; the others are checked and left.
+enum class Field { kPh, kCat, kName, kPid, kTid, kTs, kDur, kArgs, kOther };
+
+// By length first: one or two comparisons a key, for millions of events.
+Field FieldOf(std::string_view key) {
+  switch (key.size()) {
+    case 2: return key == "ph" ? Field::kPh : key == "ts" ? Field::kTs : Field::kOther;
+    case 3:
+      return key == "cat" ? Field::kCat : key == "pid" ? Field::kPid : key == "tid" ? Field::kTid
+             : key == "dur" ? Field::kDur : Field::kOther;
+    case 4: return key == "name" ? Field::kName : key == "args" ? Field::kArgs : Field::kOther;
+    default: return Field::kOther;
+  }
+}
+
 // Sums without overflow's undefined behaviour: a hostile base time and ts
 // wrap instead.
 int64_t Plus(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
@@ -106,33 +121,36 @@ class KinetoReader {
     bool has_ts = false;
     uint64_t external = 0;
     GPUCAP_RETURN_IF_ERROR(ForEachJsonMember(text_, e, [&](std::string_view key, ondemand::value v) -> Status {
-      if (key == "ph") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &ph, 3));
-      } else if (key == "cat") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &cat, 3));
-      } else if (key == "name") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text_, v, &name, 3));
-      } else if (key == "pid" || key == "tid" || key == "ts" || key == "dur") {
-        GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number, 3));
-        if (key == "pid") has_pid = NumberAs(number, &pid);
-        if (key == "tid") has_tid = NumberAs(number, &tid);
-        if (key == "ts") has_ts = JsonMicrosToNanos(number, &ts);
-        if (key == "dur") JsonMicrosToNanos(number, &dur);
-      } else if (key == "args") {
-        ondemand::json_type args_type;
-        if (auto err = v.type().get(args_type)) return JsonError(text_, err, v.raw_json_token().data());
-        if (args_type != ondemand::json_type::object) return CheckJsonValue(text_, v, 3);
-        return ForEachJsonMember(text_, v, [&](std::string_view k, ondemand::value a) -> Status {
-          if (k != builder::trace_keys::kExternalId) return CheckJsonValue(text_, a, 4);
-          GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, a, &number, 4));
-          int64_t id;
-          if (JsonInt(number, &id) && id > 0) external = static_cast<uint64_t>(id);
+      Field field = FieldOf(key);
+      switch (field) {
+        case Field::kPh: return ReadJsonString(text_, v, &ph, 3);
+        case Field::kCat: return ReadJsonString(text_, v, &cat, 3);
+        case Field::kName: return ReadJsonString(text_, v, &name, 3);
+        case Field::kPid:
+        case Field::kTid:
+        case Field::kTs:
+        case Field::kDur:
+          GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number, 3));
+          if (field == Field::kPid) has_pid = NumberAs(number, &pid);
+          if (field == Field::kTid) has_tid = NumberAs(number, &tid);
+          if (field == Field::kTs) has_ts = JsonMicrosToNanos(number, &ts);
+          if (field == Field::kDur) JsonMicrosToNanos(number, &dur);
           return Status::Ok();
-        });
-      } else {
-        return CheckJsonValue(text_, v, 3);
+        case Field::kArgs: {
+          ondemand::json_type args_type;
+          if (auto err = v.type().get(args_type)) return JsonError(text_, err, v.raw_json_token().data());
+          if (args_type != ondemand::json_type::object) return CheckJsonValue(text_, v, 3);
+          return ForEachJsonMember(text_, v, [&](std::string_view k, ondemand::value a) -> Status {
+            if (k != builder::trace_keys::kExternalId) return CheckJsonValue(text_, a, 4);
+            GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, a, &number, 4));
+            int64_t id;
+            if (JsonInt(number, &id) && id > 0) external = static_cast<uint64_t>(id);
+            return Status::Ok();
+          });
+        }
+        case Field::kOther: break;
       }
-      return Status::Ok();
+      return CheckJsonValue(text_, v, 3);
     }));
     if (IsGpuCategory(cat)) {
       t_.gpu_events_++;
