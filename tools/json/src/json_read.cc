@@ -57,7 +57,10 @@ size_t FirstBadString(std::string_view s, error_code e) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (!in) {
-      if (c == '"') in = true, opened = i;
+      if (c == '"') {
+        in = true;
+        opened = i;
+      }
     } else if (c == '\\') {
       ++i;
     } else if (c == '"') {
