@@ -29,7 +29,7 @@
 #include "gpucap/tools/stats/gpu_stats.h"
 #include "gpucap/builder/builder.h"
 #include "gpucap/format/frame.h"
-#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/splice/kineto_splice.h"
 #include "gpucap/tools/stats/kernel_diff.h"
 #include "gpucap/tools/merge/trace_merge.h"
 #include "gpucap/tools/trim/trim_plan.h"
@@ -165,7 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
   gpucap::format::testing::Reseal({reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()});
   // The --into reader sees the same bytes as a JSON document.
-  (void)gpucap::tools::ScanJsonDocument(std::string_view(reinterpret_cast<const char*>(data), size));
+  (void)gpucap::tools::KinetoTrace::Parse(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json");
   int fd = -1;
   std::string path = MemFile(bytes, &fd);
   if (fd < 0) return 0;

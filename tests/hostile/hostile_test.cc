@@ -12,7 +12,7 @@
 #include "gpucap/format/capture.h"
 #include "gpucap/format/frame.h"
 #include "hostile_captures.h"
-#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/splice/kineto_splice.h"
 
 namespace gpucap::testing::hostile {
 
@@ -239,7 +239,7 @@ TEST(HostileTest, JsonWithLongEscapeRunsScansInLinearTime) {
   limits.seconds = 20;
   LimitedRun r = RunLimitedFn(
       [&] {
-        auto v = tools::ScanJsonDocument(doc);
+        auto v = tools::KinetoTrace::Parse(doc, "escapes.json");
         return v.ok() ? 0 : 1;
       },
       limits);

@@ -7,7 +7,7 @@
 
 #include "../support/temp_dir.h"
 #include "cli.h"
-#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/json/json_read.h"
 #include "gpucap/tools/splice/kineto_splice.h"
 #include "scene.h"
 #include "tool_test_util.h"
@@ -37,25 +37,27 @@ Sample LoadSample() {
   std::string text = testing::ReadTrace(kSample)->text;
   s.full = testing::ParseOrFail(text);
   s.base = static_cast<int64_t>(s.full["baseTimeNanoseconds"].number);
-  auto root = ScanJsonDocument(text);
-  EXPECT_TRUE(root.ok());
+  // Each event's bytes, through the reader the splice uses.
+  JsonText json(text);
+  ondemand::parser parser;
+  ondemand::document doc;
+  ondemand::value root;
   std::string kept;
-  (void)ForEachMember(*root, [&](const std::string& key, const JsonValue& v) {
-    if (key != "traceEvents") return true;
-    (void)ForEachElement(v, [&](const JsonValue& e) {
-      std::string cat;
-      (void)ForEachMember(e, [&](const std::string& k, const JsonValue& x) {
-        if (k == "cat") cat = JsonString(x);
-        return true;
-      });
+  EXPECT_TRUE(OpenJsonObject(parser, json, "a trace", &doc, &root).ok());
+  Status read = ForEachJsonMember(json.view(), root, [&](std::string_view key, ondemand::value v) -> Status {
+    if (key != "traceEvents") return CheckJsonValue(json.view(), v);
+    return ForEachJsonElement(json.view(), v, [&](ondemand::value e) -> Status {
+      auto span = JsonSpan(json.view(), e);
+      if (!span.ok()) return span.status();
+      std::string cat = testing::ParseOrFail(std::string(*span))["cat"].text;
       for (const char* g : kGpuCategories) {
-        if (cat == g) return true;
+        if (cat == g) return Status::Ok();
       }
-      kept.append(kept.empty() ? "\n" : ",\n").append(e.text);
-      return true;
+      kept.append(kept.empty() ? "\n" : ",\n").append(*span);
+      return Status::Ok();
     });
-    return true;
   });
+  EXPECT_TRUE(read.ok()) << read.message();
   s.cpu_only = "{\n\"schemaVersion\": 1,\n\"baseTimeNanoseconds\": " + std::to_string(s.base) +
                ",\n\"traceEvents\": [" + kept + "\n],\n\"traceName\": \"cpu_only.json\"\n}\n";
   return s;

@@ -1,12 +1,11 @@
 #include "gpucap/tools/splice/kineto_splice.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <unordered_map>
 #include "gpucap/format/output_file.h"
 
 #include "gpucap/builder/trace_keys.h"
+#include "gpucap/tools/json/json_read.h"
 
 namespace gpucap::tools {
 namespace {
@@ -20,127 +19,209 @@ bool IsGpuCategory(std::string_view cat) {
          cat == k::kCatCudaDriver || cat == k::kCatGpuUserAnnotation || cat == k::kFlowLaunch;
 }
 
-// Reads a file, gunzipping it when it is gzipped (zlib passes plain files
-// through).
-Result<std::string> ReadMaybeGzipped(const std::string& path) {
-  format::RegisterInputPath(path);  // --into's trace is an input: never an output
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::NotFound(path + ": cannot open");
-  gzbuffer(f, 1 << 20);
-  std::string out;
-  std::vector<char> buf(1 << 20);
-  int n;
-  while ((n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()))) > 0) out.append(buf.data(), static_cast<size_t>(n));
-  int err = 0;
-  std::string message = n < 0 ? gzerror(f, &err) : "";
-  gzclose(f);
-  if (n < 0) return Status::IoError(path + ": cannot read: " + message);
-  return out;
-}
-
-bool NumberAs(const JsonValue& v, uint32_t* out) {
+bool NumberAs(std::string_view number, uint32_t* out) {
   int64_t i;
-  if (!JsonInt(v, &i) || i < 0 || i > UINT32_MAX) return false;
+  if (!JsonInt(number, &i) || i < 0 || i > UINT32_MAX) return false;
   *out = static_cast<uint32_t>(i);
   return true;
 }
 
-}  // namespace
+// The fields of an event the splice reads; the others are checked and left.
+enum class Field { kPh, kCat, kName, kPid, kTid, kTs, kDur, kArgs, kOther };
 
-Result<KinetoTrace> KinetoTrace::Read(const std::string& path) {
-  auto text = ReadMaybeGzipped(path);
-  if (!text.ok()) return text.status();
-  return Parse(std::move(text).value(), path);
+// By length first: one or two comparisons a key, for millions of events.
+Field FieldOf(std::string_view key) {
+  switch (key.size()) {
+    case 2: return key == "ph" ? Field::kPh : key == "ts" ? Field::kTs : Field::kOther;
+    case 3:
+      return key == "cat" ? Field::kCat : key == "pid" ? Field::kPid : key == "tid" ? Field::kTid
+             : key == "dur" ? Field::kDur : Field::kOther;
+    case 4: return key == "name" ? Field::kName : key == "args" ? Field::kArgs : Field::kOther;
+    default: return Field::kOther;
+  }
 }
 
-Result<KinetoTrace> KinetoTrace::Parse(std::string text, const std::string& path) {
-  KinetoTrace t;
-  t.path_ = path;
-  t.text_ = std::move(text);
-  auto root = ScanJsonDocument(t.text_);
-  if (!root.ok()) return Status::Corrupt(path + ": " + root.status().message());
-  if (root->type != JsonValue::Type::kObject) return Status::Corrupt(path + ": not a trace: the document is not an object");
-  t.root_open_ = root->offset;
-  JsonValue events;
-  bool have_events = false;
-  Status s = ForEachMember(*root, [&](const std::string& key, const JsonValue& v) {
-    t.keys_.insert(key);
-    if (key == "baseTimeNanoseconds") JsonInt(v, &t.base_ns_);
-    if (key == "traceEvents" && v.type == JsonValue::Type::kArray) {
-      events = v;
-      have_events = true;
-    }
-    return true;
-  });
-  if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
-  if (!have_events) return Status::Corrupt(path + ": not a Chrome trace: no traceEvents array");
-  t.events_close_ = events.offset + events.text.size() - 1;
+// Sums without overflow's undefined behaviour: a hostile base time and ts
+// wrap instead.
+int64_t Plus(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
 
-  bool any_span = false;
-  s = ForEachElement(events, [&](const JsonValue& e) {
-    t.events_++;
-    std::string ph, cat, name;
+}  // namespace
+
+// One walk of the document with simdjson's On-Demand API: what the splice
+// needs of every event is read, everything else is checked and left where it
+// is (the splice copies it through). Times are kept relative to the base
+// time until the end, since baseTimeNanoseconds may follow traceEvents.
+class KinetoReader {
+ public:
+  explicit KinetoReader(KinetoTrace* t) : t_(*t), text_(t->text_.view()) {}
+
+  Status Read() {
+    ondemand::parser parser;
+    ondemand::document doc;
+    ondemand::value root;
+    ondemand::json_type type;
+    GPUCAP_RETURN_IF_ERROR(OpenJsonObject(parser, t_.text_, "a trace", &doc, &root));
+    t_.root_open_ = static_cast<size_t>(root.raw_json_token().data() - text_.data());
+    bool have_events = false;
+    GPUCAP_RETURN_IF_ERROR(ForEachJsonMember(text_, root, [&](std::string_view key, ondemand::value v) -> Status {
+      t_.keys_.emplace(key);
+      if (key == "baseTimeNanoseconds") {
+        std::string_view number;
+        GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number, 1));
+        JsonInt(number, &t_.base_ns_);
+        return Status::Ok();
+      }
+      if (key != "traceEvents") return CheckJsonValue(text_, v, 1);
+      const char* at = v.raw_json_token().data();
+      if (auto e = v.type().get(type)) return JsonError(text_, e, at);
+      if (type != ondemand::json_type::array) {
+        return Status::Corrupt("not a Chrome trace: traceEvents at byte offset " + std::to_string(at - text_.data()) +
+                               " is not an array");
+      }
+      have_events = true;
+      GPUCAP_RETURN_IF_ERROR(Events(v));
+      // Just past the array's ']': only whitespace lies between it and the
+      // next token, where the walk now is.
+      const char* next = JsonWhere(doc);
+      if (next == nullptr) return JsonError(text_, simdjson::INCOMPLETE_ARRAY_OR_OBJECT, nullptr);
+      size_t close = static_cast<size_t>(next - text_.data());
+      while (close > 0 && std::string_view(" \t\n\r").find(text_[close - 1]) != std::string_view::npos) --close;
+      if (close == 0 || text_[close - 1] != ']') return Status::Internal("traceEvents' ']' is not where the walk left it");
+      t_.events_close_ = close - 1;
+      return Status::Ok();
+    }));
+    GPUCAP_RETURN_IF_ERROR(CloseJson(text_, doc));
+    if (!have_events) return Status::Corrupt("not a Chrome trace: no traceEvents array");
+    Finish();
+    return Status::Ok();
+  }
+
+ private:
+  // The last traceEvents array is the one read, as JSON.parse would.
+  Status Events(ondemand::value events) {
+    t_.events_ = t_.gpu_events_ = 0;
+    t_.cpu_pids_.clear();
+    t_.named_pids_.clear();
+    t_.named_threads_.clear();
+    t_.ops_.clear();
+    any_span_ = false;
+    return ForEachJsonElement(text_, events, [&](ondemand::value e) { return Event(e); });
+  }
+
+  Status Event(ondemand::value e) {
+    t_.events_++;
+    ondemand::json_type type;
+    if (auto err = e.type().get(type)) return JsonError(text_, err, e.raw_json_token().data());
+    // An element that is no object has no members: it is checked and skipped.
+    if (type != ondemand::json_type::object) return CheckJsonValue(text_, e, 2);
+    std::string_view ph, cat, name, number;  // the strings' views last while the document is walked
     uint32_t pid = 0, tid = 0;
     bool has_pid = false, has_tid = false;
     int64_t ts = 0, dur = 0;
     bool has_ts = false;
     uint64_t external = 0;
-    // The document was checked whole: an element that is no object just
-    // has no members, and is skipped.
-    (void)ForEachMember(e, [&](const std::string& key, const JsonValue& v) {
-      if (key == "ph") ph = JsonString(v);
-      else if (key == "cat") cat = JsonString(v);
-      else if (key == "name") name = JsonString(v);
-      else if (key == "pid") has_pid = NumberAs(v, &pid);
-      else if (key == "tid") has_tid = NumberAs(v, &tid);
-      else if (key == "ts") has_ts = JsonMicrosToNanos(v, &ts);
-      else if (key == "dur") JsonMicrosToNanos(v, &dur);
-      else if (key == "args" && v.type == JsonValue::Type::kObject) {
-        (void)ForEachMember(v, [&](const std::string& k, const JsonValue& a) {
-          int64_t id;
-          if (k == builder::trace_keys::kExternalId && JsonInt(a, &id) && id > 0) external = static_cast<uint64_t>(id);
-          return true;
-        });
+    GPUCAP_RETURN_IF_ERROR(ForEachJsonMember(text_, e, [&](std::string_view key, ondemand::value v) -> Status {
+      Field field = FieldOf(key);
+      switch (field) {
+        case Field::kPh: return ReadJsonString(text_, v, &ph, 3);
+        case Field::kCat: return ReadJsonString(text_, v, &cat, 3);
+        case Field::kName: return ReadJsonString(text_, v, &name, 3);
+        case Field::kPid:
+        case Field::kTid:
+        case Field::kTs:
+        case Field::kDur:
+          GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, v, &number, 3));
+          if (field == Field::kPid) has_pid = NumberAs(number, &pid);
+          if (field == Field::kTid) has_tid = NumberAs(number, &tid);
+          if (field == Field::kTs) has_ts = JsonMicrosToNanos(number, &ts);
+          if (field == Field::kDur) JsonMicrosToNanos(number, &dur);
+          return Status::Ok();
+        case Field::kArgs: {
+          ondemand::json_type args_type;
+          if (auto err = v.type().get(args_type)) return JsonError(text_, err, v.raw_json_token().data());
+          if (args_type != ondemand::json_type::object) return CheckJsonValue(text_, v, 3);
+          return ForEachJsonMember(text_, v, [&](std::string_view k, ondemand::value a) -> Status {
+            if (k != builder::trace_keys::kExternalId) return CheckJsonValue(text_, a, 4);
+            GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text_, a, &number, 4));
+            int64_t id;
+            if (JsonInt(number, &id) && id > 0) external = static_cast<uint64_t>(id);
+            return Status::Ok();
+          });
+        }
+        case Field::kOther: break;
       }
-      return true;
-    });
+      return CheckJsonValue(text_, v, 3);
+    }));
     if (IsGpuCategory(cat)) {
-      t.gpu_events_++;
-      return true;
+      t_.gpu_events_++;
+      return Status::Ok();
     }
     if (ph == "M" && has_pid) {
-      if (name == "process_name" || name == "process_labels" || name == "process_sort_index") t.named_pids_.insert(pid);
-      if ((name == "thread_name" || name == "thread_sort_index") && has_tid) t.named_threads_.insert({pid, tid});
-      return true;
+      if (name == "process_name" || name == "process_labels" || name == "process_sort_index") t_.named_pids_.insert(pid);
+      if ((name == "thread_name" || name == "thread_sort_index") && has_tid) t_.named_threads_.insert({pid, tid});
+      return Status::Ok();
     }
-    if (ph != "X" || !has_ts) return true;
+    if (ph != "X" || !has_ts) return Status::Ok();
     // The span counts every CPU-side event, the profiler's own session span
     // ("Trace", on a pid that is a name) included.
-    int64_t start = t.base_ns_ + ts, end = start + std::max<int64_t>(dur, 0);
-    if (!any_span || start < t.first_ns_) t.first_ns_ = start;
-    if (!any_span || end > t.last_ns_) t.last_ns_ = end;
-    any_span = true;
-    if (!has_pid || !has_tid) return true;
+    int64_t start = ts, end = Plus(start, std::max<int64_t>(dur, 0));
+    if (!any_span_ || start < t_.first_ns_) t_.first_ns_ = start;
+    if (!any_span_ || end > t_.last_ns_) t_.last_ns_ = end;
+    any_span_ = true;
+    if (!has_pid || !has_tid) return Status::Ok();
     if (cat == builder::trace_keys::kCatCpuOp || cat == builder::trace_keys::kCatUserAnnotation) {
-      t.cpu_pids_.insert(pid);
-      if (external != 0) t.ops_[{pid, tid}].push_back({start, end, external, -1});
+      t_.cpu_pids_.insert(pid);
+      if (external != 0) t_.ops_[{pid, tid}].push_back({start, end, external, -1});
     }
-    return true;
-  });
-  if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
-  // Ops of a thread nest: sorted outer first, each one's parent is the
-  // nearest open op that still encloses it.
-  for (auto& [thread, ops] : t.ops_) {
-    std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) {
-      return a.start != b.start ? a.start < b.start : a.end > b.end;
-    });
-    std::vector<int32_t> open;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      while (!open.empty() && ops[static_cast<size_t>(open.back())].end < ops[i].start) open.pop_back();
-      ops[i].parent = open.empty() ? -1 : open.back();
-      open.push_back(static_cast<int32_t>(i));
+    return Status::Ok();
+  }
+
+  // Times onto the base time; the ops of a thread nest: sorted outer first,
+  // each one's parent is the nearest open op that still encloses it.
+  void Finish() {
+    if (any_span_) {
+      t_.first_ns_ = Plus(t_.base_ns_, t_.first_ns_);
+      t_.last_ns_ = Plus(t_.base_ns_, t_.last_ns_);
+    }
+    for (auto& [thread, ops] : t_.ops_) {
+      for (KinetoTrace::Op& op : ops) {
+        op.start = Plus(t_.base_ns_, op.start);
+        op.end = Plus(t_.base_ns_, op.end);
+      }
+      std::stable_sort(ops.begin(), ops.end(), [](const KinetoTrace::Op& a, const KinetoTrace::Op& b) {
+        return a.start != b.start ? a.start < b.start : a.end > b.end;
+      });
+      std::vector<int32_t> open;
+      for (size_t i = 0; i < ops.size(); ++i) {
+        while (!open.empty() && ops[static_cast<size_t>(open.back())].end < ops[i].start) open.pop_back();
+        ops[i].parent = open.empty() ? -1 : open.back();
+        open.push_back(static_cast<int32_t>(i));
+      }
     }
   }
+
+  KinetoTrace& t_;
+  std::string_view text_;
+  bool any_span_ = false;
+};
+
+Result<KinetoTrace> KinetoTrace::Read(const std::string& path) {
+  format::RegisterInputPath(path);  // --into's trace is an input: never an output
+  auto text = JsonText::Read(path);
+  if (!text.ok()) return text.status();
+  return Parse(std::move(text).value(), path);
+}
+
+Result<KinetoTrace> KinetoTrace::Parse(std::string text, const std::string& path) {
+  return Parse(JsonText(std::move(text)), path);
+}
+
+Result<KinetoTrace> KinetoTrace::Parse(JsonText text, const std::string& path) {
+  KinetoTrace t;
+  t.path_ = path;
+  t.text_ = std::move(text);
+  Status s = KinetoReader(&t).Read();
+  if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
   return t;
 }
 
@@ -220,19 +301,19 @@ class SpliceBytes : public builder::ByteSink {
   Status Opening() {
     std::string_view doc = k_.text();
     GPUCAP_RETURN_IF_ERROR(out_->Append(doc.substr(0, k_.root_open() + 1)));
-    std::string header = header_ + "\"traceEvents\":[]}";
-    auto parsed = ScanJsonDocument(header);
-    if (!parsed.ok()) return Status::Internal("the renderer's header is not JSON: " + parsed.status().message());
+    JsonText header(header_ + "\"traceEvents\":[]}");
     std::string added;
-    Status s = ForEachMember(*parsed, [&](const std::string& key, const JsonValue& v) {
-      if (key == "schemaVersion" || key == "displayTimeUnit" || key == "baseTimeNanoseconds" || key == "traceEvents") {
-        return true;
+    Status s = ReadOwn(header, [&](std::string_view key, ondemand::value v) -> Status {
+      if (key == "schemaVersion" || key == "displayTimeUnit" || key == "baseTimeNanoseconds" || key == "traceEvents" ||
+          k_.HasKey(std::string(key))) {
+        return CheckJsonValue(header.view(), v);
       }
-      if (k_.HasKey(key)) return true;
-      added.append("\n\"").append(key).append("\":").append(v.text).append(",");
-      return true;
+      auto span = JsonSpan(header.view(), v);
+      if (!span.ok()) return span.status();
+      added.append("\n\"").append(key).append("\":").append(*span).append(",");
+      return Status::Ok();
     });
-    GPUCAP_RETURN_IF_ERROR(s);
+    if (!s.ok()) return Status::Internal("the renderer's header is not JSON: " + s.message());
     GPUCAP_RETURN_IF_ERROR(out_->Append(added));
     return out_->Append(doc.substr(k_.root_open() + 1, k_.events_close() - k_.root_open() - 1));
   }
@@ -240,24 +321,42 @@ class SpliceBytes : public builder::ByteSink {
   // Process and thread names the profiler already gave.
   bool Redundant(std::string_view line) {
     if (line.rfind("{\"name\":\"process_", 0) != 0 && line.rfind("{\"name\":\"thread_", 0) != 0) return false;
-    auto v = ScanJsonDocument(line);
-    if (!v.ok()) return false;
+    JsonText text{std::string(line)};
+    std::string_view name_view, number;
     std::string name;
     uint32_t pid = 0, tid = 0;
-    (void)ForEachMember(*v, [&](const std::string& key, const JsonValue& x) {
+    Status s = ReadOwn(text, [&](std::string_view key, ondemand::value x) -> Status {
       int64_t i;
-      if (key == "name") name = JsonString(x);
-      if (key == "pid" && JsonInt(x, &i)) pid = static_cast<uint32_t>(i);
-      if (key == "tid" && JsonInt(x, &i)) tid = static_cast<uint32_t>(i);
-      return true;
+      if (key == "name") {
+        GPUCAP_RETURN_IF_ERROR(ReadJsonString(text.view(), x, &name_view));
+        name.assign(name_view);
+        return Status::Ok();
+      }
+      if (key != "pid" && key != "tid") return CheckJsonValue(text.view(), x);
+      GPUCAP_RETURN_IF_ERROR(ReadJsonNumberText(text.view(), x, &number));
+      if (key == "pid" && JsonInt(number, &i)) pid = static_cast<uint32_t>(i);
+      if (key == "tid" && JsonInt(number, &i)) tid = static_cast<uint32_t>(i);
+      return Status::Ok();
     });
+    if (!s.ok()) return false;
     bool drop = name.rfind("process_", 0) == 0 ? k_.NamesProcess(pid) : k_.NamesThread(pid, tid);
     dropped_ += drop;
     return drop;
   }
 
+  // The members of one of the renderer's objects, in order.
+  template <typename Visit>
+  Status ReadOwn(const JsonText& text, Visit&& visit) {
+    ondemand::document doc;
+    ondemand::value root;
+    GPUCAP_RETURN_IF_ERROR(OpenJsonObject(parser_, text, "an object", &doc, &root));
+    GPUCAP_RETURN_IF_ERROR(ForEachJsonMember(text.view(), root, visit));
+    return CloseJson(text.view(), doc);
+  }
+
   std::unique_ptr<builder::ByteSink> out_;
   const KinetoTrace& k_;
+  ondemand::parser parser_;
   State state_ = State::kHeader;
   std::string pending_, header_;
   bool need_comma_ = false;

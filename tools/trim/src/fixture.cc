@@ -1,10 +1,9 @@
 #include "gpucap/tools/trim/fixture.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "gpucap/tools/json/json_out.h"
-#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/json/json_read.h"
 #include "gpucap/tools/stats/stats_table.h"
 #include "gpucap/format/output_file.h"
 
@@ -155,34 +154,47 @@ std::vector<std::string> GoldenFormats() {
 }
 
 Result<FixtureManifest> ReadFixtureManifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  auto doc = ScanJsonDocument(text);
-  if (!doc.ok()) return Status::Corrupt(path + ": " + doc.status().message());
+  auto text = JsonText::Read(path);
+  if (!text.ok()) return text.status();
+  std::string_view doc = text->view();
   FixtureManifest m;
-  Status s = ForEachMember(*doc, [&](const std::string& key, const JsonValue& v) {
-    if (key == "capture") m.capture = JsonString(v);
-    if (key == "source") m.source = JsonString(v);
-    if (key == "window") m.window = JsonString(v);
-    if (key == "select") m.select = JsonString(v);
-    if (key == "lookback") m.lookback = JsonString(v);
-    if (key == "anonymized") m.anonymized = v.text == "true";
-    if (key == "formats") {
-      m.formats.clear();
-      (void)ForEachElement(v, [&](const JsonValue& f) {
-        m.formats.push_back(JsonString(f));
-        return true;
-      });
-    }
-    if (key == "goldens") {
-      (void)ForEachElement(v, [&](const JsonValue& g) {
-        m.goldens.push_back(JsonString(g));
-        return true;
-      });
-    }
-    return true;
-  });
+  auto string = [&](ondemand::value v, std::string* out) -> Status {
+    std::string_view s;
+    GPUCAP_RETURN_IF_ERROR(ReadJsonString(doc, v, &s));
+    out->assign(s);
+    return Status::Ok();
+  };
+  // A list of strings; anything else reads as no list.
+  auto strings = [&](ondemand::value v, std::vector<std::string>* out) -> Status {
+    ondemand::json_type type;
+    if (auto e = v.type().get(type)) return JsonError(doc, e, v.raw_json_token().data());
+    if (type != ondemand::json_type::array) return CheckJsonValue(doc, v, 1);
+    return ForEachJsonElement(doc, v, [&](ondemand::value item) { return string(item, &out->emplace_back()); });
+  };
+  ondemand::parser parser;
+  ondemand::document d;
+  ondemand::value root;
+  Status s = OpenJsonObject(parser, *text, "a fixture manifest", &d, &root);
+  if (s.ok()) {
+    s = ForEachJsonMember(doc, root, [&](std::string_view key, ondemand::value v) -> Status {
+      if (key == "capture") return string(v, &m.capture);
+      if (key == "source") return string(v, &m.source);
+      if (key == "window") return string(v, &m.window);
+      if (key == "select") return string(v, &m.select);
+      if (key == "lookback") return string(v, &m.lookback);
+      if (key == "anonymized") {
+        m.anonymized = v.raw_json_token().substr(0, 4) == "true";
+        return CheckJsonValue(doc, v, 1);
+      }
+      if (key == "formats") {
+        m.formats.clear();
+        return strings(v, &m.formats);
+      }
+      if (key == "goldens") return strings(v, &m.goldens);
+      return CheckJsonValue(doc, v, 1);
+    });
+  }
+  if (s.ok()) s = CloseJson(doc, d);
   if (!s.ok()) return Status::Corrupt(path + ": " + s.message());
   if (m.capture.empty() || m.window.empty()) return Status::Corrupt(path + ": no capture or window named");
   return m;

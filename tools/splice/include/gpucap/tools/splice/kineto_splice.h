@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "gpucap/builder/builder.h"
-#include "gpucap/tools/json/json_scan.h"
+#include "gpucap/tools/json/json_text.h"
 
 namespace gpucap::tools {
 
@@ -37,9 +37,10 @@ class KinetoTrace {
   // Reads a trace, gzipped or not; errors name the file and the byte offset.
   static Result<KinetoTrace> Read(const std::string& path);
   static Result<KinetoTrace> Parse(std::string text, const std::string& path);
+  static Result<KinetoTrace> Parse(JsonText text, const std::string& path);
 
   const std::string& path() const { return path_; }
-  const std::string& text() const { return text_; }
+  std::string_view text() const { return text_.view(); }
   int64_t base_time_ns() const { return base_ns_; }
   // Where the document's top-level object opens and traceEvents' ']' is.
   size_t root_open() const { return root_open_; }
@@ -58,12 +59,14 @@ class KinetoTrace {
   bool NamesThread(uint32_t pid, uint32_t tid) const { return named_threads_.count({pid, tid}) != 0; }
 
  private:
+  friend class KinetoReader;
   struct Op {
     int64_t start, end;
     uint64_t external_id;
     int32_t parent;  // enclosing op on the thread, -1: none
   };
-  std::string path_, text_;
+  std::string path_;
+  JsonText text_;
   int64_t base_ns_ = 0;
   size_t root_open_ = 0, events_close_ = 0;
   uint64_t events_ = 0, gpu_events_ = 0;
