@@ -44,7 +44,7 @@ std::optional<uint64_t> ReadEntry(const format::PayloadSchema& schema, std::stri
 CollectiveIndex::CollectiveIndex(const format::Capture& capture) {
   std::map<uint64_t, const format::PayloadSchema*> schemas;
   for (const format::RangeEvent& e : capture.ranges) {
-    if (e.kind == RangeKind::kPayloadSchema) schemas.emplace(e.id, &e.schema);
+    if (e.kind == RangeKind::kPayloadSchema) schemas.emplace(e.id, &*e.schema);
   }
   if (schemas.empty()) return;
   struct Ranks {

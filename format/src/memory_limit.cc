@@ -25,8 +25,8 @@ struct Cost {
   uint64_t operator()(const RangeEvent& e) const {
     uint64_t n = Heap(e.name);
     for (const ExtPayload& p : e.ext_payloads) n += sizeof(p) + Heap(p.data);
-    for (const PayloadSchemaEntry& s : e.schema.entries) n += sizeof(s) + Heap(s.name) + Heap(s.description);
-    for (const PayloadEnumEntry& s : e.schema.enum_entries) n += sizeof(s) + Heap(s.name);
+    for (const PayloadSchemaEntry& s : e.schema->entries) n += sizeof(s) + Heap(s.name) + Heap(s.description);
+    for (const PayloadEnumEntry& s : e.schema->enum_entries) n += sizeof(s) + Heap(s.name);
     return n;
   }
   // The graph index, and the exporter's graph tables, hold about as much

@@ -212,7 +212,7 @@ void Encode(const RangeEvent& e, schema::RangeEvent::Builder b) {
     }
   }
   if (e.kind == RangeKind::kPayloadSchema || e.kind == RangeKind::kPayloadEnum) {
-    Encode(e.schema, b.initSchema());
+    Encode(*e.schema, b.initSchema());
   }
 }
 
@@ -536,8 +536,8 @@ namespace {
 size_t RangeEventBytes(const RangeEvent& e) {
   size_t n = 96 + e.name.size();
   for (const ExtPayload& x : e.ext_payloads) n += 32 + x.data.size();
-  for (const PayloadSchemaEntry& x : e.schema.entries) n += 64 + x.name.size() + x.description.size();
-  for (const PayloadEnumEntry& x : e.schema.enum_entries) n += 32 + x.name.size();
+  for (const PayloadSchemaEntry& x : e.schema->entries) n += 64 + x.name.size() + x.description.size();
+  for (const PayloadEnumEntry& x : e.schema->enum_entries) n += 32 + x.name.size();
   return n;
 }
 }  // namespace

@@ -17,7 +17,7 @@ format::Capture CollectiveCapture(uint64_t size_offset) {
   format::RangeEvent schema;
   schema.kind = format::RangeKind::kPayloadSchema;
   schema.id = 77;
-  schema.schema.entries = {{0, kUint64Entry, "NCCL communicator ID", "", 0, 0},
+  schema.schema->entries = {{0, kUint64Entry, "NCCL communicator ID", "", 0, 0},
                            {0, kUint64Entry, "Message size [bytes]", "", 0, size_offset}};
   c.ranges.push_back(schema);
   format::RangeEvent push;

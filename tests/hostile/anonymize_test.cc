@@ -198,7 +198,7 @@ std::string PlantJob(const TempDir& dir, const std::string& file) {
   schema.name = "secretschemaname";
   schema.timestamp_ns = t0 - 5;
   // uint64 count at 0, an address at 8, a char array at 16.
-  schema.schema.entries = {{0, 18, "secretentry", "secretdescription", 0, 0},
+  schema.schema->entries = {{0, 18, "secretentry", "secretdescription", 0, 0},
                            {0, 23, "secretaddress", "", 0, 8},
                            {1u << 3, 1, "secrettext", "", 16, 16}};
   EXPECT_TRUE(w.Message(schema).ok());
@@ -207,7 +207,7 @@ std::string PlantJob(const TempDir& dir, const std::string& file) {
   en.id = kSchemaId + 1;
   en.domain = kDomain;
   en.name = "secretenumname";
-  en.schema.enum_entries = {{"secretenumvalue", 1, false}};
+  en.schema->enum_entries = {{"secretenumvalue", 1, false}};
   en.timestamp_ns = t0 - 4;
   EXPECT_TRUE(w.Message(en).ok());
   format::RangeEvent push;

@@ -179,11 +179,11 @@ TEST(NvtxHooks, TwoDomainsOnOneThreadPayloadPopsAndEndsElsewhere) {
       schemas++;
       EXPECT_EQ(e.id, kSchema);
       EXPECT_EQ(e.domain, nccl_domain);
-      EXPECT_EQ(e.schema.static_size, sizeof(Params));
-      ASSERT_EQ(e.schema.entries.size(), 3u);
-      EXPECT_EQ(e.schema.entries[1].name, "Message size [bytes]");
-      EXPECT_EQ(e.schema.entries[1].type, uint64_t{NVTX_PAYLOAD_ENTRY_TYPE_SIZE});
-      EXPECT_EQ(e.schema.entries[2].offset, offsetof(Params, op));
+      EXPECT_EQ(e.schema->static_size, sizeof(Params));
+      ASSERT_EQ(e.schema->entries.size(), 3u);
+      EXPECT_EQ(e.schema->entries[1].name, "Message size [bytes]");
+      EXPECT_EQ(e.schema->entries[1].type, uint64_t{NVTX_PAYLOAD_ENTRY_TYPE_SIZE});
+      EXPECT_EQ(e.schema->entries[2].offset, offsetof(Params, op));
     }
     if (e.kind == format::RangeKind::kStart) started = e.id, start_tid = e.os_tid;
     if (e.kind == format::RangeKind::kEnd) ended = e.id, end_tid = e.os_tid;

@@ -101,7 +101,7 @@ Anonymizer::Anonymizer(AnonymizeKey key, const std::string& keep, const format::
     if (m.ok()) keep_.emplace(std::move(m).value());
   }
   for (const format::RangeEvent& e : capture.ranges) {
-    if (e.kind == format::RangeKind::kPayloadSchema) schemas_[{e.domain, e.id}] = e.schema;
+    if (e.kind == format::RangeKind::kPayloadSchema) schemas_[{e.domain, e.id}] = *e.schema;
   }
 }
 
@@ -170,11 +170,11 @@ void Anonymizer::Range(format::RangeEvent* e) const {
     case K::kPayloadEnum: e->name = key_.Hash("schema", e->name); break;
     default: e->name = RangeName(e->name); break;
   }
-  for (format::PayloadSchemaEntry& entry : e->schema.entries) {
+  for (format::PayloadSchemaEntry& entry : e->schema->entries) {
     if (!BuilderReadsEntry(entry.name)) entry.name = key_.Hash("entry", entry.name);
     entry.description = key_.Hash("description", entry.description);
   }
-  for (format::PayloadEnumEntry& entry : e->schema.enum_entries) entry.name = key_.Hash("enum", entry.name);
+  for (format::PayloadEnumEntry& entry : e->schema->enum_entries) entry.name = key_.Hash("enum", entry.name);
   for (format::ExtPayload& p : e->ext_payloads) Payload(*e, &p);
 }
 

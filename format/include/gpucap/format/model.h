@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "gpucap/format/boxed.h"
+
 namespace gpucap::format {
 
 struct KindSize {
@@ -163,18 +165,20 @@ struct PayloadSchema {
 };
 
 struct RangeEvent {
+  // Millions decode at once: the small fields first, packed, and the
+  // payload schema boxed (sizeof 120 bytes, not 208).
   RangeKind kind = RangeKind::kPush;
   RangeSource source = RangeSource::kNvtx;
-  uint64_t timestamp_ns = 0;
   uint32_t os_tid = 0;
-  uint64_t id = 0;
-  std::string name;
-  uint64_t domain = 0;
   uint32_t category = 0;
   uint32_t color = 0;
+  uint64_t timestamp_ns = 0;
+  uint64_t id = 0;
+  uint64_t domain = 0;
+  std::string name;
   std::variant<std::monostate, uint64_t, int64_t, double> payload;
   std::vector<ExtPayload> ext_payloads;
-  PayloadSchema schema;  // kPayloadSchema and kPayloadEnum only
+  Boxed<PayloadSchema> schema;  // kPayloadSchema and kPayloadEnum only
   bool operator==(const RangeEvent&) const = default;
 };
 
