@@ -115,15 +115,32 @@ void CountRanges(const builder::CaptureIndex& index, CaptureInfo& in) {
   // Ranges as the builder pairs them, counted per domain.
   const builder::RangeIndex& ranges = index.ranges();
   in.range_events = c.ranges.size();
-  std::map<uint64_t, std::set<std::string_view>> names_by_domain;
+  // Names counted from one sorted list, not trees of names: under emit_nvtx
+  // every operator's range name is distinct, and trees of a million names
+  // took more memory than the ranges themselves.
+  std::map<uint64_t, uint64_t> names_by_domain;  // distinct names
   std::map<uint64_t, uint64_t> ranges_by_domain;
-  std::map<std::string_view, uint64_t> by_name;
+  std::vector<std::pair<std::string_view, uint64_t>> named;  // (name, domain)
+  named.reserve(ranges.ranges().size());
   for (const builder::Range& r : ranges.ranges()) {
     (r.push_pop ? in.push_pop_ranges : in.start_end_ranges)++;
     ranges_by_domain[r.domain]++;
-    names_by_domain[r.domain].insert(r.name);
-    by_name[r.name]++;
+    named.emplace_back(r.name, r.domain);
   }
+  std::sort(named.begin(), named.end());
+  std::vector<std::pair<std::string, uint64_t>> names;  // name -> ranges, used more than once
+  for (size_t i = 0; i < named.size();) {
+    size_t end = i;
+    while (end < named.size() && named[end].first == named[i].first) {
+      if (end == i || named[end].second != named[end - 1].second) names_by_domain[named[end].second]++;
+      end++;
+    }
+    // Names used once say nothing about frequency (and torch's autograd
+    // ranges are all distinct).
+    if (end - i >= 2) names.emplace_back(std::string(named[i].first), end - i);
+    i = end;
+  }
+  named = {};
   for (const format::RangeEvent& e : c.ranges) {
     if (e.kind == RangeKind::kMark) {
       in.range_marks++;
@@ -139,12 +156,8 @@ void CountRanges(const builder::CaptureIndex& index, CaptureInfo& in) {
   for (auto [domain, n] : ranges_by_domain) {
     std::string name(ranges.DomainName(domain));
     if (name.empty() && domain == 0) name = "(default)";
-    in.domains.push_back({domain, name, n, names_by_domain[domain].size()});
+    in.domains.push_back({domain, name, n, names_by_domain[domain]});
   }
-  std::vector<std::pair<std::string, uint64_t>> names(by_name.begin(), by_name.end());
-  // Names used once say nothing about frequency (and torch's autograd ranges
-  // are all distinct).
-  std::erase_if(names, [](const auto& n) { return n.second < 2; });
   std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   if (names.size() > 10) names.resize(10);
   in.top_ranges = std::move(names);
