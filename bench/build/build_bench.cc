@@ -1,10 +1,13 @@
 // Builder throughput: events/s and peak RSS building gzipped Chrome JSON or
 // Perfetto pftrace (by the output's name) from a large synthetic capture (N
-// kernels, each with its cudaLaunchKernel record, under NVTX step ranges).
+// kernels, each with its cudaLaunchKernel record, under NVTX step ranges;
+// with --ops-per-kernel N each launch runs inside N nested operator ranges
+// named as torch.autograd.profiler.emit_nvtx names them, as an emit_nvtx job
+// records about eight operators per kernel).
 // Two steps, so the capture's making does not count toward the build's
 // memory:
 //
-//   build_bench make CAPTURE [--kernels N]
+//   build_bench make CAPTURE [--kernels N] [--ops-per-kernel N]
 //   build_bench build CAPTURE OUT.json.gz|OUT.pftrace.gz [--window SPEC] [--threads N]
 //               [--codec isal|libdeflate|zlib] [--level L]
 //
@@ -50,7 +53,7 @@ void Must(const Status& st) {
   std::exit(1);
 }
 
-int Make(const std::string& path, uint64_t kernels) {
+int Make(const std::string& path, uint64_t kernels, uint64_t ops_per_kernel) {
   format::SessionInfo session = testing::DefaultSession();
   auto c = testing::SyntheticCapture::Create(path, session, {testing::H200(0)});
   if (!c.ok()) {
@@ -68,15 +71,23 @@ int Make(const std::string& path, uint64_t kernels) {
                                         std::to_string(i) + "EEEEEviT0_T1_"));
   }
   const uint32_t tid = 4243;
-  const uint64_t spacing = 2000;          // a launch every 2 us: 5M kernels = 10 s
+  const uint64_t op_gap = 20;             // between an operator range's push (pop) and the next
+  const uint64_t spacing = 2000 + 2 * op_gap * ops_per_kernel;  // a launch every 2 us: 5M kernels = 10 s
+  const uint64_t lead = op_gap * ops_per_kernel;  // the operator pushes before a launch
   const uint64_t per_step = 10000;        // kernels per ProfilerStep
   const uint64_t per_chunk = 16384;       // ~4 MB CUPTI buffers
   uint64_t step = 0;
   for (uint64_t i = 0; i < kernels; ++i) {
     uint64_t t = kT0 + 1000 + i * spacing;
     if (i % per_step == 0) {
-      if (i) Must(s.Pop(tid, t - 100));
-      Must(s.Push(tid, t - 50, "ProfilerStep#" + std::to_string(step++)));
+      if (i) Must(s.Pop(tid, t - lead - 100));
+      Must(s.Push(tid, t - lead - 50, "ProfilerStep#" + std::to_string(step++)));
+    }
+    for (uint64_t j = 0; j < ops_per_kernel; ++j) {
+      Must(s.Push(tid, t - op_gap * (ops_per_kernel - j),
+                  "aten::op" + std::to_string(j) + ", seq = " + std::to_string(i) + ", op_id = " +
+                      std::to_string(i * ops_per_kernel + j) + ", sizes = [[" + std::to_string(64 << (j % 4)) +
+                      ", 1024], [1024], []]"));
     }
     testing::ApiRecord a;
     a.start = t;
@@ -95,6 +106,7 @@ int Make(const std::string& path, uint64_t kernels) {
     k.block_x = 256;
     k.registers_per_thread = 32;
     s.Kernel(k);
+    for (uint64_t j = 0; j < ops_per_kernel; ++j) Must(s.Pop(tid, t + 1500 + op_gap * (j + 1)));
     if (s.pending_records() >= 2 * per_chunk) {
       Status st = s.EndChunk();
       if (!st.ok()) {
@@ -349,12 +361,13 @@ int Render(const std::string& capture, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc >= 3 && std::strcmp(argv[1], "make") == 0) {
-    return Make(argv[2], std::strtoull(Flag(argc, argv, "--kernels", "5000000"), nullptr, 10));
+    return Make(argv[2], std::strtoull(Flag(argc, argv, "--kernels", "5000000"), nullptr, 10),
+                std::strtoull(Flag(argc, argv, "--ops-per-kernel", "0"), nullptr, 10));
   }
   if (argc >= 4 && std::strcmp(argv[1], "build") == 0) return Build(argv[2], argv[3], argc, argv);
   if (argc >= 3 && std::strcmp(argv[1], "render") == 0) return Render(argv[2], argc, argv);
   std::fprintf(stderr,
-               "usage: build_bench make CAPTURE [--kernels N]\n"
+               "usage: build_bench make CAPTURE [--kernels N] [--ops-per-kernel N]\n"
                "       build_bench build CAPTURE OUT.json.gz|OUT.pftrace.gz [--window SPEC] [--threads N] "
                "[--codec isal|libdeflate|zlib] [--level L]\n"
                "       build_bench render CAPTURE [--window SPEC] [--format chrome|pftrace] [--repeat N] [--gzip L]\n");

@@ -314,11 +314,14 @@ Status SyntheticCapture::EndChunk() {
 }
 
 Status SyntheticCapture::Message(format::SmallMessage m) {
-  if (!writer_->Submit(std::move(m))) {
-    writer_->Flush(std::chrono::seconds(30));
-    return Status::ResourceExhausted("synthetic capture: the writer dropped a message");
-  }
-  return Status::Ok();
+  // The writer drops what its queue cannot hold (a recorder never waits);
+  // a maker of test captures can: on a full queue, wait for the writer to
+  // drain it and submit again.
+  format::SmallMessage again = m;
+  if (writer_->Submit(std::move(m))) return Status::Ok();
+  writer_->Flush(std::chrono::seconds(30));
+  if (writer_->Submit(std::move(again))) return Status::Ok();
+  return Status::ResourceExhausted("synthetic capture: the writer dropped a message");
 }
 
 Status SyntheticCapture::String(uint64_t pointer, std::string text) {
