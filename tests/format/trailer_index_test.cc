@@ -57,6 +57,14 @@ class TrailerIndex : public ::testing::Test {
     return file.ok() && (*file)->trailer() != nullptr;
   }
 
+  // What the reader says is wrong with the index; empty when trusted.
+  std::string IndexProblem(const std::string& path) {
+    auto file = CaptureFile::Open(path);
+    EXPECT_TRUE(file.ok());
+    if (!file.ok()) return "(does not open)";
+    return (*file)->Scan([](const FrameRef&) { return true; }).index_problem;
+  }
+
   // Whatever the trailer says, every chunk reads back with its bytes.
   void ExpectAllChunks(const std::string& path) {
     auto capture = LoadCapture(path);
@@ -98,31 +106,43 @@ TEST_F(TrailerIndex, EntriesPointingOutsideTheFramesAreNotTrusted) {
 }
 
 // Each of the index's rules on its own: every case below breaks exactly one
-// (the entry is otherwise an intact frame's, in file order, inside the
-// file), so a reader that drops that one rule trusts the index.
-TEST_F(TrailerIndex, EachRuleAloneRefusesTheIndex) {
+// (the entry is otherwise an intact frame's, inside the file). The file is
+// read frame by frame whichever rule refuses the index, so each case also
+// checks which problem the reader names: the entry that broke the rule, at
+// its offset. A reader that dropped the rule would refuse the index later,
+// for a gap it computed from the bad entry (or a wrapped one), and say so.
+TEST_F(TrailerIndex, EachRuleAloneRefusesTheIndexAndNamesTheEntry) {
   const uint64_t trailer_at = footer_.trailer_offset;
+  const uint64_t second = trailer_.index[1].offset, third = trailer_.index[2].offset;
   FrameHeader first;
-  std::memcpy(&first, bytes_.data() + trailer_.index[1].offset, sizeof(first));
+  std::memcpy(&first, bytes_.data() + second, sizeof(first));
   ASSERT_EQ(first.length, trailer_.index[1].length);
   ASSERT_GE(first.length, 16u);
+  ASSERT_EQ(third, second + sizeof(FrameHeader) + first.length) << "the writer indexes frames back to back";
+  auto entry = [](uint64_t offset) {
+    return "its entry for offset " + std::to_string(offset) + " does not name the next intact frame of the file";
+  };
   struct Case {
     const char* what;
     std::function<void(Trailer&)> edit;
+    std::string problem;  // as the reader names it, written from the rule
   };
   std::vector<Case> cases = {
-      // Order: both frames are real and intact, the second named first.
-      {"out of order", [](Trailer& t) { std::swap(t.index[1], t.index[2]); }},
-      {"the same frame twice", [](Trailer& t) { t.index[2] = t.index[1]; }},
-      // Length: the frame there is 8 bytes longer than the entry says, and
-      // the entry still ends before the next one starts.
-      {"shorter than its frame", [](Trailer& t) { t.index[1].length -= 8; }},
+      // Order: both frames real and intact; the first out-of-place entry
+      // names a frame after a gap (the one it skipped), which is reported.
+      {"out of order", [](Trailer& t) { std::swap(t.index[1], t.index[2]); },
+       "it omits the " + std::to_string(third - second) + " bytes at offset " + std::to_string(second)},
+      {"the same frame twice", [](Trailer& t) { t.index[2] = t.index[1]; }, entry(second)},
+      // Length: the frame there is 8 bytes longer than the entry says.
+      {"shorter than its frame", [](Trailer& t) { t.index[1].length -= 8; }, entry(second)},
       // Type: the right offset and length, another frame type.
-      {"another frame's type", [](Trailer& t) { t.index[1].type = static_cast<uint16_t>(t.index[1].type + 1); }},
+      {"another frame's type", [](Trailer& t) { t.index[1].type = static_cast<uint16_t>(t.index[1].type + 1); },
+       entry(second)},
   };
   for (const Case& c : cases) {
     std::string p = Rewritten(c.edit);
     EXPECT_FALSE(TrailerTrusted(p)) << c.what;
+    EXPECT_EQ(IndexProblem(p), c.problem) << c.what;
     ExpectAllChunks(p);
   }
 
@@ -148,7 +168,21 @@ TEST_F(TrailerIndex, EachRuleAloneRefusesTheIndex) {
   std::string p = Rewritten(at_trailer(length));
   ASSERT_EQ(trailer_length(p), length) << "the trailer's length changed with the entry's value";
   EXPECT_FALSE(TrailerTrusted(p)) << "an entry naming the trailer, past the frames";
+  EXPECT_EQ(IndexProblem(p), entry(trailer_at));
   ExpectAllChunks(p);
+}
+
+TEST_F(TrailerIndex, AnIndexThatOmitsFramesNamesTheGap) {
+  const uint64_t second = trailer_.index[1].offset, third = trailer_.index[2].offset;
+  std::string p = Rewritten([](Trailer& t) { t.index.erase(t.index.begin() + 1); });
+  EXPECT_FALSE(TrailerTrusted(p));
+  EXPECT_EQ(IndexProblem(p), "it omits the " + std::to_string(third - second) + " bytes at offset " +
+                                 std::to_string(second));
+  ExpectAllChunks(p);
+  const uint64_t last = trailer_.index.back().offset;
+  p = Rewritten([](Trailer& t) { t.index.pop_back(); });
+  EXPECT_EQ(IndexProblem(p), "it omits the " + std::to_string(footer_.trailer_offset - last) + " bytes at offset " +
+                                 std::to_string(last) + ", before the trailer");
 }
 
 }  // namespace
