@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpucap/builder/decode.h"
 #include "gpucap/builder/row_source.h"
 #include "gpucap/builder/tables.h"
 #include "gpucap/status.h"
@@ -101,6 +102,16 @@ class RowsAgain {
 
 extern template class RowsAgain<KernelTable>;
 extern template class RowsAgain<ApiTable>;
+
+// The kernel and API rows a window's slices are written from, as one pair:
+// the join's, which it gives back while it runs, or a piece describer's own
+// (slice_describer.h), since a RowsAgain is used by one thread at a time.
+struct WindowRows {
+  WindowRows(std::span<const ActivityTables* const> parts, const RowSource& source)
+      : kernels(parts, kKernels, source), apis(parts, kApis, source) {}
+  RowsAgain<KernelTable> kernels;
+  RowsAgain<ApiTable> apis;
+};
 
 }  // namespace gpucap::builder
 
