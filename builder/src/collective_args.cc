@@ -14,10 +14,10 @@
 namespace gpucap::builder::join_internal {
 
 void SliceDescriber::CollectiveArgs(const Op& op) {
-  const CollectiveIndex& index = idx_.collectives();
+  const CollectiveIndex& index = r_.index.collectives();
   if (index.empty() || (op.launch_stack == 0 && op.capture_stack == 0)) return;
   std::span<const uint32_t> stack = r_.StackOf(op, &collective_scratch_);
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
   const Collective* c = nullptr;
   for (size_t i = stack.size(); i-- > 0 && c == nullptr;) c = index.AtEvent(ranges[stack[i]].event);
   if (c == nullptr) return;

@@ -114,10 +114,10 @@ void SliceDescriber::AnnotationArgs(const Op& op) {
   // capture of many blobs per key costs each op at most the args it has
   // room for, not one entry per blob.
   auto blobs = [&](format::MetadataKey kind, uint64_t key) {
-    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) {
+    for (const format::MetadataBlob* b : r_.index.Metadata(kind, key)) {
       if (args_.n >= args_.items.size()) break;
       args_.push_back(Arg::String(b->name, b->data).Foreign());
-      if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
+      if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - r_.index.capture().metadata.data()));
     }
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);

@@ -7,9 +7,9 @@ std::pair<uint32_t, std::string_view> SliceDescriber::KernelName(const Op& op) {
   const KernelTable& k = kernels_.Of(op.part);
   uint32_t s = k.name[op.row];
   if (s != kNoString) {
-    if (kernel_name_ids_.empty()) kernel_name_ids_.assign(idx_.capture().strings.size(), 0);
-    if (kernel_name_ids_[s] == 0) kernel_name_ids_[s] = names_.Intern(idx_.KernelName(s)).first;
-    return {kernel_name_ids_[s], idx_.KernelName(s)};
+    if (kernel_name_ids_.empty()) kernel_name_ids_.assign(r_.index.capture().strings.size(), 0);
+    if (kernel_name_ids_[s] == 0) kernel_name_ids_[s] = names_.Intern(r_.index.KernelName(s)).first;
+    return {kernel_name_ids_[s], r_.index.KernelName(s)};
   }
   // The pointer was never defined: the node the kernel was captured as may
   // still know its function.
@@ -26,7 +26,7 @@ void SliceDescriber::OpArgs(const Op& op) {
   args_.clear();
   uint64_t external = r_.LaunchExternalId(op.correlation, op.launch_stack);
   if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
-  const ActivityTables& p = Part(parts_, op.part);
+  const ActivityTables& p = Part(r_.parts, op.part);
   auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
     uint64_t dur = end > start ? end - start : 0;
     if (dur == 0) return Arg::String(trace_keys::kMemoryBandwidth, "N/A");
@@ -87,7 +87,7 @@ void SliceDescriber::OpArgs(const Op& op) {
         uint32_t e = s.event_sync_id[r] != 0 ? r_.event_by_sync_id.Find(s.event_sync_id[r]) : FlatMap::kMissing;
         if (e != FlatMap::kMissing) {
           if (use_ != nullptr) use_->Use(r_.events[e].first, kCudaEvents, r_.events[e].second);
-          const CudaEventTable& ev = Part(parts_, r_.events[e].first).cuda_events;
+          const CudaEventTable& ev = Part(r_.parts, r_.events[e].first).cuda_events;
           wait_stream = ev.stream[r_.events[e].second];
           wait_correlation = ev.correlation[r_.events[e].second];
         }
@@ -122,7 +122,7 @@ void SliceDescriber::ApiArgs(const ApiRef& a) {
 void SliceDescriber::DescribeOp(const SliceRef& r, Slice& s) {
   const Op& op = r_.ops[r.index];
   std::pair<uint32_t, std::string_view> name;
-  const ActivityTables& p = Part(parts_, op.part);
+  const ActivityTables& p = Part(r_.parts, op.part);
   switch (op.kind) {
     case OpKind::kKernel:
       name = KernelName(op);
@@ -180,8 +180,8 @@ void SliceDescriber::DescribeApi(const SliceRef& r, Slice& s) {
 }
 
 void SliceDescriber::DescribeRange(const SliceRef& r, Slice& s) {
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
-  const auto& events = idx_.capture().ranges;
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
+  const auto& events = r_.index.capture().ranges;
   const Range& range = ranges[r.index];
   auto name = names_.Intern(r_.ShownRangeName(r.index));
   s.name_id = name.first;
@@ -194,13 +194,13 @@ void SliceDescriber::DescribeRange(const SliceRef& r, Slice& s) {
   CollectiveRangeArgs(r.index);
   const format::RangeEvent& e = events[range.event];
   if (range.domain != 0) {
-    std::string_view domain = idx_.ranges().DomainName(range.domain);
+    std::string_view domain = r_.index.ranges().DomainName(range.domain);
     if (!domain.empty()) args_.push_back(Arg::String(trace_keys::kDomain, domain));
   }
   if (e.category != 0) args_.push_back(Arg::Uint(trace_keys::kCategory, e.category));
-  for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
+  for (const format::MetadataBlob* b : r_.index.Metadata(format::MetadataKey::kRange, r.index)) {
     args_.push_back(Arg::String(b->name, b->data).Foreign());
-    if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
+    if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - r_.index.capture().metadata.data()));
   }
   if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint(trace_keys::kPayload, *v));
   if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int(trace_keys::kPayload, *v));
@@ -212,7 +212,7 @@ void SliceDescriber::DescribeRange(const SliceRef& r, Slice& s) {
 // are drawn in this window (ranges are drawn where they start).
 void SliceDescriber::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice& s) {
   const TorchOperators& operators = r_.operators;
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
   uint32_t forward = operators.ForwardOf(range);
   if (op.sequence >= 0) {
     args_.push_back(Arg::Int(trace_keys::kSequenceNumber, op.sequence));
@@ -244,8 +244,8 @@ void SliceDescriber::OperatorArgs(uint32_t range, const TorchOperatorName& op, S
 // size of Input type: NCCL's payload gives bytes, so one dimension of
 // "unsigned char"). Nothing where NCCL gave no payload.
 void SliceDescriber::CollectiveRangeArgs(uint32_t range) {
-  if (!options_.torch_view) return;
-  const Collective* c = idx_.collectives().AtEvent(idx_.ranges().ranges()[range].event);
+  if (!r_.options.torch_view) return;
+  const Collective* c = r_.index.collectives().AtEvent(r_.index.ranges().ranges()[range].event);
   if (c == nullptr) return;
   static constexpr std::string_view kBytes[] = {"unsigned char"};
   args_.push_back(Arg::String(trace_keys::kCollectiveName, c->name));
@@ -258,7 +258,7 @@ void SliceDescriber::CollectiveRangeArgs(uint32_t range) {
 
 void SliceDescriber::DescribeMarker(const SliceRef& r, Slice& s) {
   const MarkerRange& mk = r_.markers[r.index];
-  const auto& strings = idx_.capture().strings;
+  const auto& strings = r_.index.capture().strings;
   std::string_view text = mk.name < strings.size() ? std::string_view(strings[mk.name].def.text) : "NVTX marker";
   auto name = names_.Intern(text);
   s.name_id = name.first;
@@ -270,7 +270,7 @@ void SliceDescriber::DescribeMarker(const SliceRef& r, Slice& s) {
 }
 
 void SliceDescriber::Describe(const SliceRef& r, Slice* out) {
-  const auto& events = idx_.capture().ranges;
+  const auto& events = r_.index.capture().ranges;
   Slice& s = *out;
   {
     s.track = r.track;
@@ -318,7 +318,7 @@ void SliceDescriber::Describe(const SliceRef& r, Slice* out) {
         break;
       case RefKind::kOverhead: {
         auto [part, row] = r_.row_refs[r.index];
-        const OverheadTable& o = parts_[part]->overheads;
+        const OverheadTable& o = r_.parts[part]->overheads;
         auto name = names_.Intern(OverheadKindName(o.overhead_kind[row]));
         s.name_id = name.first;
         s.name = name.second;
@@ -328,7 +328,7 @@ void SliceDescriber::Describe(const SliceRef& r, Slice* out) {
       }
       case RefKind::kCudaEvent: {
         auto [part, row] = r_.row_refs[r.index];
-        const CudaEventTable& ev = parts_[part]->cuda_events;
+        const CudaEventTable& ev = r_.parts[part]->cuda_events;
         auto name = names_.Intern(trace_keys::kCudaEventName);
         s.name_id = name.first;
         s.name = name.second;

@@ -92,7 +92,7 @@ void WindowJoin::CollectGraphEventRecords() {
 
 void SliceDescriber::DescribeGraphEventRecord(const SliceRef& r, Slice& s) {
   const GraphRecord& g = r_.graph_records[r.index];
-  const CudaEventTable& ev = parts_[g.part]->cuda_events;
+  const CudaEventTable& ev = r_.parts[g.part]->cuda_events;
   auto name = names_.Intern(std::string(trace_keys::kEventRecordName));
   s.name_id = name.first;
   s.name = name.second;

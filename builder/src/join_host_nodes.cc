@@ -31,9 +31,9 @@ void WindowJoin::CollectHostNodes() {
 }
 
 void SliceDescriber::DescribeHostNode(const SliceRef& r, Slice& s) {
-  const format::GraphEvent& e = idx_.capture().graphs[r.index];
+  const format::GraphEvent& e = r_.index.capture().graphs[r.index];
   std::snprintf(host_address_, sizeof(host_address_), "0x%" PRIx64, e.function_address);
-  const GraphNode* node = idx_.graphs().Origin(e.node_id);
+  const GraphNode* node = r_.index.graphs().Origin(e.node_id);
   std::string function = node != nullptr && !node->function_name.empty() ? Demangle(node->function_name)
                                                                           : std::string(host_address_);
   auto name = names_.Intern(std::string(trace_keys::kHostNodePrefix) + function);

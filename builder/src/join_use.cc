@@ -30,7 +30,7 @@ void WindowJoin::UseStack(uint32_t stack) {
 }
 
 void SliceDescriber::UseRangeOfEvent(uint32_t event) {
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
   if (range_of_event_.empty()) {
     for (uint32_t r = 0; r < ranges.size(); ++r) {
       range_of_event_.emplace(ranges[r].event, r);

@@ -33,7 +33,7 @@ void SliceDescriber::LaunchDetailArgs(const KernelTable& k, uint32_t row) {
 }
 
 void SliceDescriber::StreamDetailArgs(uint32_t context_id, uint32_t stream_id) {
-  if (const format::StreamInfo* s = idx_.Stream(context_id, stream_id)) {
+  if (const format::StreamInfo* s = r_.index.Stream(context_id, stream_id)) {
     args_.push_back(Arg::Int(trace_keys::kStreamPriority, s->priority));
   }
 }

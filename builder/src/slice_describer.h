@@ -52,8 +52,7 @@ class SliceDescriber final : public Describer {
   // Reads `result` and the kernel and API rows of `rows` (the join's, or a
   // piece's own); `use`: null, or where the lookups it makes are reported.
   SliceDescriber(const JoinResult& result, WindowRows& rows, JoinUse* use)
-      : r_(result), idx_(result.index), parts_(result.parts), options_(result.options), use_(use),
-        kernels_(rows.kernels), api_rows_(rows.apis), runs_(result, rows.kernels, names_) {}
+      : r_(result), use_(use), kernels_(rows.kernels), api_rows_(rows.apis), runs_(result, rows.kernels, names_) {}
 
   // The slice `r` stands for; its args, names and flows are valid until the
   // next Describe.
@@ -88,10 +87,7 @@ class SliceDescriber final : public Describer {
   void GraphLaunchArgs(const Op& op);
   void UseRangeOfEvent(uint32_t event);  // the range that event opens or closes (join_use.cc)
 
-  const JoinResult& r_;
-  const CaptureIndex& idx_;
-  std::span<const ActivityTables* const> parts_;
-  const JoinOptions& options_;
+  const JoinResult& r_;  // its inputs too: the capture index, the window, its parts, the options
   JoinUse* use_;  // null: not asked for
   // Kernel and API rows as slices are written: the parts', or decoded again.
   RowsAgain<KernelTable>& kernels_;
