@@ -12,15 +12,7 @@
 #include "slice_describer.h"
 #include "window_join.h"
 
-namespace gpucap::builder {
-
-Result<GraphLanes> ParseGraphLanes(std::string_view name) {
-  if (name == "capture") return GraphLanes::kCapture;
-  if (name == "cupti") return GraphLanes::kCupti;
-  return Status::InvalidArgument("--graph-lanes '" + std::string(name) + "': expected capture or cupti");
-}
-
-namespace join_internal {
+namespace gpucap::builder::join_internal {
 
 OpTrackKey JoinResult::TrackKeyOfNode(const GraphNode* origin, uint32_t device, uint32_t stream) const {
   if (options.graph_lanes == GraphLanes::kCapture && origin != nullptr &&
@@ -47,5 +39,4 @@ void SliceDescriber::CaptureStreamArgs(const Op& op) {
   args_.push_back(Arg::Uint(trace_keys::kCaptureStream, op.origin->capture_stream));
 }
 
-}  // namespace join_internal
-}  // namespace gpucap::builder
+}  // namespace gpucap::builder::join_internal

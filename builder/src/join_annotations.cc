@@ -4,15 +4,7 @@
 #include "slice_describer.h"
 #include "window_join.h"
 
-namespace gpucap::builder {
-
-Result<GpuRanges> ParseGpuRanges(std::string_view name) {
-  if (name == "launching") return GpuRanges::kLaunching;
-  if (name == "all") return GpuRanges::kAll;
-  return Status::InvalidArgument("--gpu-ranges '" + std::string(name) + "': expected launching or all");
-}
-
-namespace join_internal {
+namespace gpucap::builder::join_internal {
 
 std::span<const uint32_t> JoinResult::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
   // Launch-time ranges outside, capture-time ranges inside; a range open at
@@ -130,5 +122,4 @@ void SliceDescriber::AnnotationArgs(const Op& op) {
   }
 }
 
-}  // namespace join_internal
-}  // namespace gpucap::builder
+}  // namespace gpucap::builder::join_internal

@@ -24,7 +24,7 @@
 
 #include "gpucap/builder/annotation_stacks.h"
 #include "gpucap/builder/capture_index.h"
-#include "gpucap/builder/join.h"
+#include "gpucap/builder/join_options.h"
 #include "correlation_map.h"
 #include "flat_map.h"
 #include "flow_table.h"
@@ -34,16 +34,15 @@
 #include "slice_order.h"
 #include "track_registry.h"
 
-namespace gpucap::builder {
+namespace gpucap::builder::join_internal {
 
-struct JoinWorkspace::Tables {
-  using ApiRef = join_internal::ApiRef;
-  using Op = join_internal::Op;
+// The tables a JoinWorkspace keeps from window to window.
+struct JoinTables {
   std::vector<ApiRef> apis;
   CorrelationMap api_by_correlation;
   std::vector<Op> ops;
   FlowTable op_flows_in, op_flows_out;  // dependency arrows
-  join_internal::LaunchFlows launch_flows;
+  LaunchFlows launch_flows;
   std::vector<SliceRef> refs;
   std::vector<uint32_t> refs_scratch;
 
@@ -56,8 +55,6 @@ struct JoinWorkspace::Tables {
   }
 };
 
-namespace join_internal {
-
 inline const ActivityTables& Part(std::span<const ActivityTables* const> parts, uint16_t p) { return *parts[p]; }
 
 struct JoinResult {
@@ -65,7 +62,7 @@ struct JoinResult {
   // stacks); `window_steps`, for an nvtx window, the ranges its pattern
   // matches, which decide the ops it holds (WindowJoin::InRangeWindow).
   JoinResult(const CaptureIndex& index, const Window& window, std::span<const ActivityTables* const> parts,
-             const JoinOptions& options, JoinWorkspace::Tables* tables, const StepRanges& steps,
+             const JoinOptions& options, JoinTables* tables, const StepRanges& steps,
              const StepRanges* window_steps)
       : index(index), window(window), parts(parts), options(options),
         operators(options.torch_view ? index.operators() : kNoOperators), apis(tables->apis),
@@ -83,7 +80,7 @@ struct JoinResult {
   static inline const TorchOperators kNoOperators;
   const TorchOperators& operators;  // JoinOptions::torch_view's: none without it
 
-  // The workspace's tables (JoinWorkspace::Tables).
+  // The workspace's tables (JoinTables).
   std::vector<ApiRef>& apis;
   CorrelationMap& api_by_correlation;
   std::vector<Op>& ops;
@@ -177,7 +174,6 @@ struct JoinResult {
   OpTrackKey TrackKeyOfNode(const GraphNode* origin, uint32_t device, uint32_t stream) const;
 };
 
-}  // namespace join_internal
-}  // namespace gpucap::builder
+}  // namespace gpucap::builder::join_internal
 
 #endif  // GPUCAP_BUILDER_SRC_JOIN_RESULT_H_

@@ -1,4 +1,4 @@
-// WindowJoin: the join of one window (join.h), phase by phase, into a
+// WindowJoin: the join of one window (join.h's JoinWindow), phase by phase, into a
 // JoinResult (join_result.h); then the window's trace, its slices described
 // from the result (slice_describer.h) and streamed to the sink
 // (piece_stream.h). The phases are the only writers of the result: once
@@ -25,9 +25,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpucap/builder/join.h"
+#include "gpucap/builder/decode.h"
+#include "gpucap/builder/join_options.h"
 #include "gpucap/builder/join_use.h"
+#include "gpucap/builder/row_source.h"
 #include "gpucap/builder/trace_keys.h"
+#include "gpucap/builder/trace_model.h"
 #include "gpucap/format/activity_kind.h"
 #include "join_result.h"
 #include "names.h"
@@ -41,7 +44,7 @@ class WindowJoin {
   // stacks); `window_steps`, for an nvtx window, the ranges its pattern
   // matches, which decide the ops it holds (InRangeWindow).
   WindowJoin(const CaptureIndex& index, const Window& window, std::span<const ActivityTables* const> parts,
-             const JoinOptions& options, JoinStats* stats, JoinWorkspace::Tables* tables, JoinUse* use,
+             const JoinOptions& options, JoinStats* stats, JoinTables* tables, JoinUse* use,
              const RowSource& rows, const StepRanges& steps, const StepRanges* window_steps)
       : use_(use), idx_(index), w_(window), parts_(parts), rows_(rows), window_rows_(parts, rows),
         kernels_(window_rows_.kernels), api_rows_(window_rows_.apis), options_(options), stats_(*stats),
@@ -94,7 +97,7 @@ class WindowJoin {
   RowsAgain<ApiTable>& api_rows_;
   const JoinOptions& options_;
   JoinStats& stats_;
-  JoinWorkspace::Tables& t_;
+  JoinTables& t_;
   JoinResult r_;  // what the phases match
   std::vector<uint32_t> window_stack_scratch_;  // InRangeWindow's
 };
