@@ -85,7 +85,8 @@ class SliceDescriber final : public Describer {
   // A graph launch's span (OpKind::kGraph): its name, and its args.
   std::pair<uint32_t, std::string_view> GraphLaunchName(const Op& op);
   void GraphLaunchArgs(const Op& op);
-  void UseRangeOfEvent(uint32_t event);  // the range that event opens or closes (join_use.cc)
+  // The range that `event` opens or closes, into use_ (join_report_use.cc).
+  void UseRangeOfEvent(uint32_t event);
 
   const JoinResult& r_;  // its inputs too: the capture index, the window, its parts, the options
   JoinUse* use_;  // null: not asked for

@@ -11,7 +11,7 @@
 //   join_annotations.cc     annotation stacks: ranges open at launch or capture
 //   join_refs.cc            which slices, marks, markers and counters a window draws
 //   join_header.cc          the trace header: process, devices, what was skipped
-//   join_use.cc             what the window referenced (join_use.h), when asked
+//   join_report_use.cc      what the window referenced (join_use.h), when asked
 //   join_host_nodes.cc      graph host nodes' runs, as the recorder timed them
 //   join_event_records.cc   graph event-record nodes' runs, between their neighbours
 //   graph_lanes.cc          the one rule for the track a GPU op is drawn on
@@ -70,8 +70,9 @@ class WindowJoin {
   void CollectHostNodes();  // part of CollectRefs
   void CollectGraphEventRecords();  // part of CollectRefs, after CollectHostNodes
   TraceHeader MakeHeader(const DecodeStats& decode);
-  // What the phases referenced, into use_ (join_use.cc); the lookups made
-  // while slices are described add theirs as they happen (SliceDescriber).
+  // What the phases referenced, into use_ (join_report_use.cc); the
+  // lookups made while slices are described add theirs as they happen
+  // (SliceDescriber).
   void ReportUse();
   void UseStack(uint32_t stack);
   void UseContextOwner(uint32_t context);
