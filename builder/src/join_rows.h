@@ -2,7 +2,7 @@
 // API calls, NVTX markers, annotation spans, graph event records, counters.
 // Plain values, small because a window holds millions of some; their own
 // header so that the parts of the join that only handle them (launch
-// flows, slice order) need nothing above them.
+// flows) need nothing above them.
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_JOIN_ROWS_H_
 #define GPUCAP_BUILDER_SRC_JOIN_ROWS_H_

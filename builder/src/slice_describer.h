@@ -13,11 +13,14 @@
 // Each file holds one concern of describing:
 //   join_args.cc            names, categories and arguments, per kind of ref
 //   join_annotations.cc     an op's annotation stack, graph node, metadata
-//   join_shared_runs.cc     argument runs shared from launch to launch
+//   join_shared_runs.cc     argument runs shared from launch to launch (SharedRuns)
 //   launch_details.cc       a kernel's channel, a stream's priority
 //   collective_args.cc      an NCCL collective's sizes on its kernels
 //   join_graph_launches.cc  a whole graph launch's name and arguments
-//   join_host_nodes.cc, join_event_records.cc, graph_lanes.cc  their slices'
+//   join_host_nodes.cc      a graph host node's run
+//   join_event_records.cc   a graph event record's run
+//   graph_lanes.cc          a graph op's capture stream
+//   join_report_use.cc      the range a collective's group size came from
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_SLICE_DESCRIBER_H_
 #define GPUCAP_BUILDER_SRC_SLICE_DESCRIBER_H_
