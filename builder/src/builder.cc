@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "flat_map.h"
-#include "rows_again.h"
+#include "decode_again.h"
 #include "window_workers.h"
 #include "gpucap/builder/work_queue.h"
 

@@ -9,15 +9,15 @@
 // the same. Element counts divide by the dtype the kernel's name says; a
 // kernel whose name says none gets no dtype and no counts. No process group:
 // NCCL's payload names a communicator, not torch's group.
-#include "window_join.h"
+#include "slice_describer.h"
 
 namespace gpucap::builder::join_internal {
 
-void WindowJoin::CollectiveArgs(const Op& op) {
-  const CollectiveIndex& index = idx_.collectives();
+void SliceDescriber::CollectiveArgs(const Op& op) {
+  const CollectiveIndex& index = r_.index.collectives();
   if (index.empty() || (op.launch_stack == 0 && op.capture_stack == 0)) return;
-  std::span<const uint32_t> stack = StackOf(op, &collective_scratch_);
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
+  std::span<const uint32_t> stack = r_.StackOf(op, &collective_scratch_);
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
   const Collective* c = nullptr;
   for (size_t i = stack.size(); i-- > 0 && c == nullptr;) c = index.AtEvent(ranges[stack[i]].event);
   if (c == nullptr) return;

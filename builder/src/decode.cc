@@ -86,47 +86,7 @@ class RowWriter {
 }  // namespace
 
 Decoder::Decoder(const format::Capture& capture)
-    : capture_(capture), strings_(capture.strings) {
-  if (capture.session) {
-    version_ = capture.session->cupti_runtime_version;
-    if (version_ == 0) version_ = capture.session->cupti_header_version;
-    for (const format::KindSize& k : capture.session->record_sizes) session_sizes_[k.kind] = k.size;
-  }
-  table_ = format::LayoutForVersion(version_);
-  if (table_ == nullptr) {
-    version_warning_ = "CUPTI version " + std::to_string(version_) +
-                       " has no layout table in this gpucap; decoding only the record kinds "
-                       "whose size matches a known layout";
-  }
-}
-
-uint32_t Decoder::StrideFor(uint32_t kind, const format::ChunkInfo& info) const {
-  for (const format::KindSize& k : info.record_sizes) {
-    if (k.kind == kind) return k.size;
-  }
-  if (table_ != nullptr) {
-    if (const RecordLayout* l = table_->Find(kind)) return l->size;
-  }
-  auto it = session_sizes_.find(kind);
-  return it == session_sizes_.end() ? 0 : it->second;
-}
-
-const RecordLayout* Decoder::LayoutFor(uint32_t kind, uint32_t stride) const {
-  if (table_ != nullptr) {
-    const RecordLayout* l = table_->Find(kind);
-    if (l != nullptr && l->size == stride) return l;
-  }
-  // Unknown version, or a size the version's table does not expect: the
-  // bytes are only trusted when some known struct has exactly that size.
-  return format::MatchLayoutBySize(kind, stride);
-}
-
-Decoder::RecordShape Decoder::ShapeOf(uint32_t kind, const format::ChunkInfo& info) const {
-  RecordShape shape;
-  shape.stride = StrideFor(kind, info);
-  if (shape.stride != 0) shape.layout = LayoutFor(kind, shape.stride);
-  return shape;
-}
+    : capture_(capture), shapes_(capture), strings_(capture.strings) {}
 
 void Decoder::DecodeChunk(size_t index, uint32_t families, ActivityTables* out, DecodeStats* stats,
                           std::vector<uint64_t>* scratch) const {
@@ -424,7 +384,7 @@ void RowDecoder::Environment(const Reader& r) {
 void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInfo& info,
                             uint32_t sequence, uint32_t families, ActivityTables* out,
                             DecodeStats* stats) const {
-  RecordWalk walk(*this, info);  // layouts by kind for this chunk; strides can differ between chunks
+  RecordWalk walk(shapes_, info);  // layouts by kind for this chunk; strides can differ between chunks
   RowDecoder rows(out, stats, strings_, sequence);
   rows.Expect(info, raw.size(), families, &walk);
   RecordWalk::Stop stop = walk.Run(raw, [&](const RawRecord& rec) {
@@ -448,11 +408,11 @@ void Decoder::DecodeRecords(std::span<const uint8_t> raw, const format::ChunkInf
 
 std::vector<std::string> Decoder::Describe(const DecodeStats& stats) const {
   std::vector<std::string> lines;
-  if (!version_warning_.empty() && !stats.skipped_kinds.empty()) lines.push_back(version_warning_);
+  if (!shapes_.version_warning().empty() && !stats.skipped_kinds.empty()) lines.push_back(shapes_.version_warning());
   for (auto [kind, n] : stats.skipped_kinds) {
     lines.push_back(std::to_string(n) + " " + format::ActivityKindName(kind) +
                     " records skipped: no known layout for them in CUPTI version " +
-                    std::to_string(version_));
+                    std::to_string(shapes_.cupti_version()));
   }
   if (stats.unwalkable_bytes > 0) {
     lines.push_back(std::to_string(stats.unwalkable_bytes) +

@@ -10,24 +10,24 @@
 namespace gpucap::builder::join_internal {
 
 void WindowJoin::LinkDependencies(std::vector<bool>* has_predecessor) {
-  has_predecessor->assign(ops_.size(), false);
+  has_predecessor->assign(r_.ops.size(), false);
   if (!options_.graph_dependencies) return;
   // (replay's launch correlation, capture-time node) -> op. A node runs once
   // per replay; a damaged capture repeating one keeps the first.
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> by_node;
-  for (uint32_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i].origin != nullptr) by_node.emplace(std::pair{ops_[i].correlation, ops_[i].origin->id}, i);
+  for (uint32_t i = 0; i < r_.ops.size(); ++i) {
+    if (r_.ops[i].origin != nullptr) by_node.emplace(std::pair{r_.ops[i].correlation, r_.ops[i].origin->id}, i);
   }
   uint64_t n = 0;
-  for (uint32_t v = 0; v < ops_.size(); ++v) {
-    const GraphIndex::Dependencies* deps = Dependencies(ops_[v]);
+  for (uint32_t v = 0; v < r_.ops.size(); ++v) {
+    const GraphIndex::Dependencies* deps = r_.Dependencies(r_.ops[v]);
     if (deps == nullptr) continue;
     for (uint64_t pred : deps->ops) {
-      auto it = by_node.find({ops_[v].correlation, pred});
+      auto it = by_node.find({r_.ops[v].correlation, pred});
       if (it == by_node.end()) continue;
       FlowEnd f{trace_keys::DependencyFlowId(n++), FlowKind::kGraphDependency};
-      op_flows_out_.Add(it->second, f);
-      op_flows_in_.Add(v, f);
+      r_.op_flows_out.Add(it->second, f);
+      r_.op_flows_in.Add(v, f);
       (*has_predecessor)[v] = true;
     }
   }

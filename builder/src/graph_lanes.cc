@@ -9,41 +9,34 @@
 // every op with --graph-lanes cupti, is drawn on CUPTI's stream, as Kineto
 // draws it. Ops, their gpu_user_annotation spans and graph event records ask
 // this file, so they cannot disagree.
+#include "slice_describer.h"
 #include "window_join.h"
 
-namespace gpucap::builder {
+namespace gpucap::builder::join_internal {
 
-Result<GraphLanes> ParseGraphLanes(std::string_view name) {
-  if (name == "capture") return GraphLanes::kCapture;
-  if (name == "cupti") return GraphLanes::kCupti;
-  return Status::InvalidArgument("--graph-lanes '" + std::string(name) + "': expected capture or cupti");
-}
-
-namespace join_internal {
-
-OpTrackKey WindowJoin::TrackKeyOfNode(const GraphNode* origin, uint32_t device, uint32_t stream) const {
-  if (options_.graph_lanes == GraphLanes::kCapture && origin != nullptr &&
+OpTrackKey JoinResult::TrackKeyOfNode(const GraphNode* origin, uint32_t device, uint32_t stream) const {
+  if (options.graph_lanes == GraphLanes::kCapture && origin != nullptr &&
       origin->capture_stream != format::kNoCaptureStream) {
     return {device, origin->capture_stream, true};
   }
   return {device, stream, false};
 }
 
-OpTrackKey WindowJoin::TrackKeyOf(const Op& op) const {
+OpTrackKey JoinResult::TrackKeyOf(const Op& op) const {
   // A whole graph launch (GRAPH_TRACE) has no node: it stays on its stream.
   return TrackKeyOfNode(op.kind == OpKind::kGraph ? nullptr : op.origin, op.device, op.stream);
 }
 
 uint32_t WindowJoin::TrackOf(const OpTrackKey& key) {
-  return key.capture_lane ? tracks_.CaptureLaneTrack(key.device, key.stream) : tracks_.StreamTrack(key.device, key.stream);
+  return key.capture_lane ? r_.tracks.CaptureLaneTrack(key.device, key.stream)
+                          : r_.tracks.StreamTrack(key.device, key.stream);
 }
 
-void WindowJoin::CaptureStreamArgs(const Op& op) {
+void SliceDescriber::CaptureStreamArgs(const Op& op) {
   // In both modes: with --graph-lanes cupti the track is CUPTI's, and this
   // still says where the program captured the node.
   if (op.origin == nullptr || op.origin->capture_stream == format::kNoCaptureStream) return;
   args_.push_back(Arg::Uint(trace_keys::kCaptureStream, op.origin->capture_stream));
 }
 
-}  // namespace join_internal
-}  // namespace gpucap::builder
+}  // namespace gpucap::builder::join_internal

@@ -1,22 +1,15 @@
 // Annotation stacks: the ranges open when an op was launched (or, for a
 // graph replay, when its node was captured), as spans on the GPU tracks and
 // as the op's "annotation" argument.
+#include "slice_describer.h"
 #include "window_join.h"
 
-namespace gpucap::builder {
+namespace gpucap::builder::join_internal {
 
-Result<GpuRanges> ParseGpuRanges(std::string_view name) {
-  if (name == "launching") return GpuRanges::kLaunching;
-  if (name == "all") return GpuRanges::kAll;
-  return Status::InvalidArgument("--gpu-ranges '" + std::string(name) + "': expected launching or all");
-}
-
-namespace join_internal {
-
-std::span<const uint32_t> WindowJoin::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
+std::span<const uint32_t> JoinResult::StackOf(const Op& op, std::vector<uint32_t>* scratch) const {
   // Launch-time ranges outside, capture-time ranges inside; a range open at
   // both times (a whole-run range) appears once.
-  stacks_.MergedStack(op.launch_stack, op.capture_stack, scratch);
+  stacks.MergedStack(op.launch_stack, op.capture_stack, scratch);
   // The stack does not depend on the window (docs/semantics.md): an op of
   // another thread is in a step's window through the step rule, not by
   // having the window's range put on top of its own.
@@ -43,11 +36,11 @@ void WindowJoin::CollectAnnotationSpans() {
     std::vector<uint32_t> spans;
     std::vector<uint32_t> stack;
   } last;
-  for (const Op& op : ops_) {
+  for (const Op& op : r_.ops) {
     if (op.kind == OpKind::kSync || (op.launch_stack == 0 && op.capture_stack == 0)) continue;
     uint32_t replay = op.capture_stack != 0 ? op.correlation : 0;
     // Spans sit on the track their ops are drawn on.
-    OpTrackKey track = TrackKeyOf(op);
+    OpTrackKey track = r_.TrackKeyOf(op);
     if (last.launch != op.launch_stack || last.capture != op.capture_stack || last.device != track.device ||
         last.stream != track.stream || last.capture_lane != track.capture_lane || last.replay != replay) {
       last = Last{op.launch_stack, op.capture_stack, track.device, track.stream, replay, track.capture_lane, {},
@@ -55,23 +48,23 @@ void WindowJoin::CollectAnnotationSpans() {
       uint8_t depth = 0;
       auto add = [&](uint32_t range, uint32_t key_replay) {
         auto [it, inserted] = spans.try_emplace(Key{range, track.device, track.stream, key_replay, track.capture_lane},
-                                                static_cast<uint32_t>(spans_.size()));
+                                                static_cast<uint32_t>(r_.spans.size()));
         if (inserted) {
-          spans_.push_back({range, track.device, track.stream, key_replay, op.start, op.end, depth,
-                            track.capture_lane});
+          r_.spans.push_back({range, track.device, track.stream, key_replay, op.start, op.end, depth,
+                              track.capture_lane});
         }
         last.spans.push_back(it->second);
         depth++;
       };
       std::vector<uint32_t>& stack = last.stack;
-      size_t launched = stacks_.MergedStack(op.launch_stack, op.capture_stack, &stack);
+      size_t launched = r_.stacks.MergedStack(op.launch_stack, op.capture_stack, &stack);
       if (options_.gpu_ranges == GpuRanges::kAll) {
         for (size_t k = 0; k < stack.size(); ++k) add(stack[k], k < launched ? 0 : replay);
       } else {
         // Kineto draws a GPU-side slice for the user annotation the launch
         // ran in, not for the ranges around that one (a step's slice would
         // stretch over the next step's host side, where its ops queue).
-        uint32_t range = stacks_.LaunchingAnnotation(stack);
+        uint32_t range = r_.stacks.LaunchingAnnotation(stack);
         if (range != RangeIndex::kNone) {
           size_t k = std::find(stack.begin(), stack.end(), range) - stack.begin();
           add(range, k < launched ? 0 : replay);
@@ -79,49 +72,21 @@ void WindowJoin::CollectAnnotationSpans() {
       }
     }
     for (uint32_t s : last.spans) {
-      spans_[s].start = std::min(spans_[s].start, op.start);
-      spans_[s].end = std::max(spans_[s].end, op.end);
+      r_.spans[s].start = std::min(r_.spans[s].start, op.start);
+      r_.spans[s].end = std::max(r_.spans[s].end, op.end);
     }
   }
 }
 
-uint32_t WindowJoin::NameStackId(std::span<const uint32_t> stack) {
-  if (stack.empty()) return 0;
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
-  if (range_name_ids_.empty()) range_name_ids_.assign(ranges.size(), 0);
-  uint64_t h = 0x13198a2e03707344ull;
-  for (uint32_t r : stack) {
-    uint32_t& id = range_name_ids_[r];
-    if (id == 0) id = names_.Intern(ShownRangeName(r)).first;
-    h = (h ^ id) * 0x9e3779b97f4a7c15ull + (h >> 31);
-  }
-  auto same = [&](uint32_t n) {
-    std::span<const uint32_t> kept(name_stack_pool_.data() + name_stack_begin_[n],
-                                   name_stack_begin_[n + 1] - name_stack_begin_[n]);
-    if (kept.size() != stack.size()) return false;
-    for (size_t i = 0; i < kept.size(); ++i) {
-      if (kept[i] != range_name_ids_[stack[i]]) return false;
-    }
-    return true;
-  };
-  uint32_t found = name_stack_by_hash_.Find(h);
-  if (found != FlatMap::kMissing) return same(found) ? found : kNone;
-  uint32_t id = static_cast<uint32_t>(name_stack_begin_.size() - 1);
-  for (uint32_t r : stack) name_stack_pool_.push_back(range_name_ids_[r]);
-  name_stack_begin_.push_back(static_cast<uint32_t>(name_stack_pool_.size()));
-  name_stack_by_hash_.Insert(h, id);
-  return id;
-}
-
-void WindowJoin::AnnotationArgs(const Op& op) {
-  const SharedRun& run = RunFor(op);
+void SliceDescriber::AnnotationArgs(const Op& op) {
+  const SharedRuns::SharedRun& run = runs_.For(op);
   if (run.id != 0 && run.n != 0) {
     args_.shared_id = run.id;
     args_.shared_first = static_cast<uint8_t>(args_.n);
     args_.shared_count = run.n;
   }
   for (uint8_t i = 0; i < run.n; ++i) args_.push_back(run.args[i]);
-  uint64_t graph_node = GraphNodeOf(op);
+  uint64_t graph_node = r_.GraphNodeOf(op, kernels_);
   if (graph_node != 0) {
     args_.push_back(Arg::Uint(trace_keys::kGraphNode, graph_node));
     if (op.origin != nullptr) {
@@ -130,7 +95,7 @@ void WindowJoin::AnnotationArgs(const Op& op) {
       CaptureStreamArgs(op);
     }
   }
-  const GraphIndex::Dependencies* deps = Dependencies(op);
+  const GraphIndex::Dependencies* deps = r_.Dependencies(op);
   if (deps != nullptr && !deps->host_functions.empty()) {
     args_.push_back(Arg::Strings(trace_keys::kAfterHostFunctions, deps->host_functions));
   }
@@ -141,21 +106,20 @@ void WindowJoin::AnnotationArgs(const Op& op) {
   // capture of many blobs per key costs each op at most the args it has
   // room for, not one entry per blob.
   auto blobs = [&](format::MetadataKey kind, uint64_t key) {
-    for (const format::MetadataBlob* b : idx_.Metadata(kind, key)) {
+    for (const format::MetadataBlob* b : r_.index.Metadata(kind, key)) {
       if (args_.n >= args_.items.size()) break;
       args_.push_back(Arg::String(b->name, b->data).Foreign());
-      if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
+      if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - r_.index.capture().metadata.data()));
     }
   };
   blobs(format::MetadataKey::kCorrelationId, op.correlation);
-  uint32_t innermost = stacks_.Innermost(op.launch_stack);
+  uint32_t innermost = r_.stacks.Innermost(op.launch_stack);
   if (innermost != RangeIndex::kNone) blobs(format::MetadataKey::kRange, innermost);
-  if (uint64_t external = ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
+  if (uint64_t external = r_.ExternalId(op.correlation)) blobs(format::MetadataKey::kExternalId, external);
   if (graph_node != 0) {
     blobs(format::MetadataKey::kGraphNode, graph_node);
     if (op.origin != nullptr && op.origin->id != graph_node) blobs(format::MetadataKey::kGraphNode, op.origin->id);
   }
 }
 
-}  // namespace join_internal
-}  // namespace gpucap::builder
+}  // namespace gpucap::builder::join_internal

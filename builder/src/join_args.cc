@@ -1,15 +1,15 @@
 // A slice's name, category and arguments, from the ref that stands for it.
-#include "window_join.h"
+#include "slice_describer.h"
 
 namespace gpucap::builder::join_internal {
 
-std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
+std::pair<uint32_t, std::string_view> SliceDescriber::KernelName(const Op& op) {
   const KernelTable& k = kernels_.Of(op.part);
   uint32_t s = k.name[op.row];
   if (s != kNoString) {
-    if (kernel_name_ids_.empty()) kernel_name_ids_.assign(idx_.capture().strings.size(), 0);
-    if (kernel_name_ids_[s] == 0) kernel_name_ids_[s] = names_.Intern(idx_.KernelName(s)).first;
-    return {kernel_name_ids_[s], idx_.KernelName(s)};
+    if (kernel_name_ids_.empty()) kernel_name_ids_.assign(r_.index.capture().strings.size(), 0);
+    if (kernel_name_ids_[s] == 0) kernel_name_ids_[s] = names_.Intern(r_.index.KernelName(s)).first;
+    return {kernel_name_ids_[s], r_.index.KernelName(s)};
   }
   // The pointer was never defined: the node the kernel was captured as may
   // still know its function.
@@ -22,11 +22,11 @@ std::pair<uint32_t, std::string_view> WindowJoin::KernelName(const Op& op) {
   return names_.Intern(buf);
 }
 
-void WindowJoin::OpArgs(const Op& op) {
+void SliceDescriber::OpArgs(const Op& op) {
   args_.clear();
-  uint64_t external = LaunchExternalId(op.correlation, op.launch_stack);
+  uint64_t external = r_.LaunchExternalId(op.correlation, op.launch_stack);
   if (external != 0 && op.kind != OpKind::kSync) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
-  const ActivityTables& p = Part(parts_, op.part);
+  const ActivityTables& p = Part(r_.parts, op.part);
   auto bandwidth = [&](uint64_t bytes, uint64_t start, uint64_t end) {
     uint64_t dur = end > start ? end - start : 0;
     if (dur == 0) return Arg::String(trace_keys::kMemoryBandwidth, "N/A");
@@ -42,7 +42,7 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::Uint(trace_keys::kStream, k.stream[r]));
       args_.push_back(Arg::Uint(trace_keys::kCorrelation, k.correlation[r]));
       LaunchDetailArgs(k, r);
-      // Registers to occupancy come with the annotation stack (RunFor).
+      // Registers to occupancy come with the annotation stack (SharedRuns).
       break;
     }
     case OpKind::kMemcpy: {
@@ -84,12 +84,12 @@ void WindowJoin::OpArgs(const Op& op) {
       args_.push_back(Arg::String(trace_keys::kCudaSyncKind, SyncTypeName(s.type[r])));
       if (s.type[r] == 1 || s.type[r] == 2) {  // event sync, stream wait event
         int64_t wait_stream = -1, wait_correlation = -1;
-        uint32_t e = s.event_sync_id[r] != 0 ? event_by_sync_id_.Find(s.event_sync_id[r]) : FlatMap::kMissing;
+        uint32_t e = s.event_sync_id[r] != 0 ? r_.event_by_sync_id.Find(s.event_sync_id[r]) : FlatMap::kMissing;
         if (e != FlatMap::kMissing) {
-          if (use_ != nullptr) use_->Use(events_[e].first, kCudaEvents, events_[e].second);
-          const CudaEventTable& ev = Part(parts_, events_[e].first).cuda_events;
-          wait_stream = ev.stream[events_[e].second];
-          wait_correlation = ev.correlation[events_[e].second];
+          if (use_ != nullptr) use_->Use(r_.events[e].first, kCudaEvents, r_.events[e].second);
+          const CudaEventTable& ev = Part(r_.parts, r_.events[e].first).cuda_events;
+          wait_stream = ev.stream[r_.events[e].second];
+          wait_correlation = ev.correlation[r_.events[e].second];
         }
         args_.push_back(Arg::Int(trace_keys::kWaitOnStream, wait_stream));
         args_.push_back(Arg::Uint(trace_keys::kWaitOnCudaEventId, s.cuda_event_id[r]));
@@ -109,20 +109,20 @@ void WindowJoin::OpArgs(const Op& op) {
   if (op.kind == OpKind::kKernel) CollectiveArgs(op);
 }
 
-void WindowJoin::ApiArgs(const ApiRef& a) {
+void SliceDescriber::ApiArgs(const ApiRef& a) {
   args_.clear();
   const ApiTable& t = api_rows_.Of(a.part);
   uint64_t external =
-      LaunchExternalIdAt(t.correlation[a.row], t.tid[a.row], t.start[a.row]);
+      r_.LaunchExternalIdAt(t.correlation[a.row], t.tid[a.row], t.start[a.row], &api_stack_scratch_);
   if (external != 0) args_.push_back(Arg::Uint(trace_keys::kExternalId, external));
   args_.push_back(Arg::Uint(trace_keys::kCbid, t.cbid[a.row]));
   args_.push_back(Arg::Uint(trace_keys::kCorrelation, t.correlation[a.row]));
 }
 
-void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
-  const Op& op = ops_[r.index];
+void SliceDescriber::DescribeOp(const SliceRef& r, Slice& s) {
+  const Op& op = r_.ops[r.index];
   std::pair<uint32_t, std::string_view> name;
-  const ActivityTables& p = Part(parts_, op.part);
+  const ActivityTables& p = Part(r_.parts, op.part);
   switch (op.kind) {
     case OpKind::kKernel:
       name = KernelName(op);
@@ -155,12 +155,12 @@ void WindowJoin::DescribeOp(const SliceRef& r, Slice& s) {
   s.name_id = name.first;
   s.name = name.second;
   OpArgs(op);
-  s.flows_in = launch_flows_.In(ops_, r.index, op_flows_in_.Of(r.index), &launch_ends_in_);
-  s.flows_out = op_flows_out_.Of(r.index);
+  s.flows_in = r_.launch_flows.In(r_.ops, r.index, r_.op_flows_in.Of(r.index), &launch_ends_in_);
+  s.flows_out = r_.op_flows_out.Of(r.index);
 }
 
-void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
-  const ApiRef& a = apis_[r.index];
+void SliceDescriber::DescribeApi(const SliceRef& r, Slice& s) {
+  const ApiRef& a = r_.apis[r.index];
   const ApiTable& t = api_rows_.Of(a.part);
   bool driver = t.domain[a.row] == ApiDomain::kDriver;
   std::string_view api_name = driver ? format::DriverApiName(t.cbid[a.row])
@@ -176,31 +176,31 @@ void WindowJoin::DescribeApi(const SliceRef& r, Slice& s) {
   s.name = cached.second;
   s.category = driver ? Category::kCudaDriver : Category::kCudaRuntime;
   ApiArgs(a);
-  s.flows_out = launch_flows_.Out(ops_, r.index, &launch_ends_out_);
+  s.flows_out = r_.launch_flows.Out(r_.ops, r.index, &launch_ends_out_);
 }
 
-void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
-  const auto& events = idx_.capture().ranges;
+void SliceDescriber::DescribeRange(const SliceRef& r, Slice& s) {
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
+  const auto& events = r_.index.capture().ranges;
   const Range& range = ranges[r.index];
-  auto name = names_.Intern(ShownRangeName(r.index));
+  auto name = names_.Intern(r_.ShownRangeName(r.index));
   s.name_id = name.first;
   s.name = name.second;
-  const TorchOperatorName* op = built_.operators.Of(r.index);
+  const TorchOperatorName* op = r_.operators.Of(r.index);
   s.category = op != nullptr ? Category::kCpuOp : Category::kUserAnnotation;
   args_.clear();
-  args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(r.index)));
+  args_.push_back(Arg::Uint(trace_keys::kExternalId, r_.RangeExternalId(r.index)));
   if (op != nullptr) OperatorArgs(r.index, *op, s);
   CollectiveRangeArgs(r.index);
   const format::RangeEvent& e = events[range.event];
   if (range.domain != 0) {
-    std::string_view domain = idx_.ranges().DomainName(range.domain);
+    std::string_view domain = r_.index.ranges().DomainName(range.domain);
     if (!domain.empty()) args_.push_back(Arg::String(trace_keys::kDomain, domain));
   }
   if (e.category != 0) args_.push_back(Arg::Uint(trace_keys::kCategory, e.category));
-  for (const format::MetadataBlob* b : idx_.Metadata(format::MetadataKey::kRange, r.index)) {
+  for (const format::MetadataBlob* b : r_.index.Metadata(format::MetadataKey::kRange, r.index)) {
     args_.push_back(Arg::String(b->name, b->data).Foreign());
-    if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - idx_.capture().metadata.data()));
+    if (use_ != nullptr) use_->metadata.push_back(static_cast<uint32_t>(b - r_.index.capture().metadata.data()));
   }
   if (auto* v = std::get_if<uint64_t>(&e.payload)) args_.push_back(Arg::Uint(trace_keys::kPayload, *v));
   if (auto* v = std::get_if<int64_t>(&e.payload)) args_.push_back(Arg::Int(trace_keys::kPayload, *v));
@@ -210,9 +210,9 @@ void WindowJoin::DescribeRange(const SliceRef& r, Slice& s) {
 
 // Kineto's keys of a cpu_op, and its forward -> backward flow when both ends
 // are drawn in this window (ranges are drawn where they start).
-void WindowJoin::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice& s) {
-  const TorchOperators& operators = built_.operators;
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
+void SliceDescriber::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice& s) {
+  const TorchOperators& operators = r_.operators;
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
   uint32_t forward = operators.ForwardOf(range);
   if (op.sequence >= 0) {
     args_.push_back(Arg::Int(trace_keys::kSequenceNumber, op.sequence));
@@ -228,13 +228,13 @@ void WindowJoin::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice
       args_.push_back(Arg::Json(trace_keys::kInputDims, input_dims_));
     }
   }
-  if (forward != TorchOperators::kNone && DrawsRange(forward)) {
-    range_flow_in_ = {trace_keys::ForwardBackwardFlowId(RangeExternalId(range)), FlowKind::kForwardBackward};
+  if (forward != TorchOperators::kNone && r_.DrawsRange(forward)) {
+    range_flow_in_ = {trace_keys::ForwardBackwardFlowId(r_.RangeExternalId(range)), FlowKind::kForwardBackward};
     s.flows_in = {&range_flow_in_, 1};
   }
   uint32_t backward = operators.BackwardOf(range);
-  if (backward != TorchOperators::kNone && DrawsRange(backward)) {
-    range_flow_out_ = {trace_keys::ForwardBackwardFlowId(RangeExternalId(backward)), FlowKind::kForwardBackward};
+  if (backward != TorchOperators::kNone && r_.DrawsRange(backward)) {
+    range_flow_out_ = {trace_keys::ForwardBackwardFlowId(r_.RangeExternalId(backward)), FlowKind::kForwardBackward};
     s.flows_out = {&range_flow_out_, 1};
   }
 }
@@ -243,9 +243,9 @@ void WindowJoin::OperatorArgs(uint32_t range, const TorchOperatorName& op, Slice
 // its size as TensorBoard's Distributed view reads it (Input Dims times the
 // size of Input type: NCCL's payload gives bytes, so one dimension of
 // "unsigned char"). Nothing where NCCL gave no payload.
-void WindowJoin::CollectiveRangeArgs(uint32_t range) {
-  if (!options_.torch_view) return;
-  const Collective* c = idx_.collectives().AtEvent(idx_.ranges().ranges()[range].event);
+void SliceDescriber::CollectiveRangeArgs(uint32_t range) {
+  if (!r_.options.torch_view) return;
+  const Collective* c = r_.index.collectives().AtEvent(r_.index.ranges().ranges()[range].event);
   if (c == nullptr) return;
   static constexpr std::string_view kBytes[] = {"unsigned char"};
   args_.push_back(Arg::String(trace_keys::kCollectiveName, c->name));
@@ -256,9 +256,9 @@ void WindowJoin::CollectiveRangeArgs(uint32_t range) {
   args_.push_back(Arg::Strings(trace_keys::kInputType, kBytes));
 }
 
-void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
-  const MarkerRange& mk = markers_[r.index];
-  const auto& strings = idx_.capture().strings;
+void SliceDescriber::DescribeMarker(const SliceRef& r, Slice& s) {
+  const MarkerRange& mk = r_.markers[r.index];
+  const auto& strings = r_.index.capture().strings;
   std::string_view text = mk.name < strings.size() ? std::string_view(strings[mk.name].def.text) : "NVTX marker";
   auto name = names_.Intern(text);
   s.name_id = name.first;
@@ -269,8 +269,8 @@ void WindowJoin::DescribeMarker(const SliceRef& r, Slice& s) {
   if (!mk.closed) args_.push_back(Arg::String(trace_keys::kEnd, "not in the decoded chunks"));
 }
 
-void WindowJoin::Describe(const SliceRef& r, Slice* out) {
-  const auto& events = idx_.capture().ranges;
+void SliceDescriber::Describe(const SliceRef& r, Slice* out) {
+  const auto& events = r_.index.capture().ranges;
   Slice& s = *out;
   {
     s.track = r.track;
@@ -284,13 +284,13 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         DescribeApi(r, s);
         break;
       case RefKind::kAnnotationSpan: {
-        uint32_t range = spans_[r.index].range;
-        auto name = names_.Intern(ShownRangeName(range));
+        uint32_t range = r_.spans[r.index].range;
+        auto name = names_.Intern(r_.ShownRangeName(range));
         s.name_id = name.first;
         s.name = name.second;
         s.category = Category::kGpuUserAnnotation;
         args_.clear();
-        args_.push_back(Arg::Uint(trace_keys::kExternalId, RangeExternalId(spans_[r.index].range)));
+        args_.push_back(Arg::Uint(trace_keys::kExternalId, r_.RangeExternalId(r_.spans[r.index].range)));
         // TensorBoard takes the GPU-side slice of a collective for the
         // collective (the later of two events with one id): it needs the size too.
         CollectiveRangeArgs(range);
@@ -317,8 +317,8 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         DescribeGraphEventRecord(r, s);
         break;
       case RefKind::kOverhead: {
-        auto [part, row] = row_refs_[r.index];
-        const OverheadTable& o = parts_[part]->overheads;
+        auto [part, row] = r_.row_refs[r.index];
+        const OverheadTable& o = r_.parts[part]->overheads;
         auto name = names_.Intern(OverheadKindName(o.overhead_kind[row]));
         s.name_id = name.first;
         s.name = name.second;
@@ -327,8 +327,8 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         break;
       }
       case RefKind::kCudaEvent: {
-        auto [part, row] = row_refs_[r.index];
-        const CudaEventTable& ev = parts_[part]->cuda_events;
+        auto [part, row] = r_.row_refs[r.index];
+        const CudaEventTable& ev = r_.parts[part]->cuda_events;
         auto name = names_.Intern(trace_keys::kCudaEventName);
         s.name_id = name.first;
         s.name = name.second;
@@ -338,7 +338,7 @@ void WindowJoin::Describe(const SliceRef& r, Slice* out) {
         args_.push_back(Arg::Uint(trace_keys::kStream, ev.stream[row]));
         args_.push_back(Arg::Uint(trace_keys::kCorrelation, ev.correlation[row]));
         args_.push_back(
-            Arg::Uint(trace_keys::kDevice, ev.device[row] != 0 ? ev.device[row] : DeviceOfContext(ev.context[row])));
+            Arg::Uint(trace_keys::kDevice, ev.device[row] != 0 ? ev.device[row] : r_.DeviceOfContext(ev.context[row])));
         args_.push_back(Arg::Uint(trace_keys::kContext, ev.context[row]));
         break;
       }

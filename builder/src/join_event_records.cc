@@ -10,6 +10,7 @@
 // without one are not drawn.
 #include <unordered_set>
 
+#include "slice_describer.h"
 #include "window_join.h"
 
 namespace gpucap::builder::join_internal {
@@ -31,9 +32,9 @@ void WindowJoin::CollectGraphEventRecords() {
     }
   }
   if (replay_ops.empty()) return;
-  for (uint32_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i].origin == nullptr) continue;
-    auto it = replay_ops.find(ops_[i].correlation);
+  for (uint32_t i = 0; i < r_.ops.size(); ++i) {
+    if (r_.ops[i].origin == nullptr) continue;
+    auto it = replay_ops.find(r_.ops[i].correlation);
     if (it != replay_ops.end()) it->second.push_back(i);
   }
   const auto& runs = idx_.graphs().host_node_runs();
@@ -47,11 +48,11 @@ void WindowJoin::CollectGraphEventRecords() {
       if (ops.empty()) continue;  // not a replay of this window
       uint64_t first = UINT64_MAX, last = 0;
       for (uint32_t i : ops) {
-        first = std::min(first, ops_[i].start);
-        last = std::max(last, ops_[i].end);
+        first = std::min(first, r_.ops[i].start);
+        last = std::max(last, r_.ops[i].end);
       }
       // The node it ran: certain only when the graph has one event record.
-      const auto& nodes = idx_.graphs().EventRecordNodes(ops_[ops.front()].origin->graph_id);
+      const auto& nodes = idx_.graphs().EventRecordNodes(r_.ops[ops.front()].origin->graph_id);
       uint64_t node = nodes.size() == 1 ? nodes.front() : 0;
       uint64_t lower = first, upper = last;
       if (node != 0) {
@@ -61,8 +62,8 @@ void WindowJoin::CollectGraphEventRecords() {
         const std::vector<uint64_t>& after = cached->second.second;
         uint64_t dep_end = 0, next_start = UINT64_MAX;
         for (uint32_t i : ops) {
-          if (In(before, ops_[i].origin->id)) dep_end = std::max(dep_end, ops_[i].end);
-          if (In(after, ops_[i].origin->id)) next_start = std::min(next_start, ops_[i].start);
+          if (In(before, r_.ops[i].origin->id)) dep_end = std::max(dep_end, r_.ops[i].end);
+          if (In(after, r_.ops[i].origin->id)) next_start = std::min(next_start, r_.ops[i].start);
         }
         if (dep_end != 0) lower = dep_end;
         upper = next_start != UINT64_MAX ? next_start : std::max(lower, last);
@@ -77,20 +78,21 @@ void WindowJoin::CollectGraphEventRecords() {
       }
       if (upper < lower) upper = lower;
       if (!w_.Contains(lower)) continue;
-      graph_records_.push_back({pi, r, node});
+      r_.graph_records.push_back({pi, r, node});
       if (use_ != nullptr) use_->Use(pi, kCudaEvents, r);
-      int64_t ts = Real(lower);
+      int64_t ts = r_.Real(lower);
       // With its neighbours: on the lane of the stream it was captured on.
       const GraphNode* record_node = node != 0 ? idx_.graphs().Origin(node) : nullptr;
-      AddSlice(ts, Real(upper) - ts, TrackOf(TrackKeyOfNode(record_node, ops_[ops.front()].device, ev.stream[r])),
-               static_cast<uint32_t>(graph_records_.size() - 1), RefKind::kGraphEventRecord, 0, ev.correlation[r]);
+      uint32_t track = TrackOf(r_.TrackKeyOfNode(record_node, r_.ops[ops.front()].device, ev.stream[r]));
+      AddSlice(ts, r_.Real(upper) - ts, track, static_cast<uint32_t>(r_.graph_records.size() - 1),
+               RefKind::kGraphEventRecord, 0, ev.correlation[r]);
     }
   }
 }
 
-void WindowJoin::DescribeGraphEventRecord(const SliceRef& r, Slice& s) {
-  const GraphRecord& g = graph_records_[r.index];
-  const CudaEventTable& ev = parts_[g.part]->cuda_events;
+void SliceDescriber::DescribeGraphEventRecord(const SliceRef& r, Slice& s) {
+  const GraphRecord& g = r_.graph_records[r.index];
+  const CudaEventTable& ev = r_.parts[g.part]->cuda_events;
   auto name = names_.Intern(std::string(trace_keys::kEventRecordName));
   s.name_id = name.first;
   s.name = name.second;

@@ -17,19 +17,19 @@
 // launches, tests/fixtures/graph_mode_fixture_test.cc). They are CUPTI's
 // bookkeeping, not the program updating its graph, and nothing here or in
 // the rest of the join draws exec updates.
-#include "window_join.h"
+#include "slice_describer.h"
 
 namespace gpucap::builder::join_internal {
 
-std::pair<uint32_t, std::string_view> WindowJoin::GraphLaunchName(const Op& op) {
+std::pair<uint32_t, std::string_view> SliceDescriber::GraphLaunchName(const Op& op) {
   // Graphs have no names in CUDA; the id is what tells two graphs apart.
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "Graph %u", Part(parts_, op.part).graph_traces.graph_id[op.row]);
+  std::snprintf(buf, sizeof(buf), "Graph %u", Part(r_.parts, op.part).graph_traces.graph_id[op.row]);
   return names_.Intern(buf);
 }
 
-void WindowJoin::GraphLaunchArgs(const Op& op) {
-  const GraphTraceTable& g = Part(parts_, op.part).graph_traces;
+void SliceDescriber::GraphLaunchArgs(const Op& op) {
+  const GraphTraceTable& g = Part(r_.parts, op.part).graph_traces;
   uint32_t r = op.row;
   args_.push_back(Arg::Uint(trace_keys::kGraphId, g.graph_id[r]));
   args_.push_back(Arg::Uint(trace_keys::kDevice, g.device[r]));

@@ -8,7 +8,7 @@ namespace gpucap::builder::join_internal {
 TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
   TraceHeader h;
   const format::Capture& c = idx_.capture();
-  int64_t start = Real(w_.start_ns);
+  int64_t start = r_.Real(w_.start_ns);
   // Whole seconds, like Kineto's base: readable, and small relative times
   // keep their nanoseconds as doubles.
   h.base_time_ns = start >= 0 ? start / 1'000'000'000 * 1'000'000'000 : 0;
@@ -34,7 +34,7 @@ TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
   h.window_index = w_.index;
   h.window_label = w_.label;
   h.window_start_ns = start;
-  h.window_end_ns = Real(w_.end_ns);
+  h.window_end_ns = r_.Real(w_.end_ns);
   h.capture_path = idx_.path();
   // Drops and damage: the recorder's last word on them.
   const format::RecorderStats* rs = nullptr;
@@ -60,14 +60,14 @@ TraceHeader WindowJoin::MakeHeader(const DecodeStats& decode) {
   for (auto& kv : stats_.Named()) h.counts.push_back(kv);
   for (const std::string& line : c.report.Describe(idx_.path())) h.warnings.push_back(line);
   for (const std::string& line : idx_.decoder().Describe(decode)) h.warnings.push_back(line);
-  if (duplicate_correlations_ != 0) {
-    h.warnings.push_back(std::to_string(duplicate_correlations_) +
+  if (r_.duplicate_correlations != 0) {
+    h.warnings.push_back(std::to_string(r_.duplicate_correlations) +
                          " API records repeat the correlation id of an earlier one: their ops join the first");
   }
   for (format::RecordingInterval r : format::RecordingIntervals(c.metadata, w_.end_ns)) {
     if (r.end_ns < w_.start_ns || r.start_ns > w_.end_ns) continue;
-    r.start_ns = static_cast<uint64_t>(Real(std::max(r.start_ns, w_.start_ns)));
-    r.end_ns = static_cast<uint64_t>(Real(std::min(r.end_ns, w_.end_ns)));
+    r.start_ns = static_cast<uint64_t>(r_.Real(std::max(r.start_ns, w_.start_ns)));
+    r.end_ns = static_cast<uint64_t>(r_.Real(std::min(r.end_ns, w_.end_ns)));
     h.recording.push_back(std::move(r));
   }
   if (!idx_.clock().calibrated()) {

@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "slice_describer.h"
 #include "window_join.h"
 
 namespace gpucap::builder::join_internal {
@@ -19,20 +20,20 @@ void WindowJoin::CollectHostNodes() {
   const format::GraphEvent* base = idx_.capture().graphs.data();
   for (auto it = first; it != runs.end() && (*it)->timestamp_ns < w_.end_ns; ++it) {
     const format::GraphEvent& e = **it;
-    int64_t ts = Real(e.timestamp_ns);
-    int64_t dur = e.end_ns >= e.timestamp_ns ? Real(e.end_ns) - ts : 0;
+    int64_t ts = r_.Real(e.timestamp_ns);
+    int64_t dur = e.end_ns >= e.timestamp_ns ? r_.Real(e.end_ns) - ts : 0;
     auto index = static_cast<uint32_t>(&e - base);
-    AddSlice(ts, std::max<int64_t>(dur, 0), tracks_.ThreadTrack(pid, e.os_tid), index, RefKind::kHostNode, 0,
+    AddSlice(ts, std::max<int64_t>(dur, 0), r_.tracks.ThreadTrack(pid, e.os_tid), index, RefKind::kHostNode, 0,
              index);
     stats_.host_node_runs++;
     if (use_ != nullptr) use_->Time(e.end_ns);
   }
 }
 
-void WindowJoin::DescribeHostNode(const SliceRef& r, Slice& s) {
-  const format::GraphEvent& e = idx_.capture().graphs[r.index];
+void SliceDescriber::DescribeHostNode(const SliceRef& r, Slice& s) {
+  const format::GraphEvent& e = r_.index.capture().graphs[r.index];
   std::snprintf(host_address_, sizeof(host_address_), "0x%" PRIx64, e.function_address);
-  const GraphNode* node = idx_.graphs().Origin(e.node_id);
+  const GraphNode* node = r_.index.graphs().Origin(e.node_id);
   std::string function = node != nullptr && !node->function_name.empty() ? Demangle(node->function_name)
                                                                           : std::string(host_address_);
   auto name = names_.Intern(std::string(trace_keys::kHostNodePrefix) + function);

@@ -14,40 +14,39 @@ void WindowJoin::IndexLaunches() {
       high = std::max(high, c);
     }
   }
-  apis_.reserve(n);
-  api_by_correlation_.Reset(low, high, n);
+  r_.apis.reserve(n);
+  r_.api_by_correlation.Reset(low, high, n);
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ApiTable& t = parts_[pi]->apis;
     for (uint32_t r = 0; r < t.size(); ++r) {
-      uint32_t index = static_cast<uint32_t>(apis_.size());
-      apis_.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0, t.start[r] != 0});
+      uint32_t index = static_cast<uint32_t>(r_.apis.size());
+      r_.apis.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0, t.start[r] != 0});
       // A runtime call and a driver call never share an id; if a damaged
       // capture repeats one, the first record stands.
-      if (!api_by_correlation_.Insert(t.correlation[r], index)) duplicate_correlations_++;
+      if (!r_.api_by_correlation.Insert(t.correlation[r], index)) r_.duplicate_correlations++;
     }
     const ExternalCorrelationTable& e = parts_[pi]->externals;
     for (uint32_t r = 0; r < e.size(); ++r) {
       // Prefer CUSTOM0, the kind frameworks push their op ids under.
-      uint32_t existing = external_by_correlation_.Find(e.correlation[r]);
+      uint32_t existing = r_.external_by_correlation.Find(e.correlation[r]);
       if (existing != FlatMap::kMissing && e.external_kind[r] != kExternalCustom0) continue;
-      external_ids_.push_back(e.external_id[r]);
-      external_rows_.emplace_back(pi, r);
-      external_by_correlation_.Insert(e.correlation[r], static_cast<uint32_t>(external_ids_.size() - 1),
-                                      true);
+      r_.external_ids.push_back(e.external_id[r]);
+      r_.external_rows.emplace_back(pi, r);
+      r_.external_by_correlation.Insert(e.correlation[r], static_cast<uint32_t>(r_.external_ids.size() - 1), true);
     }
     const CudaEventTable& ev = parts_[pi]->cuda_events;
     for (uint32_t r = 0; r < ev.size(); ++r) {
       if (ev.event_sync_id[r] == 0) continue;
-      events_.push_back({pi, r});
-      event_by_sync_id_.Insert(ev.event_sync_id[r], static_cast<uint32_t>(events_.size() - 1), true);
+      r_.events.push_back({pi, r});
+      r_.event_by_sync_id.Insert(ev.event_sync_id[r], static_cast<uint32_t>(r_.events.size() - 1), true);
     }
     const KernelTable& k = parts_[pi]->kernels;
     for (uint32_t r = 0; r < k.size(); ++r) {
-      context_device_.try_emplace(k.context[r], ContextOwner{k.device[r], pi, kKernels, r});
+      r_.context_device.try_emplace(k.context[r], ContextOwner{k.device[r], pi, kKernels, r});
     }
     const MemcpyTable& m = parts_[pi]->memcpys;
     for (uint32_t r = 0; r < m.size(); ++r) {
-      context_device_.try_emplace(m.context[r], ContextOwner{m.device[r], pi, kMemcpys, r});
+      r_.context_device.try_emplace(m.context[r], ContextOwner{m.device[r], pi, kMemcpys, r});
     }
   }
 }
@@ -62,17 +61,17 @@ bool WindowJoin::InRangeWindow(const ApiRef& a) {
   // The step rule with the window's pattern (docs/semantics.md): the
   // thread's own range, or, for a thread with none of the pattern's open,
   // the one open on another thread (autograd's backward in train#N).
-  return built_.window_steps->Holds(w_.range, t.tid[a.row], t.start[a.row], &window_stack_scratch_);
+  return r_.window_steps->Holds(w_.range, t.tid[a.row], t.start[a.row], &window_stack_scratch_);
 }
 
-uint32_t WindowJoin::DeviceOfContext(uint32_t context) const {
-  auto it = context_device_.find(context);
-  return it == context_device_.end() ? 0 : it->second.device;
+uint32_t JoinResult::DeviceOfContext(uint32_t context) const {
+  auto it = context_device.find(context);
+  return it == context_device.end() ? 0 : it->second.device;
 }
 
-uint64_t WindowJoin::ExternalId(uint32_t correlation) const {
-  uint32_t i = external_by_correlation_.Find(correlation);
-  return i == FlatMap::kMissing ? 0 : external_ids_[i];
+uint64_t JoinResult::ExternalId(uint32_t correlation) const {
+  uint32_t i = external_by_correlation.Find(correlation);
+  return i == FlatMap::kMissing ? 0 : external_ids[i];
 }
 
 void WindowJoin::CollectOps() {
@@ -80,14 +79,14 @@ void WindowJoin::CollectOps() {
                   uint32_t correlation, uint32_t device, uint32_t stream) {
     // In a window of the program's work an op belongs by its launch (by its
     // start when there is no launch record); in a time window, by its start.
-    uint32_t api = api_by_correlation_.Find(correlation);
+    uint32_t api = r_.api_by_correlation.Find(correlation);
     bool by_launch = w_.ops_by_launch && kind != OpKind::kSync && api != FlatMap::kMissing &&
-                     apis_[api].start_known;
-    bool mine = by_launch ? apis_[api].in_window && InRangeWindow(apis_[api]) : w_.Contains(start);
+                     r_.apis[api].start_known;
+    bool mine = by_launch ? r_.apis[api].in_window && InRangeWindow(r_.apis[api]) : w_.Contains(start);
     if (start == 0) {
       // CUPTI had no timestamp for it. Nothing places it in time, so it is
       // counted once, in the window that holds its launch.
-      if (api != FlatMap::kMissing && apis_[api].in_window) {
+      if (api != FlatMap::kMissing && r_.apis[api].in_window) {
         stats_.ops_without_timestamps++;
         if (use_ != nullptr) use_->Use(part, kind == OpKind::kKernel ? kKernels : kind == OpKind::kMemcpy ? kMemcpys
                                                  : kind == OpKind::kMemset ? kMemsets : kSyncs, row);
@@ -105,7 +104,7 @@ void WindowJoin::CollectOps() {
     op.stream = stream;
     op.part = part;
     op.kind = kind;
-    ops_.push_back(op);
+    r_.ops.push_back(op);
   };
   // Reserved to the rows there are rather than grown by doubling: a window
   // of millions of ops would hold up to twice their 56 bytes each.
@@ -113,7 +112,7 @@ void WindowJoin::CollectOps() {
   for (const ActivityTables* p : parts_) {
     rows += p->kernels.size() + p->memcpys.size() + p->memsets.size() + p->syncs.size() + p->graph_traces.size();
   }
-  ops_.reserve(rows);
+  r_.ops.reserve(rows);
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ActivityTables& p = *parts_[pi];
     for (uint32_t r = 0; r < p.kernels.size(); ++r) {
@@ -130,35 +129,35 @@ void WindowJoin::CollectOps() {
     }
     for (uint32_t r = 0; r < p.syncs.size(); ++r) {
       take(OpKind::kSync, pi, r, p.syncs.start[r], p.syncs.end[r], p.syncs.correlation[r],
-           DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r]);
+           r_.DeviceOfContext(p.syncs.context[r]), p.syncs.stream[r]);
     }
     const GraphTraceTable& g = p.graph_traces;
     for (uint32_t r = 0; r < g.size(); ++r) {
       take(OpKind::kGraph, pi, r, g.start[r], g.end[r], g.correlation[r], g.device[r], g.stream[r]);
     }
   }
-  stats_.gpu_ops = ops_.size();
+  stats_.gpu_ops = r_.ops.size();
 }
 
 void WindowJoin::JoinOps() {
-  for (Op& op : ops_) {
-    op.api = api_by_correlation_.Find(op.correlation);
+  for (Op& op : r_.ops) {
+    op.api = r_.api_by_correlation.Find(op.correlation);
     if (op.api == FlatMap::kMissing) {
       op.api = kNone;
       if (op.kind != OpKind::kSync) stats_.ops_without_launch++;
     } else {
-      const ApiRef& a = apis_[op.api];
+      const ApiRef& a = r_.apis[op.api];
       const ApiTable& t = Part(parts_, a.part).apis;
-      op.launch_stack = stacks_.At(t.tid[a.row], t.start[a.row]);
+      op.launch_stack = r_.stacks.At(t.tid[a.row], t.start[a.row]);
       if (!a.in_window) stats_.launches_in_other_windows++;
     }
-    if (uint64_t node = GraphNodeOf(op)) {
+    if (uint64_t node = r_.GraphNodeOf(op, kernels_)) {
       stats_.graph_ops++;
       op.origin = idx_.graphs().Origin(node);
       if (op.origin == nullptr) {
         stats_.graph_ops_without_node++;
       } else {
-        op.capture_stack = stacks_.At(op.origin->os_tid, op.origin->created_ns);
+        op.capture_stack = r_.stacks.At(op.origin->os_tid, op.origin->created_ns);
       }
     }
     if (op.launch_stack != 0 || op.capture_stack != 0) stats_.annotated_ops++;
@@ -170,11 +169,11 @@ void WindowJoin::LinkFlows() {
   // their launch flow (graph_dependencies.cc).
   std::vector<bool> has_predecessor;
   LinkDependencies(&has_predecessor);
-  op_flows_in_.Build(ops_.size());
-  op_flows_out_.Build(ops_.size());
+  r_.op_flows_in.Build(r_.ops.size());
+  r_.op_flows_out.Build(r_.ops.size());
   // Launch -> op: only when both are drawn in this window (launch_flows.h).
-  uint64_t launch_flows = launch_flows_.Build(ops_, apis_, std::move(has_predecessor));
-  stats_.flows = launch_flows + op_flows_out_.size();
+  uint64_t launch_flows = r_.launch_flows.Build(r_.ops, r_.apis, std::move(has_predecessor));
+  stats_.flows = launch_flows + r_.op_flows_out.size();
 }
 
 }  // namespace gpucap::builder::join_internal

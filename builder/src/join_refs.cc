@@ -17,7 +17,7 @@ void WindowJoin::AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t inde
     if (dur >= 0) dur = FloorMicros(ts + dur) - start;
     ts = start;
   }
-  refs_.push_back(SliceRef{ts, dur, track, index, kind, depth, tie});
+  r_.refs.push_back(SliceRef{ts, dur, track, index, kind, depth, tie});
 }
 
 // Refs are reserved up front, to a bound rather than by doubling: a window
@@ -25,8 +25,8 @@ void WindowJoin::AddSlice(int64_t ts, int64_t dur, uint32_t track, uint32_t inde
 // double a vector of 32-byte refs (the 20M-event bench window: 320 MB more,
 // and both copies held while it moves).
 size_t WindowJoin::SliceBound() const {
-  size_t n = ops_.size() + spans_.size();
-  for (const ApiRef& a : apis_) n += a.in_window ? 1 : 0;
+  size_t n = r_.ops.size() + r_.spans.size();
+  for (const ApiRef& a : r_.apis) n += a.in_window ? 1 : 0;
   const std::vector<Range>& ranges = idx_.ranges().ranges();
   auto by_start = [](const Range& r, uint64_t t) { return r.start_ns < t; };
   n += std::lower_bound(ranges.begin(), ranges.end(), w_.end_ns, by_start) -
@@ -39,33 +39,33 @@ size_t WindowJoin::SliceBound() const {
 }
 
 void WindowJoin::CollectRefs() {
-  refs_.reserve(SliceBound());
-  for (uint32_t i = 0; i < ops_.size(); ++i) {
-    const Op& op = ops_[i];
-    int64_t ts = Real(op.start);
-    OpTrackKey key = TrackKeyOf(op);
+  r_.refs.reserve(SliceBound());
+  for (uint32_t i = 0; i < r_.ops.size(); ++i) {
+    const Op& op = r_.ops[i];
+    int64_t ts = r_.Real(op.start);
+    OpTrackKey key = r_.TrackKeyOf(op);
     if (op.origin != nullptr && op.origin->capture_stream != format::kNoCaptureStream) {
       stats_.graph_ops_with_capture_stream++;
       if (key.capture_lane) stats_.graph_ops_on_capture_lanes++;
     }
-    AddSlice(ts, std::max<int64_t>(Real(op.end) - ts, 0), TrackOf(key), i, RefKind::kOp, 0, op.correlation);
+    AddSlice(ts, std::max<int64_t>(r_.Real(op.end) - ts, 0), TrackOf(key), i, RefKind::kOp, 0, op.correlation);
   }
-  for (uint32_t i = 0; i < apis_.size(); ++i) {
-    const ApiRef& a = apis_[i];
+  for (uint32_t i = 0; i < r_.apis.size(); ++i) {
+    const ApiRef& a = r_.apis[i];
     if (!a.in_window) continue;
     const ApiTable& t = Part(parts_, a.part).apis;
     stats_.api_calls++;
     uint32_t pid = t.pid[a.row] != 0 ? t.pid[a.row] : idx_.pid();
-    int64_t ts = Real(t.start[a.row]);
-    int64_t dur = t.end[a.row] >= t.start[a.row] ? Real(t.end[a.row]) - ts : 0;
+    int64_t ts = r_.Real(t.start[a.row]);
+    int64_t dur = t.end[a.row] >= t.start[a.row] ? r_.Real(t.end[a.row]) - ts : 0;
     // A driver call made inside a runtime call nests inside it.
-    AddSlice(ts, std::max<int64_t>(dur, 0), tracks_.ThreadTrack(pid, t.tid[a.row]), i, RefKind::kApi,
+    AddSlice(ts, std::max<int64_t>(dur, 0), r_.tracks.ThreadTrack(pid, t.tid[a.row]), i, RefKind::kApi,
              t.domain[a.row] == ApiDomain::kDriver ? 1 : 0, t.correlation[a.row]);
   }
-  for (uint32_t i = 0; i < spans_.size(); ++i) {
-    const AnnotationSpan& s = spans_[i];
-    int64_t ts = Real(s.start);
-    AddSlice(ts, Real(s.end) - ts, TrackOf({s.device, s.stream, s.capture_lane}), i, RefKind::kAnnotationSpan,
+  for (uint32_t i = 0; i < r_.spans.size(); ++i) {
+    const AnnotationSpan& s = r_.spans[i];
+    int64_t ts = r_.Real(s.start);
+    AddSlice(ts, r_.Real(s.end) - ts, TrackOf({s.device, s.stream, s.capture_lane}), i, RefKind::kAnnotationSpan,
              s.depth, s.range);
   }
   // Ranges starting in the window: push/pop on their thread, start/end (which
@@ -79,18 +79,18 @@ void WindowJoin::CollectRefs() {
     uint32_t i = static_cast<uint32_t>(it - ranges.begin());
     uint32_t track;
     if (it->push_pop) {
-      track = tracks_.ThreadTrack(pid, it->os_tid);
+      track = r_.tracks.ThreadTrack(pid, it->os_tid);
     } else {
       if (start_end_track == kNone) {
-        start_end_track = tracks_.SyntheticTrack(tracks_.CpuProcess(pid), "NVTX start/end ranges", 0x7ffffff0);
+        start_end_track = r_.tracks.SyntheticTrack(r_.tracks.CpuProcess(pid), "NVTX start/end ranges", 0x7ffffff0);
       }
       track = start_end_track;
     }
-    int64_t ts = Real(it->start_ns);
-    AddSlice(ts, Real(it->end_ns) - ts, track, i, RefKind::kRange, 0, i);
+    int64_t ts = r_.Real(it->start_ns);
+    AddSlice(ts, r_.Real(it->end_ns) - ts, track, i, RefKind::kRange, 0, i);
     stats_.ranges++;
-    uint32_t backward = built_.operators.BackwardOf(i);
-    if (backward != TorchOperators::kNone && DrawsRange(backward)) stats_.flows++;
+    uint32_t backward = r_.operators.BackwardOf(i);
+    if (backward != TorchOperators::kNone && r_.DrawsRange(backward)) stats_.flows++;
     if (use_ != nullptr) {
       use_->ranges.push_back(i);
       use_->Time(it->end_ns);
@@ -100,13 +100,13 @@ void WindowJoin::CollectRefs() {
   for (uint32_t e : idx_.ranges().marks()) {
     const format::RangeEvent& m = events[e];
     if (!w_.Contains(m.timestamp_ns)) continue;
-    AddSlice(Real(m.timestamp_ns), -1, tracks_.ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
+    AddSlice(r_.Real(m.timestamp_ns), -1, r_.tracks.ThreadTrack(pid, m.os_tid), e, RefKind::kMark, 0, e);
     if (use_ != nullptr) use_->range_events.push_back(e);
   }
   CollectDeviceRefs();
   CollectHostNodes();
   CollectGraphEventRecords();
-  stats_.counters = counters_.size();
+  stats_.counters = r_.counters.size();
 }
 
 // CUPTI's overheads and CUDA event records in the window, and its counters:
@@ -116,45 +116,45 @@ void WindowJoin::CollectDeviceRefs() {
     const OverheadTable& o = parts_[pi]->overheads;
     for (uint32_t r = 0; r < o.size(); ++r) {
       if (!w_.Contains(o.start[r])) continue;
-      int64_t ts = Real(o.start[r]);
-      row_refs_.push_back({pi, r});
+      int64_t ts = r_.Real(o.start[r]);
+      r_.row_refs.push_back({pi, r});
       if (use_ != nullptr) use_->Use(pi, kOverheads, r);
-      AddSlice(ts, std::max<int64_t>(Real(o.end[r]) - ts, 0), tracks_.OverheadTrack(),
-               static_cast<uint32_t>(row_refs_.size() - 1), RefKind::kOverhead, 0, o.overhead_kind[r]);
+      AddSlice(ts, std::max<int64_t>(r_.Real(o.end[r]) - ts, 0), r_.tracks.OverheadTrack(),
+               static_cast<uint32_t>(r_.row_refs.size() - 1), RefKind::kOverhead, 0, o.overhead_kind[r]);
     }
     const CudaEventTable& ev = parts_[pi]->cuda_events;
     for (uint32_t r = 0; r < ev.size(); ++r) {
       uint64_t t = ev.device_timestamp[r];
       if (t == 0 || !w_.Contains(t)) continue;
-      uint32_t device = ev.device[r] != 0 ? ev.device[r] : DeviceOfContext(ev.context[r]);
-      row_refs_.push_back({pi, r});
+      uint32_t device = ev.device[r] != 0 ? ev.device[r] : r_.DeviceOfContext(ev.context[r]);
+      r_.row_refs.push_back({pi, r});
       if (use_ != nullptr) {
         use_->Use(pi, kCudaEvents, r);
         if (ev.device[r] == 0) UseContextOwner(ev.context[r]);
       }
       // 1 ns, as Kineto draws it, so that readers see it.
-      AddSlice(Real(t), 1, tracks_.StreamTrack(device, ev.stream[r]), static_cast<uint32_t>(row_refs_.size() - 1),
-               RefKind::kCudaEvent, 0, ev.correlation[r]);
+      AddSlice(r_.Real(t), 1, r_.tracks.StreamTrack(device, ev.stream[r]),
+               static_cast<uint32_t>(r_.row_refs.size() - 1), RefKind::kCudaEvent, 0, ev.correlation[r]);
     }
     const EnvironmentTable& env = parts_[pi]->environment;
     for (uint32_t r = 0; r < env.size(); ++r) {
       if (!w_.Contains(env.timestamp[r])) continue;
       if (use_ != nullptr) use_->Use(pi, kEnvironment, r);
-      int64_t ts = Real(env.timestamp[r]);
+      int64_t ts = r_.Real(env.timestamp[r]);
       uint32_t d = env.device[r];
       switch (static_cast<format::EnvironmentKind>(env.kind[r])) {
         case format::EnvironmentKind::kSpeed:
-          counters_.push_back({tracks_.CounterTrack(d, "SM clock", "MHz"), ts, double(env.sm_clock[r])});
-          counters_.push_back({tracks_.CounterTrack(d, "memory clock", "MHz"), ts, double(env.memory_clock[r])});
+          r_.counters.push_back({r_.tracks.CounterTrack(d, "SM clock", "MHz"), ts, double(env.sm_clock[r])});
+          r_.counters.push_back({r_.tracks.CounterTrack(d, "memory clock", "MHz"), ts, double(env.memory_clock[r])});
           break;
         case format::EnvironmentKind::kTemperature:
-          counters_.push_back({tracks_.CounterTrack(d, "GPU temperature", "C"), ts, double(env.temperature[r])});
+          r_.counters.push_back({r_.tracks.CounterTrack(d, "GPU temperature", "C"), ts, double(env.temperature[r])});
           break;
         case format::EnvironmentKind::kPower:
-          counters_.push_back({tracks_.CounterTrack(d, "power", "W"), ts, env.power[r] / 1000.0});
+          r_.counters.push_back({r_.tracks.CounterTrack(d, "power", "W"), ts, env.power[r] / 1000.0});
           break;
         case format::EnvironmentKind::kCooling:
-          counters_.push_back({tracks_.CounterTrack(d, "fan speed", "%"), ts, double(env.fan_speed[r])});
+          r_.counters.push_back({r_.tracks.CounterTrack(d, "fan speed", "%"), ts, double(env.fan_speed[r])});
           break;
         default:
           break;
@@ -169,14 +169,14 @@ void WindowJoin::CollectDeviceRefs() {
     auto it = defs.find(s.id);
     if (it == defs.end()) continue;
     if (use_ != nullptr) use_->counter_samples.push_back(static_cast<uint32_t>(&s - idx_.capture().counter_samples.data()));
-    counters_.push_back({tracks_.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
-                         Real(s.timestamp_ns), s.value});
+    r_.counters.push_back({r_.tracks.CounterTrack(it->second->device_id, it->second->name, it->second->unit),
+                         r_.Real(s.timestamp_ns), s.value});
   }
 }
 
 void WindowJoin::CollectMarkers() {
   constexpr uint32_t kInstant = 1u << 0, kStart = 1u << 1, kEnd = 1u << 2;  // CUpti_ActivityFlag
-  std::map<uint32_t, size_t> open;  // marker id -> markers_ index
+  std::map<uint32_t, size_t> open;  // marker id -> r_.markers index
   std::vector<std::tuple<uint64_t, uint16_t, uint32_t>> rows;  // by time: starts before their ends
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const MarkerTable& m = parts_[pi]->markers;
@@ -189,19 +189,19 @@ void WindowJoin::CollectMarkers() {
     if (m.flags[r] & kEnd) {
       auto it = open.find(m.id[r]);
       if (it == open.end()) continue;
-      markers_[it->second].end = std::max(ts, markers_[it->second].start);
-      markers_[it->second].closed = true;
-      markers_[it->second].end_part = pi;
-      markers_[it->second].end_row = r;
+      r_.markers[it->second].end = std::max(ts, r_.markers[it->second].start);
+      r_.markers[it->second].closed = true;
+      r_.markers[it->second].end_part = pi;
+      r_.markers[it->second].end_row = r;
       open.erase(it);
     } else if (m.flags[r] & (kStart | kInstant)) {
       bool instant = (m.flags[r] & kInstant) != 0;
-      markers_.push_back({ts, ts, pid, m.tid[r], m.name[r], m.domain[r], instant, instant, pi, 0, r, 0});
-      if (!instant) open[m.id[r]] = markers_.size() - 1;
+      r_.markers.push_back({ts, ts, pid, m.tid[r], m.name[r], m.domain[r], instant, instant, pi, 0, r, 0});
+      if (!instant) open[m.id[r]] = r_.markers.size() - 1;
     }
   }
-  for (uint32_t i = 0; i < markers_.size(); ++i) {
-    MarkerRange& mk = markers_[i];
+  for (uint32_t i = 0; i < r_.markers.size(); ++i) {
+    MarkerRange& mk = r_.markers[i];
     if (!w_.Contains(mk.start)) continue;
     if (!mk.closed) mk.end = std::max(mk.start, w_.end_ns);  // ends after what was decoded
     if (use_ != nullptr) {
@@ -209,9 +209,9 @@ void WindowJoin::CollectMarkers() {
       if (mk.closed && !mk.instant) use_->Use(mk.end_part, kMarkers, mk.end_row);
       use_->Time(mk.end);
     }
-    int64_t ts = Real(mk.start);
-    AddSlice(ts, mk.instant ? -1 : Real(mk.end) - ts, tracks_.ThreadTrack(mk.pid, mk.tid), i, RefKind::kMarker, 0,
-             i);
+    int64_t ts = r_.Real(mk.start);
+    AddSlice(ts, mk.instant ? -1 : r_.Real(mk.end) - ts, r_.tracks.ThreadTrack(mk.pid, mk.tid), i, RefKind::kMarker,
+             0, i);
   }
 }
 

@@ -1,12 +1,14 @@
 // Argument runs that repeat from launch to launch (launch shape to occupancy,
-// annotation stack), made once per key and shared by the slices.
-#include "window_join.h"
+// annotation stack), made once per key and shared by the slices
+// (shared_runs.h).
+#include "shared_runs.h"
 
 #include "gpucap/builder/trace_keys.h"
+#include "occupancy.h"
 
 namespace gpucap::builder::join_internal {
 
-void WindowJoin::ForgetRuns() {
+void SharedRuns::ForgetRuns() {
   run_id_base_ += static_cast<uint32_t>(runs_.size());
   runs_.Rewind();
   run_by_hash_.Reset(0);
@@ -16,9 +18,9 @@ void WindowJoin::ForgetRuns() {
   name_stack_by_hash_.Reset(0);
 }
 
-const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
+const SharedRuns::SharedRun& SharedRuns::For(const Op& op) {
   if (runs_.size() >= kMaxRuns || name_stack_begin_.size() > kMaxRuns) ForgetRuns();
-  std::span<const uint32_t> stack = StackOf(op, &stack_scratch_);
+  std::span<const uint32_t> stack = r_.StackOf(op, &stack_scratch_);
   RunKey key{};
   key.kind = static_cast<uint32_t>(op.kind);
   key.name_stack = NameStackId(stack);
@@ -60,14 +62,14 @@ const WindowJoin::SharedRun& WindowJoin::RunFor(const Op& op) {
   return run;
 }
 
-void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32_t> stack, SharedRun* run) {
+void SharedRuns::MakeRun(const Op& op, const RunKey& key, std::span<const uint32_t> stack, SharedRun* run) {
   run->key = key;
   run->n = 0;
   run->stack_names.clear();
   auto push = [&](const Arg& a) { run->args[run->n++] = a; };
   if (op.kind == OpKind::kKernel) {
     static const format::DeviceInfo kUnknownDevice;
-    const format::DeviceInfo* d = idx_.Device(key.device);
+    const format::DeviceInfo* d = r_.index.Device(key.device);
     if (d == nullptr) d = &kUnknownDevice;
     KernelShape shape{key.grid[0], key.grid[1], key.grid[2], key.block[0], key.block[1], key.block[2],
                       static_cast<uint16_t>(key.registers), key.static_shared, key.dynamic_shared};
@@ -87,16 +89,45 @@ void WindowJoin::MakeRun(const Op& op, const RunKey& key, std::span<const uint32
     std::span<const std::string_view> names;
     if (stack.size() <= run->shallow_names.size()) {
       for (size_t i = 0; i < stack.size(); ++i) {
-        run->shallow_names[i] = ShownRangeName(stack[i]);
+        run->shallow_names[i] = r_.ShownRangeName(stack[i]);
       }
       names = std::span<const std::string_view>(run->shallow_names.data(), stack.size());
     } else {
-      for (uint32_t r : stack) run->stack_names.push_back(ShownRangeName(r));
+      for (uint32_t r : stack) run->stack_names.push_back(r_.ShownRangeName(r));
       names = run->stack_names;
     }
     push(Arg::String(trace_keys::kAnnotation, names.back()));
     push(Arg::Strings(trace_keys::kAnnotationStack, names));
   }
+}
+
+
+uint32_t SharedRuns::NameStackId(std::span<const uint32_t> stack) {
+  if (stack.empty()) return 0;
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
+  if (range_name_ids_.empty()) range_name_ids_.assign(ranges.size(), 0);
+  uint64_t h = 0x13198a2e03707344ull;
+  for (uint32_t r : stack) {
+    uint32_t& id = range_name_ids_[r];
+    if (id == 0) id = names_.Intern(r_.ShownRangeName(r)).first;
+    h = (h ^ id) * 0x9e3779b97f4a7c15ull + (h >> 31);
+  }
+  auto same = [&](uint32_t n) {
+    std::span<const uint32_t> kept(name_stack_pool_.data() + name_stack_begin_[n],
+                                   name_stack_begin_[n + 1] - name_stack_begin_[n]);
+    if (kept.size() != stack.size()) return false;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i] != range_name_ids_[stack[i]]) return false;
+    }
+    return true;
+  };
+  uint32_t found = name_stack_by_hash_.Find(h);
+  if (found != FlatMap::kMissing) return same(found) ? found : kNone;
+  uint32_t id = static_cast<uint32_t>(name_stack_begin_.size() - 1);
+  for (uint32_t r : stack) name_stack_pool_.push_back(range_name_ids_[r]);
+  name_stack_begin_.push_back(static_cast<uint32_t>(name_stack_pool_.size()));
+  name_stack_by_hash_.Insert(h, id);
+  return id;
 }
 
 }  // namespace gpucap::builder::join_internal

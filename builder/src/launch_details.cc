@@ -5,7 +5,7 @@
 // Kineto keys (join_args.cc). The stream's priority comes from the
 // recorder's StreamInfo (recorder/src/stream_facts.h), on every op of a
 // stream the program created (docs/semantics.md, "Launch details").
-#include "window_join.h"
+#include "slice_describer.h"
 
 namespace gpucap::builder::join_internal {
 namespace {
@@ -25,15 +25,15 @@ std::string_view ChannelTypeName(uint8_t type) {
 
 }  // namespace
 
-void WindowJoin::LaunchDetailArgs(const KernelTable& k, uint32_t row) {
+void SliceDescriber::LaunchDetailArgs(const KernelTable& k, uint32_t row) {
   StreamDetailArgs(k.context[row], k.stream[row]);
   if (k.channel_type[row] == 0) return;
   args_.push_back(Arg::Uint(trace_keys::kChannelId, k.channel_id[row]));
   args_.push_back(Arg::String(trace_keys::kChannelType, ChannelTypeName(k.channel_type[row])));
 }
 
-void WindowJoin::StreamDetailArgs(uint32_t context_id, uint32_t stream_id) {
-  if (const format::StreamInfo* s = idx_.Stream(context_id, stream_id)) {
+void SliceDescriber::StreamDetailArgs(uint32_t context_id, uint32_t stream_id) {
+  if (const format::StreamInfo* s = r_.index.Stream(context_id, stream_id)) {
     args_.push_back(Arg::Int(trace_keys::kStreamPriority, s->priority));
   }
 }

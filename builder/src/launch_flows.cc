@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "window_join.h"
+#include "gpucap/builder/trace_keys.h"
+#include "join_rows.h"
 
 namespace gpucap::builder::join_internal {
 

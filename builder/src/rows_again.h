@@ -1,13 +1,14 @@
 // Kernel and API rows had again from the capture, for a window too large to
-// hold them through its join (builder.h, kernels_kept_whole; join.h,
-// RowSource). Such a window's chunks are decoded without the kernels'
+// hold them through its join (builder.h, kernels_kept_whole;
+// row_source.h). Such a window's chunks are decoded without the kernels'
 // argument columns (decode.h, kNoKernelArgs: 64 of a kernel row's 104
 // bytes); once the ops are joined the join gives the kernel rows back, and
 // once the slices are collected the API rows. What a slice needs of them is
 // read as it is written, and the slices of one track go out in time order,
 // so the rows come one chunk after another: a few chunks decoded again are
 // kept, the one used longest ago handed back for the next. One per family
-// per window join, never shared between window workers.
+// per window join, never shared between window workers. Below the join:
+// it knows the rows and their source (row_source.h), not the join.
 // Private to the builder.
 #ifndef GPUCAP_BUILDER_SRC_ROWS_AGAIN_H_
 #define GPUCAP_BUILDER_SRC_ROWS_AGAIN_H_
@@ -18,16 +19,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "gpucap/builder/capture_index.h"
-#include "gpucap/builder/join.h"
+#include "gpucap/builder/decode.h"
+#include "gpucap/builder/row_source.h"
 #include "gpucap/builder/tables.h"
 #include "gpucap/status.h"
 
 namespace gpucap::builder {
-
-// The count of `t`'s rows and a hash of their starts and correlation ids.
-RowSource::Seen SeenOf(const KernelTable& t);
-RowSource::Seen SeenOf(const ApiTable& t);
 
 // Table: KernelTable (family kKernels) or ApiTable (kApis).
 template <class Table>
@@ -106,12 +103,15 @@ class RowsAgain {
 extern template class RowsAgain<KernelTable>;
 extern template class RowsAgain<ApiTable>;
 
-// Decodes the rows of `family` (kKernels, all columns; or kApis) of chunk
-// `chunk` of `index`'s capture again into `out`, and checks them against
-// `first`: a RowSource's work. A chunk damaged now, or decoding to other
-// rows, is an error naming the capture and the chunk's offset.
-Status DecodeAgain(const CaptureIndex& index, size_t chunk, uint32_t family, const RowSource::Seen& first,
-                   ActivityTables* out);
+// The kernel and API rows a window's slices are written from, as one pair:
+// the join's, which it gives back while it runs, or a piece describer's own
+// (slice_describer.h), since a RowsAgain is used by one thread at a time.
+struct WindowRows {
+  WindowRows(std::span<const ActivityTables* const> parts, const RowSource& source)
+      : kernels(parts, kKernels, source), apis(parts, kApis, source) {}
+  RowsAgain<KernelTable> kernels;
+  RowsAgain<ApiTable> apis;
+};
 
 }  // namespace gpucap::builder
 

@@ -3,6 +3,7 @@
 // same trace bytes, and a chunk found damaged when decoded again is an
 // error naming the file and offset, with nothing written.
 #include "rows_again.h"
+#include "decode_again.h"
 
 #include <gtest/gtest.h>
 #include <fcntl.h>

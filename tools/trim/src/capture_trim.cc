@@ -165,7 +165,7 @@ Status ChunkRepacker::Write(size_t chunk, const std::vector<uint8_t>& keep) {
   std::map<uint32_t, std::pair<uint64_t, uint32_t>> kinds;  // kind -> (count, stride)
   uint64_t lo = UINT64_MAX, start_hi = 0, end_hi = 0;
   Status strings = Status::Ok();
-  builder::RecordWalk(index_.decoder(), view.info).Run(bytes, [&](const builder::RawRecord& r) {
+  builder::RecordWalk(index_.decoder().shapes(), view.info).Run(bytes, [&](const builder::RawRecord& r) {
     if (r.index >= keep.size() || !keep[r.index]) return;
     if ((used + r.stride + 7) / 8 > out->size()) out->resize(std::max<size_t>((used + r.stride + 7) / 8, out->size() * 2));
     std::memcpy(reinterpret_cast<uint8_t*>(out->data()) + used, r.bytes, r.stride);

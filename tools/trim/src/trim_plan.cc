@@ -77,7 +77,7 @@ const RowOrigins& Planner::Origins(size_t chunk, uint32_t families) {
   std::vector<uint8_t>& flags = plan_.records[chunk];
   size_t walked = 0;
   std::vector<uint32_t> unreadable;
-  builder::RecordWalk(idx_.decoder(), info).Run(span, [&](const builder::RawRecord& r) {
+  builder::RecordWalk(idx_.decoder().shapes(), info).Run(span, [&](const builder::RawRecord& r) {
     walked++;
     if (r.layout == nullptr) {
       unreadable.push_back(r.index);

@@ -3,7 +3,7 @@
 // CUPTI: layouts come from gpucap/format/cupti_layout.h.
 //
 // Records are walked (record_walk.h) with the per-kind strides the recorder stored with each
-// chunk (then the layout's size, then the session's sizes). A kind gpucap has
+// chunk (then the layout's size, then the session's sizes: record_shapes.h). A kind gpucap has
 // no layout for is stepped over and counted; a record whose size nothing
 // tells ends the walk of its chunk, and the bytes after it are counted.
 #ifndef GPUCAP_BUILDER_DECODE_H_
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucap/builder/record_shapes.h"
 #include "gpucap/builder/strings.h"
 #include "gpucap/builder/tables.h"
 #include "gpucap/format/capture.h"
@@ -69,8 +70,11 @@ class Decoder {
 
   // The CUPTI version records are decoded as, and a line for the person
   // reading when that version has no table of its own.
-  uint32_t cupti_version() const { return version_; }
-  const std::string& version_warning() const { return version_warning_; }
+  uint32_t cupti_version() const { return shapes_.cupti_version(); }
+  const std::string& version_warning() const { return shapes_.version_warning(); }
+  // How records sit in the capture's chunks, kind by kind: what the record
+  // walk (record_walk.h) steps by.
+  const RecordShapes& shapes() const { return shapes_; }
 
   // Decompresses chunk `index` of the capture and appends its rows of the
   // families in `families` to `out`. A corrupt chunk is counted and
@@ -89,23 +93,8 @@ class Decoder {
   std::vector<std::string> Describe(const DecodeStats& stats) const;
 
  private:
-  friend class RecordWalk;  // record_walk.h: the one walk over raw records, which reads records' shapes
-  // How records of `kind` sit in a chunk described by `info`: the stride
-  // from one to the next (0: nothing tells) and the layout their fields are
-  // read with (null: none known; the decoder skips them).
-  struct RecordShape {
-    uint32_t stride = 0;
-    const format::RecordLayout* layout = nullptr;
-  };
-  RecordShape ShapeOf(uint32_t kind, const format::ChunkInfo& info) const;
-  const format::RecordLayout* LayoutFor(uint32_t kind, uint32_t stride) const;
-  uint32_t StrideFor(uint32_t kind, const format::ChunkInfo& info) const;
-
   const format::Capture& capture_;
-  uint32_t version_ = 0;
-  const format::LayoutTable* table_ = nullptr;
-  std::string version_warning_;
-  std::map<uint32_t, uint32_t> session_sizes_;
+  RecordShapes shapes_;
   StringResolver strings_;
 };
 

@@ -31,7 +31,9 @@
 
 #include "gpucap/builder/capture_index.h"
 #include "gpucap/builder/decode.h"
+#include "gpucap/builder/join_options.h"
 #include "gpucap/builder/join_use.h"
+#include "gpucap/builder/row_source.h"
 #include "gpucap/builder/tables.h"
 #include "gpucap/builder/trace_model.h"
 #include "gpucap/builder/window.h"
@@ -39,83 +41,9 @@
 
 namespace gpucap::builder {
 
-class BlockPool;  // output.h
-
-// Which track a graph-replayed op is drawn on (docs/semantics.md, "Tracks
-// of graph replays"): a lane named after the stream its node was captured on
-// (when the capture says), or CUPTI's stream of the replay.
-enum class GraphLanes : uint8_t { kCapture, kCupti };
-// "capture" | "cupti" (--graph-lanes).
-Result<GraphLanes> ParseGraphLanes(std::string_view name);
-
-// Which ranges get a GPU-side slice (gpu_user_annotation) over the ops
-// launched under them (docs/semantics.md, "GPU-side ranges").
-enum class GpuRanges : uint8_t {
-  kLaunching,  // Kineto's rule: the innermost range that is not an operator
-  kAll,        // every range of the op's stack, operators included (nsys-like)
-};
-
-// "launching" -> kLaunching, "all" -> kAll.
-Result<GpuRanges> ParseGpuRanges(std::string_view name);
-
-struct JoinOptions {
-  bool graph_dependencies = false;  // node -> node arrows inside graph replays
-  GraphLanes graph_lanes = GraphLanes::kCapture;
-  GpuRanges gpu_ranges = GpuRanges::kLaunching;
-  // PyTorch's view of the ranges (docs/semantics.md, "Operators"): emit_nvtx
-  // ranges of operators as cpu_op events with Kineto's keys and forward ->
-  // backward flows, names shown without emit_nvtx's suffixes, and NCCL's
-  // collective ranges named as torch.distributed names them
-  // ("nccl:all_reduce"). False: every range as recorded, a user annotation
-  // (the export, whose NVTX tables follow nsys).
-  bool torch_view = true;
-  // Every slice's start and end floored to a whole microsecond (Chrome JSON
-  // writes microseconds): HTA rounds fractional times itself, start up and
-  // end down, which leaves a sub-microsecond event ending before it starts.
-  bool whole_microseconds = false;
-  std::string trace_name;           // written as the trace's name
-  // Which ranges are steps, by whole name (RE2; annotation_stacks.h): a
-  // launch on a thread with no step of its own open takes the step open on
-  // another thread. Empty: DefaultStepPattern (ProfilerStep#N and the
-  // capture's record-time --window-nvtx pattern).
-  std::string steps;
-  // Threads that describe and render a large window's slices in pieces
-  // beside the join's (join.cc); null: the join's thread renders them. The
-  // trace is the same bytes either way.
-  WorkQueue* queue = nullptr;
-  // Where the pieces' bytes are kept until the window's sink takes them:
-  // one pool for a whole build, so a window's pieces land in blocks earlier
-  // windows used rather than in pages new to the process. Null: a pool of
-  // the window's own.
-  BlockPool* blocks = nullptr;
-};
-
-// What one window's join did, for the trace's metadata and the report.
-struct JoinStats {
-  uint64_t gpu_ops = 0;
-  uint64_t api_calls = 0;
-  uint64_t ranges = 0;
-  uint64_t slices = 0;                  // handed to the sink
-  uint64_t chunks_decoded_again = 0;    // rows given back and had again (RowSource); not in the trace
-  uint64_t flows = 0;
-  uint64_t counters = 0;
-  uint64_t ops_without_launch = 0;      // no runtime/driver record found
-  uint64_t launches_in_other_windows = 0;
-  uint64_t ops_without_timestamps = 0;  // CUPTI wrote 0 (its device buffer ran short)
-  uint64_t ops_without_end = 0;         // end before start (cut by a forced flush)
-  uint64_t graph_ops = 0;
-  uint64_t graph_ops_without_node = 0;  // replayed op whose capture-time node is unknown
-  uint64_t annotated_ops = 0;
-  uint64_t overflow_lanes = 0;          // tracks added for partially overlapping slices
-  uint64_t host_node_runs = 0;          // graph host nodes' timed runs (listed when there are any)
-  // Graph ops whose node knows its capture stream, and those drawn on its
-  // lane (listed when the window has any: a window's header depends on the
-  // window alone, so a trimmed capture builds the same header).
-  uint64_t graph_ops_with_capture_stream = 0;
-  uint64_t graph_ops_on_capture_lanes = 0;
-
-  std::vector<std::pair<std::string, uint64_t>> Named() const;
-};
+namespace join_internal {
+struct JoinTables;
+}  // namespace join_internal
 
 // The join's large tables (ops, launches, slices, flows), kept from one
 // window to the next. A window's tables run to tens of MB; allocated afresh
@@ -128,33 +56,11 @@ class JoinWorkspace {
   JoinWorkspace(const JoinWorkspace&) = delete;
   JoinWorkspace& operator=(const JoinWorkspace&) = delete;
 
-  struct Tables;  // defined by the join
+  using Tables = join_internal::JoinTables;  // join_result.h
   Tables& tables() { return *tables_; }
 
  private:
   std::unique_ptr<Tables> tables_;
-};
-
-// Rows a large window's join gives up while it runs and has again from the
-// capture as it writes their slices (builder.h, kernels_kept_whole): the
-// kernels' argument columns (parts decoded with kNoKernelArgs), then the
-// kernel and API rows altogether. Called from the window's join only.
-struct RowSource {
-  // What a part's rows of a family were when the join was given them: their
-  // count and a hash of their starts and correlation ids (rows_again.h).
-  struct Seen {
-    uint64_t rows = 0;
-    uint64_t hash = 0;
-  };
-  // Fills `out` with part `part`'s rows of `family` (kKernels: argument
-  // columns included; kApis), decoded again: the same rows in the same
-  // order, checked against `first`. An error (the chunk found damaged this
-  // time) names the file and offset, and ends the window with it.
-  std::function<Status(uint16_t part, uint32_t family, const Seen& first, ActivityTables* out)> again;
-  // The join is done with the rows of `family` (kKernels or kApis) it was
-  // given, and will not read them again: the caller may free them. Called
-  // only when `again` is set and some part lacks its kernel arguments.
-  std::function<void(uint32_t family)> release;
 };
 
 // Joins `window` from `parts` (decoded chunks, in chunk order) and streams it

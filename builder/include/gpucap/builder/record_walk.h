@@ -3,7 +3,8 @@
 // chunk, then the layout's size, then the session's) and the layout its
 // fields are read with. The decoder reads its rows through it; tools that
 // look at records one by one and copy some of them (trim) walk with it too,
-// so both see the same records in the same order.
+// so both see the same records in the same order. Below the decoder: it
+// knows records' shapes (record_shapes.h), not the decoder that uses it.
 #ifndef GPUCAP_BUILDER_RECORD_WALK_H_
 #define GPUCAP_BUILDER_RECORD_WALK_H_
 
@@ -13,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpucap/builder/decode.h"
+#include "gpucap/builder/record_shapes.h"
 #include "gpucap/format/cupti_layout.h"
 
 namespace gpucap::builder {
@@ -31,7 +32,7 @@ struct RawRecord {
 
 class RecordWalk {
  public:
-  RecordWalk(const Decoder& decoder, const format::ChunkInfo& info) : decoder_(decoder), info_(info) {}
+  RecordWalk(const RecordShapes& shapes, const format::ChunkInfo& info) : shapes_(shapes), info_(info) {}
 
   // Where a walk stopped early: at a record whose size nothing tells (or
   // that runs past the buffer), with the bytes from there on left unread.
@@ -48,7 +49,7 @@ class RecordWalk {
     while (off + 8 <= raw.size()) {
       uint32_t kind;
       std::memcpy(&kind, raw.data() + off, 4);
-      const Decoder::RecordShape& shape = ShapeOf(kind);
+      const RecordShapes::Shape& shape = ShapeOf(kind);
       if (shape.stride < 8 || off + shape.stride > raw.size()) return Stop{raw.size() - off, kind};
       visit(RawRecord{index++, kind, shape.stride, raw.data() + off, shape.layout});
       off += shape.stride;
@@ -57,18 +58,18 @@ class RecordWalk {
   }
 
   // The stride and layout records of `kind` have in this chunk.
-  const Decoder::RecordShape& ShapeOf(uint32_t kind) {
-    for (const auto& [k, shape] : shapes_) {
+  const RecordShapes::Shape& ShapeOf(uint32_t kind) {
+    for (const auto& [k, shape] : seen_) {
       if (k == kind) return shape;
     }
-    shapes_.emplace_back(kind, decoder_.ShapeOf(kind, info_));  // a chunk holds a handful of kinds
-    return shapes_.back().second;
+    seen_.emplace_back(kind, shapes_.ShapeOf(kind, info_));  // a chunk holds a handful of kinds
+    return seen_.back().second;
   }
 
  private:
-  const Decoder& decoder_;
+  const RecordShapes& shapes_;
   const format::ChunkInfo& info_;
-  std::vector<std::pair<uint32_t, Decoder::RecordShape>> shapes_;
+  std::vector<std::pair<uint32_t, RecordShapes::Shape>> seen_;  // the kinds met so far
 };
 
 // The timestamps the recorder counts toward a chunk's span (start, end), as

@@ -5,6 +5,7 @@
 // that are rows of their own (overheads, CUDA events, environment, markers,
 // ranges, marks, counters) and the lookups made while describing slices
 // (CUDA events waited on, metadata) report where they happen.
+#include "slice_describer.h"
 #include "window_join.h"
 
 namespace gpucap::builder::join_internal {
@@ -25,11 +26,11 @@ uint32_t FamilyOfOp(OpKind kind) {
 }  // namespace
 
 void WindowJoin::UseStack(uint32_t stack) {
-  for (uint32_t range : stacks_.Stack(stack)) use_->ranges.push_back(range);
+  for (uint32_t range : r_.stacks.Stack(stack)) use_->ranges.push_back(range);
 }
 
-void WindowJoin::UseRangeOfEvent(uint32_t event) {
-  const std::vector<Range>& ranges = idx_.ranges().ranges();
+void SliceDescriber::UseRangeOfEvent(uint32_t event) {
+  const std::vector<Range>& ranges = r_.index.ranges().ranges();
   if (range_of_event_.empty()) {
     for (uint32_t r = 0; r < ranges.size(); ++r) {
       range_of_event_.emplace(ranges[r].event, r);
@@ -41,35 +42,35 @@ void WindowJoin::UseRangeOfEvent(uint32_t event) {
 }
 
 void WindowJoin::UseContextOwner(uint32_t context) {
-  auto it = context_device_.find(context);
-  if (it != context_device_.end()) use_->Use(it->second.part, it->second.family, it->second.row);
+  auto it = r_.context_device.find(context);
+  if (it != r_.context_device.end()) use_->Use(it->second.part, it->second.family, it->second.row);
 }
 
 void WindowJoin::UseExternal(uint32_t correlation) {
-  uint32_t i = external_by_correlation_.Find(correlation);
-  if (i != FlatMap::kMissing) use_->Use(external_rows_[i].first, kExternals, external_rows_[i].second);
+  uint32_t i = r_.external_by_correlation.Find(correlation);
+  if (i != FlatMap::kMissing) use_->Use(r_.external_rows[i].first, kExternals, r_.external_rows[i].second);
 }
 
 void WindowJoin::ReportUse() {
   use_->Time(w_.start_ns);
   use_->Time(w_.end_ns);
-  for (const Op& op : ops_) {
+  for (const Op& op : r_.ops) {
     use_->Use(op.part, FamilyOfOp(op.kind), op.row);
     use_->Time(op.end);
     UseExternal(op.correlation);
-    if (op.api != kNone) use_->Use(apis_[op.api].part, kApis, apis_[op.api].row);
+    if (op.api != kNone) use_->Use(r_.apis[op.api].part, kApis, r_.apis[op.api].row);
     UseStack(op.launch_stack);
     UseStack(op.capture_stack);
-    if (uint64_t node = GraphNodeOf(op)) use_->graph_nodes.push_back(node);
+    if (uint64_t node = r_.GraphNodeOf(op, kernels_)) use_->graph_nodes.push_back(node);
     if (op.kind == OpKind::kSync) UseContextOwner(Part(parts_, op.part).syncs.context[op.row]);
   }
-  for (const ApiRef& a : apis_) {
+  for (const ApiRef& a : r_.apis) {
     if (!a.in_window) continue;
     const ApiTable& t = Part(parts_, a.part).apis;
     use_->Use(a.part, kApis, a.row);
     use_->Time(t.end[a.row]);
     UseExternal(t.correlation[a.row]);
-    UseStack(stacks_.At(t.tid[a.row], t.start[a.row]));
+    UseStack(r_.stacks.At(t.tid[a.row], t.start[a.row]));
   }
 }
 
