@@ -327,7 +327,7 @@ std::string Sanitize(std::string_view label) {
 
 }  // namespace
 
-std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window) {
+std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window, uint32_t last_index) {
   if (one_window || format::IsStandardOutput(output)) return output;
   size_t slash = output.find_last_of('/');
   size_t base = slash == std::string::npos ? 0 : slash + 1;
@@ -345,7 +345,10 @@ std::string WindowOutputPath(const std::string& output, const Window& w, bool on
   }
   if (dot == std::string::npos) dot = output.size();
   std::string name = output.substr(0, dot);
-  name.append(".").append(std::to_string(w.index));
+  std::string index = std::to_string(w.index);
+  const size_t width = std::to_string(last_index).size();
+  if (tensorboard && index.size() < width) index.insert(0, width - index.size(), '0');
+  name.append(".").append(index);
   // TensorBoard's plugin takes NAME.DIGITS.pt.trace.json as a span of worker
   // NAME: the label would make each window a worker of its own.
   if (!w.label.empty() && !tensorboard) name.append("-").append(Sanitize(w.label));

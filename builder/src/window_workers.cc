@@ -31,6 +31,7 @@ class WindowQueue {
               bool one_window, const BuildProgressFn& progress)
       : index_(index), options_(options), windows_(windows), one_(one_window), reports_(windows.size()),
         status_(windows.size(), Status::Ok()), progress_(progress), records_(windows.size()) {
+    for (const Window& w : windows) last_index_ = std::max(last_index_, w.index);
     if (!progress_) return;
     for (size_t i = 0; i < windows.size(); ++i) {
       for (size_t c : index.ChunksOverlapping(windows[i].start_ns, windows[i].end_ns)) {
@@ -75,7 +76,7 @@ class WindowQueue {
   Status BuildOne(Builder* builder, const BuildOptions& o, size_t i) {
     const Window& w = windows_[i];
     WindowReport& wr = reports_[i];
-    wr.path = WindowOutputPath(options_.output, w, one_);
+    wr.path = WindowOutputPath(options_.output, w, one_, last_index_);
     auto out = OpenOutput(wr.path, o.output_options);
     if (!out.ok()) return out.status();
     std::unique_ptr<TraceSink> sink = MakeRenderer(o.format, std::move(out).value());
@@ -136,6 +137,7 @@ class WindowQueue {
   const BuildOptions& options_;
   const std::vector<Window>& windows_;
   bool one_;
+  uint32_t last_index_ = 0;  // the largest window index written (file names' width)
   std::vector<WindowReport> reports_;
   std::vector<Status> status_;
   std::atomic<size_t> next_{0};

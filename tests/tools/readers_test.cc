@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -76,6 +77,40 @@ TEST(Readers, TensorBoardListsTheFilesAsSpansOfOneWorker) {
   EXPECT_TRUE(std::regex_match(std::string("allreduce-1.pt.trace.json.gz"), kTensorBoardName));
   auto t = ReadTrace(file);
   EXPECT_EQ(t->root["distributedInfo"]["rank"].i(), 1);
+}
+
+// The plugin orders a worker's spans by their digits as text: with ten
+// windows or more, unpadded numbers would list window 10 between 1 and 2.
+TEST(Readers, TensorBoardSpansSortAsTextInWindowOrder) {
+  builder::Window w;
+  w.index = 3;
+  w.label = "ProfilerStep#3";
+  EXPECT_EQ(builder::WindowOutputPath("vm_0.pt.trace.json.gz", w, false, 12), "vm_0.03.pt.trace.json.gz");
+  EXPECT_EQ(builder::WindowOutputPath("vm_0.pt.trace.json.gz", w, false, 3), "vm_0.3.pt.trace.json.gz");
+  EXPECT_EQ(builder::WindowOutputPath("t.json.gz", w, false, 12), "t.3-ProfilerStep#3.json.gz")
+      << "other names are not read as spans: no padding";
+
+  TempDir dir;
+  auto index = builder::CaptureIndex::Open(Fixture("basics"));
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  const uint64_t span = (*index)->extent().end_ns - (*index)->extent().start_ns;
+  const uint64_t every = (span + 11) / 12;  // twelve windows (the last may be shorter)
+  CliRun r = Gpucap("build " + Fixture("basics") + " -w every:" + std::to_string(every) + "ns -o " +
+                    dir.path().string() + "/tb/vm_0.pt.trace.json.gz -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const size_t kWindows = (span + every - 1) / every;
+  ASSERT_GE(kWindows, 10u) << "enough windows for two-digit numbers";
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.File("tb"))) {
+    names.push_back(entry.path().filename().string());
+  }
+  ASSERT_EQ(names.size(), kWindows) << r.output;
+  std::sort(names.begin(), names.end());  // as text, as the plugin sorts them
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(names[i], m, kTensorBoardName)) << names[i];
+    EXPECT_EQ(std::stoul(m[2].str().substr(1)), i) << "text order is window order: " << names[i];
+  }
 }
 
 TEST(Readers, ADeviceIsFoundAtTheListPositionOfItsId) {

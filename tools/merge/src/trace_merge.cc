@@ -337,6 +337,10 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
                                 std::to_string(captures.size()) + " captures");
     }
   }
+  uint32_t last_index = 0;  // the width of the windows' numbers in file names
+  for (const std::string& key : keys) {
+    for (const auto& member : groups[key]) last_index = std::max(last_index, member.second.index);
+  }
   bool one = spec->kind == builder::WindowSpec::Kind::kAll || spec->kind == builder::WindowSpec::Kind::kRange;
   if (one && keys.size() > 1) one = false;
   if (format::IsStandardOutput(options.output) && keys.size() > 1) {
@@ -353,7 +357,7 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
     std::vector<uint32_t> offsets;
     TraceHeader header = MergeHeaders(captures, members, &offsets, &report.warnings);
     MergeReport::Output out;
-    out.path = builder::WindowOutputPath(options.output, members.front().window, one);
+    out.path = builder::WindowOutputPath(options.output, members.front().window, one, last_index);
     out.label = key;
     out.captures = members.size();
     size_t slash = out.path.find_last_of('/');

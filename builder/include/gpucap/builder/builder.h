@@ -171,7 +171,11 @@ Result<BuildReport> BuildTraces(const CaptureIndex& index, const BuildOptions& o
 // TensorBoard's ".pt.trace.json[.gz]" get the index alone, which its plugin
 // reads as a span of one worker: rank0.pt.trace.json.gz ->
 // rank0.3.pt.trace.json.gz.
-std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window);
+// `last_index` is the largest index among the windows written: TensorBoard's
+// plugin orders a worker's spans by their digits as text, so its names get
+// the index zero-padded to that many digits (rank0.03.pt.trace.json.gz, and
+// 10 sorts after 09, not after 1).
+std::string WindowOutputPath(const std::string& output, const Window& w, bool one_window, uint32_t last_index = 0);
 
 // The suffix TensorBoard's profiler plugin lists traces by (it takes
 // ".pt.trace.json" too).
