@@ -42,11 +42,7 @@ CaptureIndex::CaptureIndex(format::Capture capture, std::string path)
     spans_.push_back({first, last, i});
   }
   for (const format::ThreadInfo& t : capture_.threads) {
-    if (t.name.size() > kMaxNameBytes) {
-      thread_names_[t.os_tid] = TruncateName(t.name, &cut_thread_names_.emplace_back());
-    } else if (!t.name.empty()) {
-      thread_names_[t.os_tid] = t.name;
-    }
+    if (!t.name.empty()) thread_names_[t.os_tid] = TruncateName(t.name, &cut_thread_names_);
   }
   for (const format::StreamInfo& s : capture_.streams) {
     streams_[uint64_t{s.context_id} << 32 | s.stream_id] = &s;

@@ -41,6 +41,10 @@ std::string_view TruncateName(std::string_view name, std::string* storage) {
   return *storage;
 }
 
+std::string_view TruncateName(std::string_view name, std::deque<std::string>* cut) {
+  return name.size() <= kMaxNameBytes ? name : TruncateName(name, &cut->emplace_back());
+}
+
 std::string Demangle(std::string_view mangled) {
   std::string cut;
   // A name that is not mangled is cut too: every output shows it (issue 41).

@@ -22,10 +22,6 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
 
   std::map<std::pair<uint32_t, uint64_t>, std::vector<size_t>> push_stacks;  // (tid, domain)
   std::unordered_map<uint64_t, size_t> started;                              // start/end id
-  // Thread and domain names over the budget, cut (their views point here).
-  auto cut = [&](std::string_view name) {
-    return name.size() <= kMaxNameBytes ? name : TruncateName(name, &cut_labels_.emplace_back());
-  };
   for (uint32_t i : order) {
     const RangeEvent& e = capture.ranges[i];
     switch (e.kind) {
@@ -39,8 +35,7 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
         r.domain = e.domain;
         r.push_pop = e.kind == RangeKind::kPush;
         r.closed = false;
-        r.name = e.name;
-        if (r.name.size() > kMaxNameBytes) r.name = TruncateName(e.name, &cut_names_.emplace_back());
+        r.name = TruncateName(e.name, &cut_names_);
         ranges_.push_back(r);
         if (r.push_pop) {
           push_stacks[{e.os_tid, e.domain}].push_back(ranges_.size() - 1);
@@ -78,10 +73,10 @@ RangeIndex::RangeIndex(const format::Capture& capture, uint64_t capture_end) {
       case RangeKind::kNameThread:
         // nvtxNameOsThread names the thread in `id`; a recorder that only
         // knows the calling thread leaves id 0.
-        thread_names_[e.id != 0 ? static_cast<uint32_t>(e.id) : e.os_tid] = cut(e.name);
+        thread_names_[e.id != 0 ? static_cast<uint32_t>(e.id) : e.os_tid] = TruncateName(e.name, &cut_labels_);
         break;
       case RangeKind::kNameDomain:
-        domain_names_[e.domain] = cut(e.name);
+        domain_names_[e.domain] = TruncateName(e.name, &cut_labels_);
         break;
       case RangeKind::kMark:
         marks_.push_back(i);

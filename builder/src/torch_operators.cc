@@ -181,9 +181,6 @@ std::optional<std::string> InputDimsJson(std::string_view sizes) {
 
 TorchOperators::TorchOperators(const format::Capture& capture, const RangeIndex& index) {
   const std::vector<Range>& ranges = index.ranges();
-  auto shown = [&](std::string_view name) {
-    return name.size() <= kMaxNameBytes ? name : TruncateName(name, &cut_names_.emplace_back());
-  };
   // Kineto's link (torch's generateForwardBackwardLink): a backward node
   // runs for the forward op of its sequence number, and among a thread's
   // ops sharing a sequence number the one that started last is the one that
@@ -200,12 +197,12 @@ TorchOperators::TorchOperators(const format::Capture& capture, const RangeIndex&
     std::optional<TorchOperatorName> op = ParseTorchRangeName(capture.ranges[ranges[r].event].name);
     if (!op) continue;
     if (!IsTorchOperatorName(op->name)) {
-      user_scopes_.emplace(r, shown(op->name));
+      user_scopes_.emplace(r, TruncateName(op->name, &cut_names_));
       continue;
     }
     const bool backward_node = IsBackwardNodeName(op->name);
     const bool engine_scope = op->name.starts_with("autograd::engine::evaluate_function: ");
-    op->name = shown(op->name);
+    op->name = TruncateName(op->name, &cut_names_);
     if (slot_.empty()) slot_.assign(ranges.size(), kNone);
     uint32_t i = static_cast<uint32_t>(operators_.size());
     slot_[r] = i;

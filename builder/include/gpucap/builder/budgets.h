@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 
 namespace gpucap::builder {
@@ -33,6 +35,10 @@ inline constexpr uint64_t kMaxPlausibleSpanNs = 366ull * 24 * 3600 * 1'000'000'0
 
 // A name cut to kMaxNameBytes with the marker, or the name.
 std::string_view TruncateName(std::string_view name, std::string* storage);
+// The same, keeping a cut name in a new string at the end of `cut` (views
+// into a deque's strings stay valid as it grows); a name within the budget
+// adds nothing, so cut->size() counts the names cut.
+std::string_view TruncateName(std::string_view name, std::deque<std::string>* cut);
 
 }  // namespace gpucap::builder
 
