@@ -407,12 +407,16 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
 
   void Fail(Status s) {
     failed_ = true;
-    stopped_.store(true, std::memory_order_release);
     stop_reason_ = "writer stopped: " + s.message();
+    {
+      // The error is set before stopped_: a submitter that finds the writer
+      // stopped reads error() next and must find why, not an empty status.
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (error_.ok()) error_ = std::move(s);
+    }
+    stopped_.store(true, std::memory_order_release);
     // Cut a partially written frame so the file ends at a frame boundary.
     (void)sink_->Truncate(offset_);
-    std::lock_guard<std::mutex> lock(error_mu_);
-    if (error_.ok()) error_ = std::move(s);
   }
 
   void FinishFile() {
