@@ -332,17 +332,11 @@ std::string WindowOutputPath(const std::string& output, const Window& w, bool on
   size_t slash = output.find_last_of('/');
   size_t base = slash == std::string::npos ? 0 : slash + 1;
   size_t dot = output.find('.', base);
-  bool tensorboard = false;
-  static constexpr std::string_view kExtensions[] = {kTensorBoardSuffix, ".pt.trace.json", ".json.gz", ".json",
-                                                     ".pftrace.gz", ".pftrace", ".gz"};
-  for (std::string_view ext : kExtensions) {
-    if (output.size() >= ext.size() + base &&
-        output.compare(output.size() - ext.size(), ext.size(), ext) == 0) {
-      dot = output.size() - ext.size();
-      tensorboard = ext.starts_with(".pt.trace.");
-      break;
-    }
-  }
+  // The index goes before the trace file's suffix (the registry's), else
+  // before the name's first dot.
+  std::string_view suffix = TraceFileSuffix(output);
+  if (!suffix.empty() && output.size() >= suffix.size() + base) dot = output.size() - suffix.size();
+  const bool tensorboard = IsTensorBoardSuffix(suffix) && output.size() >= suffix.size() + base;
   if (dot == std::string::npos) dot = output.size();
   std::string name = output.substr(0, dot);
   std::string index = std::to_string(w.index);

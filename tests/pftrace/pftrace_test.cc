@@ -527,6 +527,32 @@ TEST(OutputFormats, FoundByTheirNamesAndFileNames) {
     EXPECT_EQ(builder::OutputFormatOf(f.format).name, f.name);
     EXPECT_EQ(builder::FormatForPath("t" + std::string(f.extension) + ".gz"), f.format) << f.name;
   }
+  // The suffix a window's index goes before: the longest the table names.
+  EXPECT_EQ(builder::TraceFileSuffix("a/r.pt.trace.json.gz"), ".pt.trace.json.gz");
+  EXPECT_EQ(builder::TraceFileSuffix("r.pt.trace.json"), ".pt.trace.json");
+  EXPECT_EQ(builder::TraceFileSuffix("r.trace.json.gz"), ".json.gz");
+  EXPECT_EQ(builder::TraceFileSuffix("r.pftrace.gz"), ".pftrace.gz");
+  EXPECT_EQ(builder::TraceFileSuffix("r.pftrace"), ".pftrace");
+  EXPECT_EQ(builder::TraceFileSuffix("r.tar.gz"), ".gz");
+  EXPECT_EQ(builder::TraceFileSuffix("r.txt"), "");
+  EXPECT_TRUE(builder::IsTensorBoardSuffix(".pt.trace.json"));
+  EXPECT_FALSE(builder::IsTensorBoardSuffix(".json.gz"));
+  EXPECT_EQ(builder::TraceFileNamesHelp(),
+            ".json, .json.gz, .pt.trace.json.gz (TensorBoard), .pftrace or .pftrace.gz");
+}
+
+// A window's file: its index (and label) before the suffix, TensorBoard's
+// index zero-padded and without the label.
+TEST(OutputFormats, WindowFilesKeepTheirSuffix) {
+  builder::Window w;
+  w.index = 3;
+  w.label = "step 7";
+  EXPECT_EQ(builder::WindowOutputPath("d.x/run.pftrace.gz", w, false, 12), "d.x/run.3-step_7.pftrace.gz");
+  EXPECT_EQ(builder::WindowOutputPath("run.trace.json", w, false, 12), "run.trace.3-step_7.json");
+  EXPECT_EQ(builder::WindowOutputPath("rank0.pt.trace.json.gz", w, false, 12), "rank0.03.pt.trace.json.gz");
+  EXPECT_EQ(builder::WindowOutputPath("rank0.pt.trace.json", w, false, 9), "rank0.3.pt.trace.json");
+  EXPECT_EQ(builder::WindowOutputPath("noext", w, false, 12), "noext.3-step_7");
+  EXPECT_EQ(builder::WindowOutputPath("one.json", w, true, 12), "one.json");
 }
 
 TEST(Pftrace, IsWrittenGzippedByName) {

@@ -79,12 +79,13 @@ int RunBuild(const std::vector<std::string>& args) {
   TraceFlags trace;
   const std::string format_help = builder::OutputFormatsHelp() + "; default: by the output's name, else " +
                                   std::string(builder::OutputFormats().front().name);
+  const std::string output_help =
+      "trace file (" + builder::TraceFileNamesHelp() + ") or a folder (DIR/: DIR/<capture>" +
+      std::string(builder::OutputFormats().front().folder_file) +
+      "); several windows get their index and label before the extension; -: standard output (one window)";
   options.add_options()
       ("capture", po::value<std::string>()->required(), "capture file")
-      ("output,o", po::value<std::string>(), "trace file (.json, .json.gz, .pt.trace.json.gz for TensorBoard, .pftrace "
-                                             "or .pftrace.gz) or a folder (DIR/: DIR/<capture>.pt.trace.json.gz); "
-                                             "several windows get their index and label before the extension; "
-                                             "-: standard output (one window)")
+      ("output,o", po::value<std::string>(), output_help.c_str())
       ("format,f", po::value<std::string>(),
        format_help.c_str())
       ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")

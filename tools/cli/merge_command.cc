@@ -21,11 +21,12 @@ int RunMerge(const std::vector<std::string>& args) {
   std::string output;
   const std::string format_help = builder::OutputFormatsHelp() + "; default: by the output's name, else " +
                                   std::string(builder::OutputFormats().front().name);
+  const std::string output_help = "trace file (" + builder::TraceFileNamesHelp() +
+                                  "); several windows get their index and label before the extension; -: standard "
+                                  "output (one window)";
   options.add_options()
       ("captures", po::value<std::vector<std::string>>(&inputs)->required(), "capture files, one per process")
-      ("output,o", po::value<std::string>(&output)->required(),
-       "trace file (.json, .json.gz, .pftrace or .pftrace.gz); several windows get their index and label before "
-       "the extension; -: standard output (one window)")
+      ("output,o", po::value<std::string>(&output)->required(), output_help.c_str())
       ("gzip", po::bool_switch(), "gzip the trace: for -o - (standard output); a file is gzipped by its .gz name")
       ("strict", po::bool_switch(), kStrictHelp)
       ("format,f", po::value<std::string>(),

@@ -46,6 +46,17 @@ std::optional<OutputFormat> FormatNamedByPath(std::string_view path);
 OutputFormat FormatForPath(std::string_view path);
 // The file extension a format's traces get: ".json", ".pftrace".
 std::string_view FormatExtension(OutputFormat format);
+// The trace-file suffix `path` ends with, from the table: each format's
+// folder file name and extension, with and without ".gz", longest first
+// (".pt.trace.json.gz" before ".json.gz"), then ".gz"; "" when none. A
+// window's index goes before it (WindowOutputPath).
+std::string_view TraceFileSuffix(std::string_view path);
+// Whether a suffix is TensorBoard's (".pt.trace.json", gzipped or not):
+// its plugin reads NAME.DIGITS.pt.trace.json as a span of worker NAME.
+bool IsTensorBoardSuffix(std::string_view suffix);
+// -o's list of trace file names, for --help: ".json, .json.gz,
+// .pt.trace.json.gz (TensorBoard), .pftrace or .pftrace.gz".
+std::string TraceFileNamesHelp();
 
 std::unique_ptr<TraceSink> MakeRenderer(OutputFormat format, std::unique_ptr<ByteSink> out);
 
