@@ -1,6 +1,7 @@
 #include "gpucap/builder/annotation_stacks.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace gpucap::builder {
@@ -27,6 +28,28 @@ bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded) {
   return scope && !IsTorchOperatorName(scope->name) && pattern.Matches(scope->name);
 }
 
+namespace {
+
+// A range's name as the trace shows it: an emit_nvtx user scope's without
+// its suffix ("train#3, op_id = 7" -> "train#3").
+std::string_view ShownStepName(std::string_view recorded) {
+  std::optional<TorchOperatorName> scope = ParseTorchRangeName(recorded);
+  return scope && !IsTorchOperatorName(scope->name) ? scope->name : recorded;
+}
+
+}  // namespace
+
+bool RepeatedSteps::Repeats(const Range& r, std::string_view recorded) {
+  std::string_view shown = ShownStepName(recorded);
+  auto it = taken_.find(r.os_tid);
+  if (it != taken_.end() && r.start_ns < it->second.end_ns && r.end_ns <= it->second.end_ns &&
+      it->second.shown == shown) {
+    return true;
+  }
+  taken_[r.os_tid] = Taken{r.end_ns, shown};
+  return false;
+}
+
 StepRanges::StepRanges(const RangeIndex& ranges, const format::Capture& capture, const NameMatcher& steps)
     : ranges_(ranges) {
   const std::vector<Range>& all = ranges.ranges();
@@ -34,12 +57,13 @@ StepRanges::StepRanges(const RangeIndex& ranges, const format::Capture& capture,
   // Names repeat (an operator's range opens thousands of times): each
   // distinct name is matched once.
   std::unordered_map<std::string_view, bool> matched;
+  RepeatedSteps repeated;
   for (uint32_t i = 0; i < all.size(); ++i) {
     if (!all[i].closed) continue;  // a step never closed covers nothing we know of, like any such range
     std::string_view name = capture.ranges[all[i].event].name;  // as recorded, not as cut for display
     auto [it, inserted] = matched.try_emplace(name, false);
     if (inserted) it->second = MatchesRangeName(steps, name);
-    if (it->second) {
+    if (it->second && !repeated.Repeats(all[i], name)) {
       is_step_[i] = true;
       steps_.push_back(i);  // ranges() is by start already
     }

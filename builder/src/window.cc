@@ -270,10 +270,12 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
       auto matcher = NameMatcher::Compile(spec.pattern);
       if (!matcher.ok()) return Bad(spec.text, matcher.status().message());
       const std::vector<Range>& all = ranges.ranges();
+      RepeatedSteps repeated;
       for (uint32_t i = 0; i < all.size(); ++i) {
         const Range& r = all[i];
         // The name as recorded, not as cut for display.
-        if (MatchesRangeName(*matcher, capture.ranges[r.event].name)) {
+        std::string_view recorded = capture.ranges[r.event].name;
+        if (MatchesRangeName(*matcher, recorded) && !repeated.Repeats(r, recorded)) {
           if (out.size() >= kMaxWindows) {
             return Bad(spec.text, "matches more than " + std::to_string(kMaxWindows) + " ranges");
           }

@@ -1,5 +1,9 @@
 #include "gpucap/builder/window.h"
 
+#include "gpucap/builder/annotation_stacks.h"
+#include "gpucap/builder/name_matcher.h"
+#include "gpucap/builder/ranges.h"
+
 #include <gtest/gtest.h>
 
 namespace gpucap::builder {
@@ -140,6 +144,66 @@ TEST(ResolveWindows, NvtxEveryRangeAndAll) {
   auto all = ResolveWindows(*ParseWindowSpec("all"), c, extent, ranges);
   ASSERT_TRUE(all.ok());
   EXPECT_TRUE((*all)[0].Contains(1000) && (*all)[0].Contains(3500));
+}
+
+// A step marked twice: the program pushes "train#N" and, under emit_nvtx,
+// its record_function("train#N") is a range "train#N, op_id = K" inside it.
+// One window per step, the outer range; a same-named range that is not
+// inside it (a later step, another thread's) is a step of its own, and so is
+// a differently named match inside it.
+TEST(ResolveWindows, AStepMarkedTwiceIsOneWindow) {
+  format::Capture c;
+  auto event = [&](format::RangeKind kind, uint32_t tid, uint64_t ts, std::string name) {
+    format::RangeEvent e;
+    e.kind = kind;
+    e.os_tid = tid;
+    e.timestamp_ns = ts;
+    e.name = std::move(name);
+    c.ranges.push_back(e);
+  };
+  auto push = [&](uint32_t tid, uint64_t ts, std::string name) { event(format::RangeKind::kPush, tid, ts, name); };
+  auto pop = [&](uint32_t tid, uint64_t ts) { event(format::RangeKind::kPop, tid, ts, ""); };
+  push(1, 1000, "train#0");
+  push(1, 1010, "train#0, op_id = 2");
+  push(1, 1020, "aten::mm, seq = 3, op_id = 4");
+  pop(1, 1030);
+  pop(1, 1900);
+  pop(1, 2000);
+  push(1, 2000, "train#1");
+  push(1, 2010, "train#1, op_id = 9");
+  push(1, 2020, "train#2");  // another step's name inside: a window of its own
+  pop(1, 2030);
+  pop(1, 2900);
+  pop(1, 3000);
+  push(2, 2500, "train#1");  // the same name on another thread
+  pop(2, 2600);
+  CaptureExtent extent = ComputeExtent(c);
+  RangeIndex ranges(c, extent.end_ns);
+  auto w = ResolveWindows(*ParseWindowSpec(R"(nvtx:train#\d+)"), c, extent, ranges);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  std::vector<std::pair<std::string, uint64_t>> got;
+  for (const Window& x : *w) got.emplace_back(x.label, x.start_ns);
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, uint64_t>>{
+                     {"train#0", 1000}, {"train#1", 2000}, {"train#2", 2020}, {"train#1", 2500}}));
+
+  // The step rule agrees: the inner mark is no step, so a thread with no
+  // step open (autograd's) belongs to the outer one.
+  auto matcher = NameMatcher::Compile(R"(train#\d+)");
+  ASSERT_TRUE(matcher.ok());
+  StepRanges steps(ranges, c, *matcher);
+  uint32_t outer = RangeIndex::kNone, inner = RangeIndex::kNone;
+  for (uint32_t i = 0; i < ranges.ranges().size(); ++i) {
+    if (ranges.ranges()[i].start_ns == 1000) outer = i;
+    if (ranges.ranges()[i].start_ns == 1010) inner = i;
+  }
+  ASSERT_NE(outer, RangeIndex::kNone);
+  ASSERT_NE(inner, RangeIndex::kNone);
+  EXPECT_TRUE(steps.IsStep(outer));
+  EXPECT_FALSE(steps.IsStep(inner));
+  EXPECT_EQ(steps.OpenAt(1500, /*tid=*/3), outer);
+  std::vector<uint32_t> scratch;
+  EXPECT_TRUE(steps.Holds(outer, 3, 1500, &scratch));
+  EXPECT_TRUE(steps.Holds(outer, 1, 1500, &scratch));
 }
 
 // every: windows tile [start, exclusive end) of the capture exactly: as many

@@ -46,6 +46,11 @@ import tempfile
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 LAUNCH_CATS = {"cuda_runtime", "cuda_driver"}
+# CPU ranges: the program's record_function/NVTX ranges, and operators
+# (Kineto's own cpu_ops; gpucap's from emit_nvtx ranges). Only the names
+# both traces have count as the program's (program_ranges), so Kineto's
+# operators take part only where gpucap saw them too.
+RANGE_CATS = {"user_annotation", "cpu_op"}
 
 
 def load_json(path):
@@ -68,6 +73,7 @@ class Trace:
         self.ranges = collections.defaultdict(list)  # tid -> [(start, end, name)]
         self.launches = {}  # correlation -> (tid, ts, name)
         self.ops = []  # dicts: key, correlation, ts, args
+        self.operators = []  # cpu_ops: (tid, ts, name)
         self.thread_names = {}
         base = int(doc.get("baseTimeNanoseconds", 0))  # each window file has its own
         for e in doc["traceEvents"]:
@@ -79,9 +85,11 @@ class Trace:
                 continue
             cat = e.get("cat")
             args = e.get("args", {})
-            if cat == "user_annotation":
+            if cat in RANGE_CATS:
                 start = ns(e["ts"], base)
                 self.ranges[e["tid"]].append((start, start + ns(e.get("dur", 0)), e["name"]))
+                if cat == "cpu_op":
+                    self.operators.append((e["tid"], start, e["name"]))
             elif cat in LAUNCH_CATS and "correlation" in args:
                 self.launches[args["correlation"]] = (e["tid"], ns(e["ts"], base), e["name"])
             elif cat in GPU_CATS and "correlation" in args:
@@ -276,6 +284,25 @@ def check_pair(gpucap, folder, entry, tmp, differences):
             continue
         c.expect(got == want, "gpucap annotation %r of %s (step %s, %s) where the rule gives %r" %
                  (got, op["key"][1][:60], op["step"], op["role"], want))
+
+    # 2b. Operators, where gpucap's trace has them (emit_nvtx ranges drawn
+    # as cpu_op): per compared step, by the step rule, the multiset of
+    # operator names equals Kineto's cpu_ops.
+    if ours.operators:
+        def by_step(trace):
+            steps = trace.steps(pattern)
+            out = collections.defaultdict(collections.Counter)
+            for tid, t, name in trace.operators:
+                step = step_of(trace, steps, tid, t)
+                if step in compared:
+                    out[step][name] += 1
+            return out
+        k_by, g_by = by_step(kineto), by_step(ours)
+        for step in sorted(compared):
+            k, g = k_by.get(step, collections.Counter()), g_by.get(step, collections.Counter())
+            c.expect(k == g, "%s: operators differ (%d in Kineto's, %d in gpucap's): Kineto only %s, gpucap only %s" %
+                     (step, sum(k.values()), sum(g.values()), list((k - g).items())[:4], list((g - k).items())[:4]))
+            c.expect(sum(g.values()) > 0, "%s: no operators in gpucap's trace" % step)
 
     # 3. The windows gpucap builds hold exactly the derived ops of each step.
     derived = collections.defaultdict(collections.Counter)

@@ -46,6 +46,29 @@ std::string DefaultStepPattern(const format::Capture& capture);
 // the suffix). The one rule for --steps and nvtx:REGEX windows.
 bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded);
 
+// One step marked twice. Under emit_nvtx, PyTorch's record_function("train#3")
+// is an NVTX range "train#3, op_id = 7"; a program that also pushes "train#3"
+// itself (so that tools without emit_nvtx see it) has two nested ranges for
+// one step. A range that a pattern takes, inside an earlier taken range of
+// the same thread with the same name as shown, is that step again: it makes
+// no step and no window of its own (otherwise each step would be two
+// windows, and the other threads' work of the step, autograd's backward,
+// would go to the inner one). Ranges are visited in start order
+// (RangeIndex::ranges()), and only those the pattern takes.
+class RepeatedSteps {
+ public:
+  // Whether `r`, named `recorded`, repeats the step its thread is in; when
+  // it does not, it becomes the thread's step to compare later ones with.
+  bool Repeats(const Range& r, std::string_view recorded);
+
+ private:
+  struct Taken {
+    uint64_t end_ns;
+    std::string_view shown;
+  };
+  std::unordered_map<uint32_t, Taken> taken_;  // by thread
+};
+
 class StepRanges {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
