@@ -36,6 +36,8 @@
 #   api-records                        torch_train.py with API records from CUPTI's activity and from
 #                                      callbacks: the same trace? (same_trace.py)
 #   fixtures NAME...                   tests/gpu/record_fixtures.sh NAME... into $OUT/fixtures
+#   kineto-pairs NAME...               tests/gpu/record_kineto_pairs.sh NAME... (gpucap beside Kineto), tarred into
+#                                      $OUT/kineto-pairs-<n>.tgz
 #   lanes                              tests/gpu/capture_lanes.sh into $OUT/lanes
 #   graph-fixtures                     fixtures/torch_graph_{nodemode,graphmode}.gpucap again (torch_graph.py,
 #                                      ITERS=50, --cuda-graph-trace node|graph) into $OUT
@@ -231,6 +233,13 @@ part_graph-fixtures() {
 }
 part_yardstick() { bash "$here/run.sh" "$DIST" "$here/yardstick" "$WORK/yard-$n" "${1:-5}" "${2:-kernels,torch_work,torch_graph}" |
   tee "$WORK/yard-$n.runs"; python3 "$here/summarize.py" "$WORK/yard-$n.runs"; }
+part_kineto-pairs() {  # NAME...: tests/gpu/record_kineto_pairs.sh, the pairs tarred into $OUT/kineto-pairs-<n>.tgz
+  local d="$WORK/kp-$n"; rm -rf "$d"
+  PAIR_TIMEOUT=${PAIR_TIMEOUT:-150} $(pin) bash "$root/tests/gpu/record_kineto_pairs.sh" "$DIST" "$d" "$@"
+  echo "record_kineto_pairs rc=$?"
+  grep -h -E "FAILED|Error" "$d"/*.log | head -20
+  (cd "$d" && tar czf "$OUT/kineto-pairs-$n.tgz" --exclude='work-*' .) && ls -la "$d"
+}
 part_scale() { bash "$root/bench/build/scale.sh" "$OUT/scale-$n" "$@"; }
 
 # --- the call ------------------------------------------------------------------------------------------
