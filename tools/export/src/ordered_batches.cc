@@ -26,6 +26,8 @@ void OrderedBatches::Recycle(RowBatch batch) {
     t.rows = 0;
   }
   batch.texts.clear();
+  batch.text_bytes = 0;
+  batch.continues = false;
   batch.new_strings.clear();
   batch.new_stacks.clear();
   if (spare_.size() < pending_.size() + 1) spare_.push_back(std::move(batch));
