@@ -21,7 +21,11 @@ RowBatch OrderedBatches::Fresh(uint32_t capture) {
 }
 
 void OrderedBatches::Recycle(RowBatch batch) {
+  // A table the batch did not use gives its memory back: a window's rows
+  // come by phases (a thread's calls and ranges, then a stream's ops), and
+  // each table kept as large as it ever grew held several batches' worth.
   for (TableRows& t : batch.tables) {
+    if (t.rows == 0) std::vector<Cell>().swap(t.cells);
     t.cells.clear();
     t.rows = 0;
   }

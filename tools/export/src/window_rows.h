@@ -60,12 +60,15 @@ struct CaptureRows {
 
 class WindowRows : public builder::TraceSink {
  public:
-  // A window's rows past this many bytes are handed over: small beside the
-  // capture the export holds (~14x its file's size) and the memory limit
-  // (10x + 256 MB), as up to kPendingPerCapture + 2 batches of each
-  // capture being joined are alive at once; large enough that a batch's
-  // handing over (a lock, maybe a wait) is nothing beside its ~100k rows.
-  static constexpr size_t kBatchBytes = size_t{8} << 20;
+  // A window's rows past this many bytes of cells and texts are handed
+  // over. A batch costs ~3-4x its bound in memory (vectors grown by
+  // doubling, the allocator's slack), and kPendingPerCapture + 2 batches of
+  // each capture being joined may be alive at once: 4 MiB keeps that to
+  // tens of MB, against a limit of 10x the capture + 256 MB, and is still
+  // ~20k rows, beside which a hand-over (a lock, a vector's clearing) is
+  // nothing. On the 1.6M-range capture of bench/README.md: peak RSS 900 MB
+  // at 2 MiB, 908 at 4, 931 at 8, 1,057 at 32, wall time the same.
+  static constexpr size_t kBatchBytes = size_t{4} << 20;
 
   // `batch_bytes`: 0 for kBatchBytes (tests make it tiny).
   WindowRows(CaptureRows* capture, const builder::Window& window, OrderedBatches* out, size_t batch_bytes = 0);

@@ -47,7 +47,7 @@ struct ExportOptions {
   // another engine loads faster without them).
   bool indexes = true;
   // For tests: the bytes of rows a window gathers before handing them to
-  // the writer (0: the export's own bound, 8 MiB). The database is the
+  // the writer (0: the export's own bound, 4 MiB). The database is the
   // same whatever it is; a tiny one splits every window into many batches.
   size_t batch_bytes = 0;
   // Called from the worker joining a capture before each of its windows.
