@@ -5,8 +5,8 @@
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_ROW_BATCH_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_ROW_BATCH_H_
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -80,10 +80,10 @@ class TextArena {
 
 // A capture's strings and stacks, interned as they are first met. Ids start
 // at 1; each batch ships the ones added since the last. Each text is kept
-// once, in `texts`, which the map's keys, the batches' new strings and the
+// once, in `texts`, which this map's keys, the batches' new strings and the
 // writer's map all point into (a capture of a million distinct range names
-// held each four times, each a std::string of its own): it outlives this,
-// until the export has written its last batch.
+// held each in four std::strings of its own); `texts` outlives this, until
+// the export has written its last batch.
 class LocalIds {
  public:
   explicit LocalIds(TextArena* texts) : texts_(*texts) {}
@@ -109,7 +109,7 @@ class LocalIds {
     stacks_.emplace(key, id);
     return id;
   }
-  // What TakePending would copy into a batch, in bytes.
+  // What TakePending would move into a batch, in bytes.
   size_t pending_bytes() const { return pending_bytes_; }
   void TakePending(std::vector<std::string_view>* strings, std::vector<std::pair<uint32_t, uint32_t>>* stacks) {
     strings->swap(pending_strings_);
