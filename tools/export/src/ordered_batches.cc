@@ -21,11 +21,12 @@ RowBatch OrderedBatches::Fresh(uint32_t capture) {
 }
 
 void OrderedBatches::Recycle(RowBatch batch) {
-  // A table the batch did not use gives its memory back: a window's rows
-  // come by phases (a thread's calls and ranges, then a stream's ops), and
-  // each table kept as large as it ever grew held several batches' worth.
+  // Each table keeps its memory, as large as it grew (at most about two
+  // batches' worth): a window's rows come by phases, a thread's calls and
+  // ranges then a stream's ops, and a table given back in one phase took
+  // its pages fresh from the system in the next (+8% CPU on 1M kernels in
+  // 100 ms windows).
   for (TableRows& t : batch.tables) {
-    if (t.rows == 0) std::vector<Cell>().swap(t.cells);
     t.cells.clear();
     t.rows = 0;
   }

@@ -67,7 +67,7 @@ class WindowRows : public builder::TraceSink {
   // tens of MB, against a limit of 10x the capture + 256 MB, and is still
   // ~20k rows, beside which a hand-over (a lock, a vector's clearing) is
   // nothing. On the 1.6M-range capture of bench/README.md: peak RSS 900 MB
-  // at 2 MiB, 908 at 4, 931 at 8, 1,057 at 32, wall time the same.
+  // at 2 MiB, 912 at 4, 935 at 8, 1,057 at 32, wall time the same.
   static constexpr size_t kBatchBytes = size_t{4} << 20;
 
   // `batch_bytes`: 0 for kBatchBytes (tests make it tiny).
