@@ -1,7 +1,8 @@
 // The database file an export writes: a valid SQLite database with and
-// without its indexes, the example queries reading the indexes, and the
-// same bytes whatever the run and whatever --parallel (ids in capture
-// order, then time: sqlite_export.h).
+// without its indexes, the example queries reading the indexes, the same
+// bytes whatever the run and whatever --parallel (ids in capture order,
+// then time: sqlite_export.h), and the same rows however finely a window's
+// rows are cut into batches.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -17,6 +18,7 @@
 
 #include "../support/temp_dir.h"
 #include "export_test_util.h"
+#include "synthetic_capture.h"
 #include "gpucap/tools/export/schema.h"
 #include "gpucap/tools/export/sqlite_export.h"
 
@@ -172,6 +174,152 @@ TEST(ExportFile, TheSameBytesRunToRunAndAtAnyParallel) {
                           "WHERE a.process > b.process OR (a.process = b.process AND a.window > b.window)"),
             (Rows{{"0"}}));
   sqlite3_close(db);
+}
+
+
+// A window's rows go to the writer in batches of about ExportOptions::
+// batch_bytes (window_rows.h); refs from a later batch (a kernel's launch,
+// a range's parent, every row's window) count from the window's first row.
+// A bound of one byte hands over nearly every row on its own: the database
+// must hold the same rows, ids and refs as with the default bound.
+struct BatchedExport {
+  Exported db;
+  tools::ExportReport report;
+};
+
+void ExportBatched(BatchedExport* out, const std::vector<std::string>& paths, const std::string& window, int jobs,
+                   size_t batch_bytes) {
+  ASSERT_EQ(sqlite3_open(":memory:", &out->db.db), SQLITE_OK);
+  std::vector<const builder::CaptureIndex*> list;
+  for (const std::string& p : paths) {
+    auto index = builder::CaptureIndex::Open(p);
+    ASSERT_TRUE(index.ok()) << index.status().message();
+    list.push_back(index->get());
+    out->db.indexes.push_back(std::move(index).value());
+  }
+  tools::ExportOptions o;
+  o.build.window = window;
+  o.jobs = jobs;
+  o.batch_bytes = batch_bytes;
+  auto report = tools::ExportCaptures(out->db.db, list, o);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  out->report = *report;
+}
+
+int64_t Count(sqlite3* db, const std::string& sql) { return std::stoll(QueryRows(db, sql).at(0).at(0)); }
+
+TEST(ExportFile, RowsCutIntoTinyBatchesGiveTheSameDatabase) {
+  struct Case {
+    std::vector<std::string> captures;
+    std::string window;
+    int jobs;
+  };
+  std::vector<Case> cases;
+  for (const std::string& name : FixtureNames()) cases.push_back({{Fixture(name)}, "all", 1});
+  for (const char* name : {"capture_lanes", "nvtx_domains", "capture_nvtx", "sync_events", "graph_nodes"}) {
+    cases.push_back({{Fixture(name)}, "all", 1});
+  }
+  cases.push_back({{Fixture("allreduce-0"), Fixture("allreduce-1")}, "nvtx:ProfilerStep#\\d+", 2});
+  cases.push_back({{Fixture("torch_train"), Fixture("basics")}, "all", 2});
+  int64_t launches = 0, parents = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.captures[0] + " (" + std::to_string(c.captures.size()) + " captures)");
+    BatchedExport whole, tiny;
+    ExportBatched(&whole, c.captures, c.window, c.jobs, 0);
+    ExportBatched(&tiny, c.captures, c.window, c.jobs, 1);
+    // With the default bound each window is one batch; with one byte, more.
+    const uint64_t captures = c.captures.size();
+    EXPECT_EQ(whole.report.batches, whole.report.windows + 2 * captures);
+    EXPECT_GT(tiny.report.batches, 3 * (tiny.report.windows + 2 * captures));
+    for (const tools::sqlite::TableDef& t : tools::sqlite::Tables()) {
+      const std::string sql = "SELECT rowid, * FROM " + std::string(t.name) + " ORDER BY rowid";
+      Rows a = QueryRows(whole.db.db, sql), b = QueryRows(tiny.db.db, sql);
+      EXPECT_EQ(a.size(), b.size()) << t.name;
+      EXPECT_TRUE(a == b) << t.name << ": the rows differ";
+    }
+    // Refs that point at a row of the same window that holds the referring
+    // row as its columns say (the launch's times, the parent around its
+    // child): counted by query, so a ref resolved against the wrong batch shows.
+    sqlite3* db = tiny.db.db;
+    const int64_t launched = Count(db, "SELECT COUNT(*) FROM kernels WHERE launch_id IS NOT NULL");
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM kernels k JOIN api_calls a ON a.id = k.launch_id "
+                        "WHERE a.window = k.window AND a.start_ns = k.launch_start_ns AND a.end_ns = k.launch_end_ns"),
+              launched);
+    const int64_t nested = Count(db, "SELECT COUNT(*) FROM nvtx_ranges WHERE parent IS NOT NULL");
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM nvtx_ranges r JOIN nvtx_ranges p ON p.id = r.parent "
+                        "WHERE p.window = r.window AND p.start_ns <= r.start_ns AND p.end_ns >= r.end_ns "
+                        "AND p.depth + 1 = r.depth AND p.id < r.id"),
+              nested);
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM nvtx_ranges r JOIN windows w ON w.id = r.window "
+                        "WHERE w.process = r.process"),
+              Count(db, "SELECT COUNT(*) FROM nvtx_ranges"));
+    launches += launched;
+    parents += nested;
+  }
+  // The fixtures have both kinds of refs, so the checks above checked something.
+  EXPECT_GT(launches, 1000);
+  EXPECT_GT(parents, 100);
+}
+
+
+// The join streams a process's CPU threads before its GPUs (a CPU process
+// sorts by its pid, a GPU at 5000000 and up), so an op's launching call
+// has come when the op comes. A pid above that puts the GPU first: each
+// op's launch cells wait for the call, and the batch with them.
+TEST(ExportFile, OpsStreamedBeforeTheirLaunchingCallsGetThem) {
+  TempDir dir;
+  const std::string path = dir.File("gpu_first.gpucap");
+  constexpr uint32_t kPid = 6'000'000, kTid = 6'000'001;
+  constexpr int kLaunches = 300;
+  {
+    format::SessionInfo session = builder::testing::DefaultSession();
+    session.pid = kPid;
+    auto made = builder::testing::SyntheticCapture::Create(path, session, {builder::testing::H200(0)});
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    builder::testing::SyntheticCapture& c = **made;
+    const uint64_t t0 = session.start_cupti_ns;
+    format::ClockSample clock;
+    clock.kind = format::ClockKind::kStart;
+    clock.cupti_ns = t0;
+    clock.realtime_ns = static_cast<int64_t>(t0);
+    clock.monotonic_ns = 1000;
+    ASSERT_TRUE(c.Message(clock).ok());
+    ASSERT_TRUE(c.Message(format::ThreadInfo{kPid, 1, kTid, "main"}).ok());
+    ASSERT_TRUE(c.String(0x1000, "void k(int)").ok());
+    for (uint32_t i = 0; i < kLaunches; ++i) {
+      builder::testing::ApiRecord a;
+      a.start = t0 + 10000 * (i + 1);
+      a.end = a.start + 2000;
+      a.pid = kPid;
+      a.tid = kTid;
+      a.correlation = i + 1;
+      c.Api(a);
+      builder::testing::KernelRecord k;
+      k.start = a.start + 5000;
+      k.end = k.start + 3000;
+      k.correlation = i + 1;
+      k.name_pointer = 0x1000;
+      c.Kernel(k);
+    }
+    ASSERT_TRUE(c.Close().ok());
+  }
+  BatchedExport whole, tiny;
+  ExportBatched(&whole, {path}, "all", 1, 0);
+  ExportBatched(&tiny, {path}, "all", 1, 1);
+  for (const tools::sqlite::TableDef& t : tools::sqlite::Tables()) {
+    const std::string sql = "SELECT rowid, * FROM " + std::string(t.name) + " ORDER BY rowid";
+    EXPECT_TRUE(QueryRows(whole.db.db, sql) == QueryRows(tiny.db.db, sql)) << t.name << ": the rows differ";
+  }
+  for (sqlite3* db : {whole.db.db, tiny.db.db}) {
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM kernels"), kLaunches);
+    // Each kernel's launch is the call of its correlation id, on the thread that made it.
+    EXPECT_EQ(Count(db, "SELECT COUNT(*) FROM kernels k JOIN api_calls a ON a.id = k.launch_id "
+                        "WHERE a.correlation = k.correlation AND k.launch_tid = " + std::to_string(kTid) +
+                        " AND k.launch_start_ns = a.start_ns AND k.launch_end_ns = a.end_ns"),
+              kLaunches);
+  }
+  // Held until the calls came: fewer batches than rows.
+  EXPECT_LT(tiny.report.batches, 2u * kLaunches);
 }
 
 }  // namespace

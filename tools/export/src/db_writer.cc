@@ -114,40 +114,50 @@ Status DbWriter::Prepare() {
 }
 
 // The batch's new strings and stacks get global ids (a string met in an
-// earlier capture keeps the id it has).
+// earlier capture keeps the id it has). Those of the last capture are
+// looked up but not remembered: no capture after it looks them up, and its
+// own come once each (LocalIds), so a one-capture export keeps no map of
+// its million distinct names.
 Status DbWriter::Intern(const RowBatch& batch) {
   CaptureIds& c = captures_[batch.capture];
+  const bool remember = batch.capture + 1 < captures_.size();
   sqlite3_stmt* s = insert_[Index(TableId::kStrings)];
-  for (const std::string& text : batch.new_strings) {
-    auto [it, inserted] = strings_.try_emplace(text, next_id_[Index(TableId::kStrings)]);
-    if (inserted) {
-      next_id_[Index(TableId::kStrings)]++;
-      sqlite3_bind_text(s, 1, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
-      if (sqlite3_step(s) != SQLITE_DONE) return SqliteError(db_, "strings");
-      sqlite3_reset(s);
-      if (sqlite3_last_insert_rowid(db_) != it->second) return Status::Internal("strings: ids out of step");
-      rows_[Index(TableId::kStrings)]++;
+  for (std::string_view text : batch.new_strings) {
+    auto it = strings_.find(text);
+    if (it != strings_.end()) {
+      c.strings.push_back(it->second);
+      continue;
     }
-    c.strings.push_back(it->second);
+    const int64_t id = next_id_[Index(TableId::kStrings)]++;
+    if (remember) strings_.emplace(text, id);
+    sqlite3_bind_text(s, 1, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_DONE) return SqliteError(db_, "strings");
+    sqlite3_reset(s);
+    if (sqlite3_last_insert_rowid(db_) != id) return Status::Internal("strings: ids out of step");
+    rows_[Index(TableId::kStrings)]++;
+    c.strings.push_back(id);
   }
   sqlite3_stmt* k = insert_[Index(TableId::kAnnotationStacks)];
   for (auto [parent_local, name_local] : batch.new_stacks) {
     int64_t parent = c.stacks.at(parent_local), name = c.strings.at(name_local);
-    auto [it, inserted] = stacks_.try_emplace({parent, name}, next_id_[Index(TableId::kAnnotationStacks)]);
-    if (inserted) {
-      next_id_[Index(TableId::kAnnotationStacks)]++;
-      int depth = stack_depth_[parent] + 1;
-      stack_depth_.push_back(depth);
-      if (parent) sqlite3_bind_int64(k, 1, parent);
-      else sqlite3_bind_null(k, 1);
-      sqlite3_bind_int(k, 2, depth);
-      sqlite3_bind_int64(k, 3, name);
-      if (sqlite3_step(k) != SQLITE_DONE) return SqliteError(db_, "annotation_stacks");
-      sqlite3_reset(k);
-      if (sqlite3_last_insert_rowid(db_) != it->second) return Status::Internal("annotation_stacks: ids out of step");
-      rows_[Index(TableId::kAnnotationStacks)]++;
+    auto it = stacks_.find({parent, name});
+    if (it != stacks_.end()) {
+      c.stacks.push_back(it->second);
+      continue;
     }
-    c.stacks.push_back(it->second);
+    const int64_t id = next_id_[Index(TableId::kAnnotationStacks)]++;
+    if (remember) stacks_.emplace(std::pair{parent, name}, id);
+    int depth = stack_depth_[parent] + 1;
+    stack_depth_.push_back(depth);
+    if (parent) sqlite3_bind_int64(k, 1, parent);
+    else sqlite3_bind_null(k, 1);
+    sqlite3_bind_int(k, 2, depth);
+    sqlite3_bind_int64(k, 3, name);
+    if (sqlite3_step(k) != SQLITE_DONE) return SqliteError(db_, "annotation_stacks");
+    sqlite3_reset(k);
+    if (sqlite3_last_insert_rowid(db_) != id) return Status::Internal("annotation_stacks: ids out of step");
+    rows_[Index(TableId::kAnnotationStacks)]++;
+    c.stacks.push_back(id);
   }
   return Status::Ok();
 }
@@ -178,7 +188,7 @@ Status DbWriter::Insert(TableId table, const RowBatch& batch, const CaptureIds& 
           break;
         case Cell::Kind::kString: sqlite3_bind_int64(s, i, ids.strings[static_cast<size_t>(cell->i)]); break;
         case Cell::Kind::kStack: sqlite3_bind_int64(s, i, ids.stacks[static_cast<size_t>(cell->i)]); break;
-        case Cell::Kind::kRef: sqlite3_bind_int64(s, i, base[Index(cell->ref)] + cell->i); break;
+        case Cell::Kind::kRef: sqlite3_bind_int64(s, i, window_base_[Index(cell->ref)] + cell->i); break;
         case Cell::Kind::kProcess: sqlite3_bind_int64(s, i, ids.process); break;
       }
     }
@@ -204,6 +214,10 @@ Status DbWriter::Insert(TableId table, const RowBatch& batch, const CaptureIds& 
 Status DbWriter::Write(const RowBatch& batch) {
   GPUCAP_RETURN_IF_ERROR(Intern(batch));
   std::array<int64_t, kTableCount> base = next_id_;
+  // A window's later batches come right after its earlier ones (the order
+  // of Write calls is a capture's batches in turn): their refs count from
+  // where the window began.
+  if (!batch.continues) window_base_ = base;
   for (size_t t = 0; t < kTableCount; ++t) next_id_[t] += static_cast<int64_t>(batch.tables[t].rows);
   CaptureIds& c = captures_[batch.capture];
   // The processes row comes in the capture's first batch: every other row

@@ -6,7 +6,10 @@
 //
 // Ids are the order of Write calls: the writer appends, and SQLite gives
 // each new row the id after the table's last (checked per batch). The
-// caller decides that order (sqlite_export.cc: capture by capture).
+// caller decides that order (sqlite_export.cc: capture by capture), and
+// writes a window's batches one after the other, so that a batch that
+// continues a window (RowBatch::continues) refers to rows of the earlier
+// ones.
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_DB_WRITER_H_
 
@@ -67,9 +70,13 @@ class DbWriter {
   sqlite3* db_;
   std::array<sqlite3_stmt*, kTableCount> insert_{};
   std::array<int64_t, kTableCount> next_id_{};
+  // Each table's first id in the window being written: what Cell::kRef counts from.
+  std::array<int64_t, kTableCount> window_base_{};
   std::array<uint64_t, kTableCount> rows_{};
   std::vector<CaptureIds> captures_;
-  std::unordered_map<std::string, int64_t> strings_;
+  // Keys: the batches' new strings, in their captures' TextArenas, which
+  // live until the last Write (sqlite_export.cc).
+  std::unordered_map<std::string_view, int64_t> strings_;
   std::map<std::pair<int64_t, int64_t>, int64_t> stacks_;  // (parent, name) -> id
   std::vector<int> stack_depth_{-1};                       // by global id; id 0: the empty stack
 };

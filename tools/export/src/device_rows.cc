@@ -41,14 +41,14 @@ void WindowRows::AddDeviceSpan(const Slice& s) {
   }
   switch (s.category) {
     case Category::kGpuUserAnnotation: {
-      RowWriter row(&out_, TableId::kGpuAnnotations);
+      RowWriter row(&batch_, TableId::kGpuAnnotations);
       row.Owner(c_.rank).Ref(TableId::kWindows, 0);
       StreamOf(s.track, row);
       row.Int(s.ts_ns).Int(end).String(c_.ids.String(s.name)).NonZero(external);
       break;
     }
     case Category::kOverhead:
-      RowWriter(&out_, TableId::kOverheads)
+      RowWriter(&batch_, TableId::kOverheads)
           .Owner(c_.rank)
           .Ref(TableId::kWindows, 0)
           .Int(s.ts_ns)
@@ -56,7 +56,7 @@ void WindowRows::AddDeviceSpan(const Slice& s) {
           .String(c_.ids.String(s.name));
       break;
     default: {  // a CUDA event record: an instant on its stream
-      RowWriter row(&out_, TableId::kCudaEvents);
+      RowWriter row(&batch_, TableId::kCudaEvents);
       row.Owner(c_.rank).Ref(TableId::kWindows, 0);
       StreamOf(s.track, row);
       row.Int(s.ts_ns).Int(static_cast<int64_t>(event)).NonZero(correlation);

@@ -21,11 +21,18 @@ RowBatch OrderedBatches::Fresh(uint32_t capture) {
 }
 
 void OrderedBatches::Recycle(RowBatch batch) {
+  // Each table keeps its memory, as large as it grew (at most about two
+  // batches' worth): a window's rows come by phases, a thread's calls and
+  // ranges then a stream's ops, and a table given back in one phase took
+  // its pages fresh from the system in the next (+8% CPU on 1M kernels in
+  // 100 ms windows).
   for (TableRows& t : batch.tables) {
     t.cells.clear();
     t.rows = 0;
   }
   batch.texts.clear();
+  batch.text_bytes = 0;
+  batch.continues = false;
   batch.new_strings.clear();
   batch.new_stacks.clear();
   if (spare_.size() < pending_.size() + 1) spare_.push_back(std::move(batch));

@@ -12,8 +12,8 @@
 // the one being written ever waits, and the one being written is taken by
 // a worker that is running (captures are taken in order, by running
 // workers: sqlite_export.cc), which never waits for room, so the export
-// always moves on. Memory: about (workers x (kPendingPerCapture + 1))
-// windows' rows.
+// always moves on. Memory: about (workers x (kPendingPerCapture + 2))
+// batches, each a bounded piece of a window's rows (window_rows.h).
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_ORDERED_BATCHES_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_ORDERED_BATCHES_H_
 
@@ -38,8 +38,7 @@ class OrderedBatches {
   OrderedBatches(size_t captures, std::function<Status(const RowBatch&)> write);
 
   // A batch for capture `capture` to fill: an emptied one when one is spare
-  // (a window's cells run to hundreds of MB, and fresh pages cost more than
-  // the rows).
+  // (its vectors keep their capacity: fresh pages cost more than the rows).
   RowBatch Fresh(uint32_t capture);
   // Hands over the next batch of `batch.capture`. False once the export has
   // stopped (a write or another capture failed): the worker stops too.

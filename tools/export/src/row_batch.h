@@ -5,9 +5,11 @@
 #ifndef GPUCAP_TOOLS_EXPORT_SRC_ROW_BATCH_H_
 #define GPUCAP_TOOLS_EXPORT_SRC_ROW_BATCH_H_
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,7 +29,7 @@ struct Cell {
     kLiteral, // a std::string_view with static storage, by address
     kString,  // the capture's local string id -> strings.id
     kStack,   // the capture's local annotation stack id -> annotation_stacks.id (0: none)
-    kRef,     // row `i` of table `ref` in the same batch -> that row's id
+    kRef,     // row `i` of table `ref` in the same window -> that row's id (RowBatch::continues)
     kProcess, // the capture's processes.id
   };
   Kind kind = Kind::kNull;
@@ -45,16 +47,55 @@ struct TableRows {
   size_t rows = 0;
 };
 
+// Texts kept for as long as the arena lives, packed into 64 KiB blocks
+// (a long one in a block of its own): one allocation per block rather than
+// a std::string, and its heap block, per text.
+class TextArena {
+ public:
+  std::string_view Keep(std::string_view s) {
+    if (s.empty()) return {};
+    if (s.size() > kBlock / 4) {
+      auto own = std::make_unique_for_overwrite<char[]>(s.size());
+      std::copy(s.begin(), s.end(), own.get());
+      std::string_view kept(own.get(), s.size());
+      // Before the block being packed, which stays the last.
+      blocks_.insert(blocks_.end() - (left_ > 0 ? 1 : 0), std::move(own));
+      return kept;
+    }
+    if (s.size() > left_) {
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlock));
+      left_ = kBlock;
+    }
+    char* at = blocks_.back().get() + (kBlock - left_);
+    std::copy(s.begin(), s.end(), at);
+    left_ -= s.size();
+    return {at, s.size()};
+  }
+
+ private:
+  static constexpr size_t kBlock = size_t{1} << 16;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t left_ = 0;  // unused bytes at the end of the last block
+};
+
 // A capture's strings and stacks, interned as they are first met. Ids start
-// at 1; each batch ships the ones added since the last.
+// at 1; each batch ships the ones added since the last. Each text is kept
+// once, in `texts`, which this map's keys, the batches' new strings and the
+// writer's map all point into (a capture of a million distinct range names
+// held each in four std::strings of its own); `texts` outlives this, until
+// the export has written its last batch.
 class LocalIds {
  public:
+  explicit LocalIds(TextArena* texts) : texts_(*texts) {}
+
   uint32_t String(std::string_view s) {
     auto it = strings_.find(s);
     if (it != strings_.end()) return it->second;
-    pending_strings_.emplace_back(s);
+    std::string_view kept = texts_.Keep(s);
+    pending_strings_.push_back(kept);
+    pending_bytes_ += sizeof(std::string_view);
     uint32_t id = static_cast<uint32_t>(++string_count_);
-    strings_.emplace(std::string(s), id);
+    strings_.emplace(kept, id);
     return id;
   }
   // The stack `parent` extended by the range named `name` (a local string).
@@ -63,40 +104,56 @@ class LocalIds {
     auto it = stacks_.find(key);
     if (it != stacks_.end()) return it->second;
     pending_stacks_.emplace_back(parent, name);
+    pending_bytes_ += sizeof(pending_stacks_[0]);
     uint32_t id = static_cast<uint32_t>(++stack_count_);
     stacks_.emplace(key, id);
     return id;
   }
-  void TakePending(std::vector<std::string>* strings, std::vector<std::pair<uint32_t, uint32_t>>* stacks) {
+  // What TakePending would move into a batch, in bytes.
+  size_t pending_bytes() const { return pending_bytes_; }
+  void TakePending(std::vector<std::string_view>* strings, std::vector<std::pair<uint32_t, uint32_t>>* stacks) {
     strings->swap(pending_strings_);
     pending_strings_.clear();
     stacks->swap(pending_stacks_);
     pending_stacks_.clear();
+    pending_bytes_ = 0;
   }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> strings_;
+  TextArena& texts_;
+  std::unordered_map<std::string_view, uint32_t> strings_;  // keys in texts_
   std::unordered_map<uint64_t, uint32_t> stacks_;
-  std::vector<std::string> pending_strings_;
+  std::vector<std::string_view> pending_strings_;
   std::vector<std::pair<uint32_t, uint32_t>> pending_stacks_;
+  size_t pending_bytes_ = 0;
   size_t string_count_ = 0, stack_count_ = 0;
 };
 
 struct RowBatch {
   uint32_t capture = 0;  // position among the exported captures
+  // A window's rows may come in several batches, handed over one after the
+  // other (window_rows.h). Cell::kRef counts from the first row each table
+  // was given in the batch that started the window, so a later batch refers
+  // to rows of an earlier one: false for that first batch (and for every
+  // batch that is no window's), true for the rest of its window.
+  bool continues = false;
   std::array<TableRows, kTableCount> tables;
   std::vector<std::string> texts;
-  // Local strings and stacks first met in this batch, in id order.
-  std::vector<std::string> new_strings;
+  size_t text_bytes = 0;  // of `texts`
+  // Local strings and stacks first met in this batch, in id order; the
+  // strings in their capture's TextArena (LocalIds).
+  std::vector<std::string_view> new_strings;
   std::vector<std::pair<uint32_t, uint32_t>> new_stacks;  // (parent, name)
 
   size_t rows() const {
     size_t n = 0;
     for (const TableRows& t : tables) n += t.rows;
+    return n;
+  }
+  // About what the batch holds, in bytes: its cells and texts.
+  size_t bytes() const {
+    size_t n = text_bytes + texts.size() * sizeof(std::string);
+    for (const TableRows& t : tables) n += t.cells.size() * sizeof(Cell);
     return n;
   }
 };
@@ -111,7 +168,7 @@ class RowWriter {
     assert(rows_.cells.size() - first_ == Table(static_cast<TableId>(&rows_ - batch_.tables.data())).columns.size());
     rows_.rows++;
   }
-  size_t row() const { return rows_.rows; }  // this row's index in its table
+  size_t row() const { return rows_.rows; }  // this row's index in its table, in this batch
   size_t cell() const { return rows_.cells.size(); }  // the next cell's index
 
   RowWriter& Null() { return Push(Cell::Kind::kNull, 0); }
@@ -124,6 +181,7 @@ class RowWriter {
   }
   RowWriter& Text(std::string_view s) {
     batch_.texts.emplace_back(s);
+    batch_.text_bytes += s.size();
     return Push(Cell::Kind::kText, static_cast<int64_t>(batch_.texts.size() - 1));
   }
   // Text that lives as long as the program (a constant): no copy.

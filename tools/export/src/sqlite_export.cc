@@ -34,9 +34,10 @@ struct CaptureResult {
 // Joins every window of one capture into batches, handed over in window
 // order: the capture's facts, each window's rows, the decoding's facts.
 Status ExportCapture(const builder::CaptureIndex& index, uint32_t capture, const ExportOptions& options,
-                     const builder::BuildOptions& build, OrderedBatches* out, CaptureResult* result) {
+                     const builder::BuildOptions& build, TextArena* texts, OrderedBatches* out,
+                     CaptureResult* result) {
   int32_t rank = index.capture().session ? index.capture().session->rank : -1;
-  CaptureRows rows(index, capture, rank);
+  CaptureRows rows(index, capture, rank, texts);
   builder::Builder builder(index, build);
   auto windows = builder.MatchedWindows();
   if (!windows.ok()) {
@@ -50,11 +51,12 @@ Status ExportCapture(const builder::CaptureIndex& index, uint32_t capture, const
   for (size_t i = 0; i < windows->size(); ++i) {
     const builder::Window& w = (*windows)[i];
     if (options.on_window) options.on_window(capture, i, windows->size());
-    RowBatch batch = out->Fresh(capture);
-    WindowRows sink(&rows, w, &batch);
+    // The sink hands its rows over as it makes them (window_rows.h).
+    WindowRows sink(&rows, w, out, options.batch_bytes);
     builder::WindowReport report;
-    GPUCAP_RETURN_IF_ERROR(builder.BuildWindow(w, &sink, &report));
-    if (!out->Put(std::move(batch))) return Status::Ok();
+    Status built = builder.BuildWindow(w, &sink, &report);
+    if (sink.stopped()) return Status::Ok();
+    GPUCAP_RETURN_IF_ERROR(built);
     result->windows++;
   }
   for (const std::string& line : index.decoder().Describe(builder.decode_stats())) result->warnings.push_back(line);
@@ -78,8 +80,10 @@ std::vector<std::pair<std::string, std::string>> Meta(const ExportOptions& optio
 // Joins the captures, several at once on one work queue (the joins'
 // decoding runs on the same threads), and hands every batch to `write`
 // capture by capture, in order (ordered_batches.h).
+// `texts`: one per capture, where its strings are kept (row_batch.h).
 Status Load(std::span<const builder::CaptureIndex* const> captures, const ExportOptions& options,
-            const std::function<Status(const RowBatch&)>& write, ExportReport* report) {
+            std::vector<TextArena>* texts, const std::function<Status(const RowBatch&)>& write,
+            ExportReport* report) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = std::min(options.jobs > 0 ? options.jobs : cores, static_cast<int>(captures.size()));
   const int threads = std::max(jobs, options.build.threads > 0 ? options.build.threads : cores);
@@ -98,7 +102,8 @@ Status Load(std::span<const builder::CaptureIndex* const> captures, const Export
   std::atomic<size_t> next{0};
   Status joined = queue.Each(jobs, [&](int) {
     for (size_t c; (c = next.fetch_add(1)) < captures.size();) {
-      Status s = ExportCapture(*captures[c], static_cast<uint32_t>(c), options, build, &batches, &results[c]);
+      Status s = ExportCapture(*captures[c], static_cast<uint32_t>(c), options, build, &(*texts)[c], &batches,
+                               &results[c]);
       const bool ok = s.ok();
       batches.Done(static_cast<uint32_t>(c), std::move(s));
       if (!ok) break;
@@ -129,10 +134,16 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
                                     const ExportOptions& options) {
   GPUCAP_RETURN_IF_ERROR(CheckInputs(captures, options));
   auto started = Clock::now();
+  // The captures' strings, which the writer's map keeps pointing into: made first, gone last.
+  std::vector<TextArena> texts(captures.size());
   auto writer = DbWriter::Start(db, captures.size(), Meta(options, captures.size()));
   if (!writer.ok()) return writer.status();
   ExportReport report;
-  Status loaded = Load(captures, options, [&](const RowBatch& b) { return (*writer)->Write(b); }, &report);
+  auto write = [&](const RowBatch& b) {
+    report.batches++;
+    return (*writer)->Write(b);
+  };
+  Status loaded = Load(captures, options, &texts, write, &report);
   if (!loaded.ok()) {
     (void)Exec(db, "ROLLBACK");
     return loaded;

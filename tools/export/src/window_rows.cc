@@ -152,13 +152,36 @@ CaptureRows::KernelNames CaptureRows::NamesOf(std::string_view demangled) {
   return n;
 }
 
-WindowRows::WindowRows(CaptureRows* capture, const builder::Window& window, RowBatch* out)
-    : c_(*capture), window_(window), out_(*out) {}
+WindowRows::WindowRows(CaptureRows* capture, const builder::Window& window, OrderedBatches* out,
+                       size_t batch_bytes)
+    : c_(*capture),
+      window_(window),
+      out_(*out),
+      batch_bytes_(batch_bytes > 0 ? batch_bytes : kBatchBytes),
+      batch_(out->Fresh(capture->capture)) {}
+
+Status WindowRows::Stopped() const {
+  return Status::Internal("export: the window's rows were not written (the export stopped)");
+}
+
+void WindowRows::HandOver(bool last) {
+  c_.ids.TakePending(&batch_.new_strings, &batch_.new_stacks);
+  for (size_t t = 0; t < kTableCount; ++t) before_[t] += batch_.tables[t].rows;
+  if (!out_.Put(std::move(batch_))) stopped_ = true;
+  if (last) return;
+  batch_ = out_.Fresh(c_.capture);
+  batch_.continues = true;
+}
+
+void WindowRows::MaybeHandOver() {
+  if (!stopped_ && waiting_.empty() && batch_.bytes() + c_.ids.pending_bytes() >= batch_bytes_) HandOver(false);
+}
 
 Status WindowRows::Begin(const builder::TraceHeader& h) {
   tracks_ = h.tracks;
   processes_ = h.processes;
-  RowWriter(&out_, TableId::kWindows)
+  stack_of_run_.assign(builder::kSharedIdsLive, StackRun{});
+  RowWriter(&batch_, TableId::kWindows)
       .Owner(c_.rank)
       .Int(window_.index)
       .Text(window_.label)
@@ -166,7 +189,7 @@ Status WindowRows::Begin(const builder::TraceHeader& h) {
       .Int(h.window_end_ns)
       .Int(window_.ops_by_launch ? 1 : 0);
   for (const auto& [name, value] : h.counts) {
-    RowWriter(&out_, TableId::kWindowCounts).Ref(TableId::kWindows, 0).Text(name).Int(static_cast<int64_t>(value));
+    RowWriter(&batch_, TableId::kWindowCounts).Ref(TableId::kWindows, 0).Text(name).Int(static_cast<int64_t>(value));
   }
   return Status::Ok();
 }
@@ -179,6 +202,7 @@ int64_t WindowRows::ThreadOf(uint32_t track) const {
 }
 
 Status WindowRows::AddSlice(const Slice& s) {
+  if (stopped_) return Stopped();
   switch (s.category) {
     case Category::kKernel:
     case Category::kGpuMemcpy:
@@ -206,7 +230,8 @@ Status WindowRows::AddSlice(const Slice& s) {
       // have no table yet: docs/sqlite.md says so.
       break;
   }
-  return Status::Ok();
+  MaybeHandOver();
+  return stopped_ ? Stopped() : Status::Ok();
 }
 
 void WindowRows::AddOp(const Slice& s) {
@@ -215,7 +240,7 @@ void WindowRows::AddOp(const Slice& s) {
                   : s.category == Category::kGpuMemcpy ? TableId::kMemcpys
                   : s.category == Category::kGpuMemset ? TableId::kMemsets
                                                        : TableId::kSyncs;
-  RowWriter row(&out_, table);
+  RowWriter row(&batch_, table);
   uint32_t name = 0;
   CaptureRows::KernelNames kernel;
   if (table == TableId::kKernels) {
@@ -274,20 +299,38 @@ void WindowRows::AddOp(const Slice& s) {
   Maybe(row, a.graph);
   row.NonZero(a.graph_node);
   Maybe(row, a.capture_node);
+  // The launching call. The join streams track by track in track order
+  // (trace_model.h), and a process's CPU threads sort before its GPUs
+  // (TrackRegistry: a CPU process's sort index is its pid, a GPU's 5000000
+  // and up), so the call has come already and its row is written at once
+  // (each flow has one op: the call is forgotten). Should an op come first
+  // (a pid above 5000000 in a hostile capture), its cells wait for the call
+  // and keep the batch from being handed over until it comes: holding the
+  // few such ops alone would take their rows' ids out of order.
+  const uint64_t* flow = nullptr;
   for (const builder::FlowEnd& f : s.flows_in) {
     if (f.kind == FlowKind::kLaunch) {
-      pending_.push_back({table, row.cell(), f.id});
+      flow = &f.id;
       break;
     }
   }
-  row.Null().Null().Null().Null();  // the launch, filled in at End
+  auto launch = flow != nullptr ? launches_.find(*flow) : launches_.end();
+  if (launch != launches_.end()) {
+    const Launch& l = launch->second;
+    row.Ref(TableId::kApiCalls, l.row);
+    Maybe(row, l.tid).Int(l.start).Int(l.end);
+    launches_.erase(launch);
+  } else {
+    if (flow != nullptr) waiting_[*flow] = {table, row.cell()};
+    row.Null().Null().Null().Null();
+  }
   uint32_t stack = 0;
-  auto cached = s.shared_id ? stack_of_run_.find(s.shared_id) : stack_of_run_.end();
-  if (cached != stack_of_run_.end()) {
-    stack = cached->second;
+  StackRun& run = stack_of_run_[s.shared_id % builder::kSharedIdsLive];
+  if (s.shared_id != 0 && run.shared_id == s.shared_id) {
+    stack = run.stack;
   } else {
     for (std::string_view n : a.stack) stack = c_.ids.Stack(stack, c_.ids.String(n));
-    if (s.shared_id) stack_of_run_.emplace(s.shared_id, stack);
+    if (s.shared_id != 0) run = {s.shared_id, stack};
   }
   row.Stack(stack);
   Maybe(row, a.capture_stream);
@@ -301,9 +344,28 @@ void WindowRows::AddApi(const Slice& s) {
   }
   int64_t tid = ThreadOf(s.track);
   int64_t end = s.ts_ns + std::max<int64_t>(s.dur_ns, 0);
-  RowWriter row(&out_, TableId::kApiCalls);
+  RowWriter row(&batch_, TableId::kApiCalls);
   for (const builder::FlowEnd& f : s.flows_out) {
-    if (f.kind == FlowKind::kLaunch) launches_[f.id] = {static_cast<int64_t>(row.row()), tid, s.ts_ns, end};
+    if (f.kind != FlowKind::kLaunch) continue;
+    const Launch launch{WindowRow(TableId::kApiCalls, row.row()), tid, s.ts_ns, end};
+    auto op = waiting_.find(f.id);
+    if (op == waiting_.end()) {
+      launches_[f.id] = launch;
+      continue;
+    }
+    // An op that came first (AddOp): its cells are still in this batch.
+    Cell* cells = &batch_.tables[static_cast<size_t>(op->second.table)].cells[op->second.cell];
+    cells[0].kind = Cell::Kind::kRef;
+    cells[0].ref = TableId::kApiCalls;
+    cells[0].i = launch.row;
+    if (launch.tid >= 0) {
+      cells[1].kind = Cell::Kind::kInt;
+      cells[1].i = launch.tid;
+    }
+    cells[2].kind = cells[3].kind = Cell::Kind::kInt;
+    cells[2].i = launch.start;
+    cells[3].i = launch.end;
+    waiting_.erase(op);
   }
   row.Owner(c_.rank).Ref(TableId::kWindows, 0).Literal(s.category == Category::kCudaDriver ? &kDriver : &kRuntime);
   Maybe(row, tid);
@@ -314,57 +376,73 @@ void WindowRows::AddApi(const Slice& s) {
 }
 
 void WindowRows::AddRange(const Slice& s) {
+  const uint32_t track = tracks_[s.track].kind == Track::Kind::kLane ? tracks_[s.track].lane_of : s.track;
+  // The last track's ranges are all here (window_rows.h).
+  if (!ranges_.empty() && ranges_.back().track != track) WriteRanges();
   PendingRange& r = ranges_.emplace_back();
-  r.slice = s;
-  r.slice.args = {};
-  r.slice.name_id = c_.ids.String(s.name);  // the local string, from here on
-  r.track = tracks_[s.track].kind == Track::Kind::kLane ? tracks_[s.track].lane_of : s.track;
-  r.tid = ThreadOf(s.track);
-  r.instant = s.instant();
-  r.start_end = !r.instant && tracks_[r.track].kind == Track::Kind::kSynthetic;
+  r.ts = s.ts_ns;
+  r.dur = s.dur_ns;
+  r.payload.i = 0;
+  r.name = c_.ids.String(s.name);
+  r.domain = 0;
+  r.track = track;
+  r.category = 0;
+  r.tid = r.end_tid = 0;
+  r.seq = static_cast<uint32_t>(ranges_.size() - 1);
+  r.flags = 0;
+  int64_t tid = ThreadOf(s.track), end_tid = -1;
+  const bool start_end = !s.instant() && tracks_[track].kind == Track::Kind::kSynthetic;
+  if (s.instant()) r.flags |= kInstant;
+  if (start_end) r.flags |= kStartEndRange;
   for (const Arg& a : s.args) {
     if (a.foreign_key) continue;
-    if (r.start_end && a.key == kExternalId) {
-      std::tie(r.tid, r.end_tid) = StartEndThreads(a.u(), s.name);
+    if (start_end && a.key == kExternalId) {
+      std::tie(tid, end_tid) = StartEndThreads(a.u(), s.name);
     }
     else if (a.key == kDomain && a.type == Arg::Type::kString) r.domain = c_.ids.String(a.s());
     else if (a.key == kCategory) r.category = static_cast<uint32_t>(a.u());
     else if (a.key == kPayload) {
+      r.flags &= static_cast<uint8_t>(~(kIntPayload | kRealPayload));
       if (a.type == Arg::Type::kDouble) {
-        r.payload.kind = Cell::Kind::kReal;
+        r.flags |= kRealPayload;
         r.payload.d = a.d();
       } else {
-        r.payload.kind = Cell::Kind::kInt;
+        r.flags |= kIntPayload;
         r.payload.i = a.type == Arg::Type::kInt ? a.i() : static_cast<int64_t>(a.u());
       }
     }
   }
+  if (tid >= 0) {
+    r.flags |= kHasTid;
+    r.tid = static_cast<uint32_t>(tid);
+  }
+  if (end_tid >= 0) {
+    r.flags |= kHasEndTid;
+    r.end_tid = static_cast<uint32_t>(end_tid);
+  }
 }
 
 // Depth and parent: the innermost earlier range of the same thread (or
-// start/end track) and domain that holds this one whole.
+// start/end track) and domain that holds this one whole. Writes the one
+// track's ranges held, sorted by (domain, start, longest first, arrival).
 void WindowRows::WriteRanges() {
-  std::vector<uint32_t> order(ranges_.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto key = [&](const PendingRange& r) { return std::tuple(r.track, r.domain); };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    const PendingRange& a = ranges_[x];
-    const PendingRange& b = ranges_[y];
+  auto key = [](const PendingRange& r) { return std::tuple(r.track, r.domain); };
+  std::sort(ranges_.begin(), ranges_.end(), [&](const PendingRange& a, const PendingRange& b) {
     if (key(a) != key(b)) return key(a) < key(b);
-    if (a.slice.ts_ns != b.slice.ts_ns) return a.slice.ts_ns < b.slice.ts_ns;
-    return a.slice.dur_ns > b.slice.dur_ns;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    if (a.dur != b.dur) return a.dur > b.dur;
+    return a.seq < b.seq;
   });
-  size_t first_row = out_.tables[static_cast<size_t>(TableId::kNvtxRanges)].rows;
   struct Open {
     int64_t end;
-    size_t row;
+    int64_t row;  // in the window's nvtx_ranges
     int depth;
   };
   std::vector<Open> stack;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const PendingRange& r = ranges_[order[i]];
-    if (i > 0 && key(ranges_[order[i - 1]]) != key(r)) stack.clear();
-    int64_t start = r.slice.ts_ns, end = start + std::max<int64_t>(r.slice.dur_ns, 0);
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    const PendingRange& r = ranges_[i];
+    if (i > 0 && key(ranges_[i - 1]) != key(r)) stack.clear();
+    int64_t start = r.ts, end = start + std::max<int64_t>(r.dur, 0);
     while (!stack.empty() && stack.back().end <= start) {
       stack.pop_back();
     }
@@ -376,55 +454,61 @@ void WindowRows::WriteRanges() {
       }
     }
     int depth = parent ? parent->depth + 1 : 0;
-    RowWriter row(&out_, TableId::kNvtxRanges);
-    row.Owner(c_.rank).Ref(TableId::kWindows, 0).Literal(r.instant ? &kMark : r.start_end ? &kStartEnd : &kPushPop);
-    Maybe(row, r.tid);
-    row.String(r.domain).Int(start).Int(end).String(r.slice.name_id).Int(depth);
-    row.Ref(TableId::kNvtxRanges, parent ? static_cast<int64_t>(parent->row) : -1);
-    if (r.category) row.Int(r.category);
-    else row.Null();
-    if (r.payload.kind == Cell::Kind::kReal) row.Real(r.payload.d);
-    else if (r.payload.kind == Cell::Kind::kInt) row.Int(r.payload.i);
-    else row.Null();
-    Maybe(row, r.end_tid);
-    if (!r.instant) stack.push_back({end, first_row + i, depth});
+    const bool instant = r.flags & kInstant;
+    int64_t row_id;
+    {
+      RowWriter row(&batch_, TableId::kNvtxRanges);
+      row_id = WindowRow(TableId::kNvtxRanges, row.row());
+      row.Owner(c_.rank)
+          .Ref(TableId::kWindows, 0)
+          .Literal(instant ? &kMark : (r.flags & kStartEndRange) ? &kStartEnd : &kPushPop);
+      if (r.flags & kHasTid) row.Int(r.tid);
+      else row.Null();
+      row.String(r.domain).Int(start).Int(end).String(r.name).Int(depth);
+      row.Ref(TableId::kNvtxRanges, parent ? parent->row : -1);
+      if (r.category) row.Int(r.category);
+      else row.Null();
+      if (r.flags & kRealPayload) row.Real(r.payload.d);
+      else if (r.flags & kIntPayload) row.Int(r.payload.i);
+      else row.Null();
+      if (r.flags & kHasEndTid) row.Int(r.end_tid);
+      else row.Null();
+    }
+    if (!instant) stack.push_back({end, row_id, depth});
+    MaybeHandOver();
+    if (stopped_) break;
   }
+  ranges_.clear();
 }
 
 Status WindowRows::AddCounter(const builder::CounterPoint& p) {
+  if (stopped_) return Stopped();
   const Track& t = tracks_[p.track];
   const builder::Process& proc = processes_[t.process];
-  RowWriter row(&out_, TableId::kCounters);
-  row.Owner(c_.rank).Ref(TableId::kWindows, 0);
-  if (proc.kind == builder::Process::Kind::kGpu) row.Int(proc.pid);
-  else row.Null();
-  // The track's name carries the unit in parentheses; the name column does not.
-  std::string_view name = t.name;
-  std::string suffix = " (" + t.unit + ")";
-  if (!t.unit.empty() && name.size() > suffix.size() && name.ends_with(suffix)) name.remove_suffix(suffix.size());
-  row.String(c_.ids.String(name)).Text(t.unit).Int(p.ts_ns).Real(p.value);
-  return Status::Ok();
+  {
+    // Done (its destructor counts it) before the batch may be handed over.
+    RowWriter row(&batch_, TableId::kCounters);
+    row.Owner(c_.rank).Ref(TableId::kWindows, 0);
+    if (proc.kind == builder::Process::Kind::kGpu) row.Int(proc.pid);
+    else row.Null();
+    // The track's name carries the unit in parentheses; the name column does not.
+    std::string_view name = t.name;
+    std::string suffix = " (" + t.unit + ")";
+    if (!t.unit.empty() && name.size() > suffix.size() && name.ends_with(suffix)) name.remove_suffix(suffix.size());
+    row.String(c_.ids.String(name)).Text(t.unit).Int(p.ts_ns).Real(p.value);
+  }
+  MaybeHandOver();
+  return stopped_ ? Stopped() : Status::Ok();
 }
 
 Status WindowRows::End() {
-  for (const PendingLaunch& p : pending_) {
-    auto it = launches_.find(p.flow);
-    if (it == launches_.end()) continue;
-    Cell* cells = &out_.tables[static_cast<size_t>(p.table)].cells[p.cell];
-    cells[0].kind = Cell::Kind::kRef;
-    cells[0].ref = TableId::kApiCalls;
-    cells[0].i = it->second.row;
-    if (it->second.tid >= 0) {
-      cells[1].kind = Cell::Kind::kInt;
-      cells[1].i = it->second.tid;
-    }
-    cells[2].kind = cells[3].kind = Cell::Kind::kInt;
-    cells[2].i = it->second.start;
-    cells[3].i = it->second.end;
-  }
+  if (stopped_) return Stopped();
   WriteRanges();
-  c_.ids.TakePending(&out_.new_strings, &out_.new_stacks);
-  return Status::Ok();
+  // An op whose launch never came keeps no launch (each flow's two ends are
+  // in the window: trace_model.h; none is expected).
+  waiting_.clear();
+  HandOver(true);
+  return stopped_ ? Stopped() : Status::Ok();
 }
 
 }  // namespace gpucap::tools::sqlite

@@ -46,12 +46,19 @@ struct ExportOptions {
   // Make the indexes docs/sqlite.md lists (off: a database read once into
   // another engine loads faster without them).
   bool indexes = true;
+  // For tests: the bytes of rows a window gathers before handing them to
+  // the writer (0: the export's own bound, 4 MiB). The database is the
+  // same whatever it is; a tiny one splits every window into many batches.
+  size_t batch_bytes = 0;
   // Called from the worker joining a capture before each of its windows.
   std::function<void(size_t capture, size_t window, size_t windows)> on_window;
 };
 
 struct ExportReport {
   uint64_t windows = 0;
+  // Batches of rows written: each capture's facts and its decoding's, and
+  // each window's rows in one or more (ExportOptions::batch_bytes).
+  uint64_t batches = 0;
   uint64_t rows = 0;  // over every table
   std::array<uint64_t, sqlite::kTableCount> table_rows{};
   std::vector<std::string> warnings;  // each prefixed with its capture's path
