@@ -41,12 +41,12 @@ std::string_view ShownStepName(std::string_view recorded) {
 
 bool RepeatedSteps::Repeats(const Range& r, std::string_view recorded) {
   std::string_view shown = ShownStepName(recorded);
-  auto it = taken_.find(r.os_tid);
-  if (it != taken_.end() && r.start_ns < it->second.end_ns && r.end_ns <= it->second.end_ns &&
-      it->second.shown == shown) {
-    return true;
+  std::vector<Taken>& open = open_[r.os_tid];
+  while (!open.empty() && open.back().end_ns < r.start_ns) open.pop_back();
+  for (const Taken& t : open) {
+    if (t.shown == shown && r.end_ns <= t.end_ns) return true;
   }
-  taken_[r.os_tid] = Taken{r.end_ns, shown};
+  open.push_back(Taken{r.end_ns, shown});
   return false;
 }
 

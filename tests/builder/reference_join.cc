@@ -103,11 +103,26 @@ void Ranges(const format::Capture& c, Model* m) {
   m->ranges = std::move(out);
 }
 
-// Which ranges are steps: closed ones whose whole name `pattern` matches.
+// Whether range i, which a pattern takes, is a step marked twice: inside an
+// earlier range of its thread, also taken, with the same name (the
+// generated captures have no emit_nvtx suffixes, so "as shown" is the name).
+bool MarkedTwice(const Model& m, const std::vector<bool>& taken, size_t i) {
+  const RefRange& r = m.ranges[i];
+  for (size_t j = 0; j < i; ++j) {
+    const RefRange& o = m.ranges[j];
+    if (taken[j] && o.tid == r.tid && o.name == r.name && o.start <= r.start && r.end <= o.end) return true;
+  }
+  return false;
+}
+
+// Which ranges are steps: closed ones whose whole name `pattern` matches,
+// but for a step marked twice.
 std::vector<bool> Steps(const Model& m, const std::string& pattern) {
   std::regex re(pattern);
   std::vector<bool> out(m.ranges.size());
-  for (size_t i = 0; i < m.ranges.size(); ++i) out[i] = m.ranges[i].closed && std::regex_match(m.ranges[i].name, re);
+  for (size_t i = 0; i < m.ranges.size(); ++i) {
+    out[i] = m.ranges[i].closed && std::regex_match(m.ranges[i].name, re) && !MarkedTwice(m, out, i);
+  }
   return out;
 }
 
@@ -259,9 +274,11 @@ Result<std::vector<RefSpan>> Spans(const Model& m, const format::Capture& c, con
   } else if (spec.rfind("nvtx:", 0) == 0) {
     std::regex re(spec.substr(5));
     std::vector<bool> kin = Steps(m, spec.substr(5));
+    std::vector<bool> taken(m.ranges.size());
     for (size_t i = 0; i < m.ranges.size(); ++i) {
       const RefRange& r = m.ranges[i];
-      if (std::regex_match(r.name, re)) {
+      taken[i] = std::regex_match(r.name, re) && !MarkedTwice(m, taken, i);
+      if (taken[i]) {
         out.push_back(span(r.name, r.start, std::max(r.end, r.start + 1), true, i));
         out.back().kin = kin;
       }

@@ -66,7 +66,9 @@ class RepeatedSteps {
     uint64_t end_ns;
     std::string_view shown;
   };
-  std::unordered_map<uint32_t, Taken> taken_;  // by thread
+  // By thread: the taken ranges still open at the last start visited,
+  // outermost first.
+  std::unordered_map<uint32_t, std::vector<Taken>> open_;
 };
 
 class StepRanges {
