@@ -443,7 +443,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
       st.bytes_dropped += c.bytes_dropped;
       st.messages_dropped += c.messages_dropped;
-      st.queue_high_water = c.queue_high_water;
+      if (options_.own_queue_high_water) st.queue_high_water = c.queue_high_water;
       st.frames_written = c.frames_written;
       st.bytes_written = c.bytes_written;
       // The recorder's stats may carry this name already (from an earlier

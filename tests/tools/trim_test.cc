@@ -236,6 +236,32 @@ TEST(Trim, AnonymizesKernelAndRangeNamesWithStableHashes) {
   EXPECT_NE(t1[1].find(key.Hash("kernel", "_Z10captured_1Pf")), std::string::npos) << t1[1].substr(0, 2000);
 }
 
+// A trim is a function of the capture and the request: the same bytes every
+// time (fixtures cut from a capture are committed; a second cut must not be
+// a change). The writer's own queue depth, which moves with thread timing,
+// stays out: the trailer keeps the recording's.
+TEST(Trim, TheSameRequestGivesTheSameBytes) {
+  testing::TempDir dir;
+  auto source = OpenCapture(Fixture("torch_train"));
+  ASSERT_TRUE(source.ok());
+  FixtureRequest r;
+  r.build.window = "all";
+  std::string first;
+  for (int i = 0; i < 8; ++i) {
+    std::string out = dir.File("t" + std::to_string(i) + ".gpucap");
+    ASSERT_TRUE(Trim(**source, r, out, nullptr).ok());
+    std::string bytes = testing::ReadFile(out);
+    ASSERT_FALSE(bytes.empty());
+    if (i == 0) first = bytes;
+    else EXPECT_TRUE(bytes == first) << "trim " << i << " differs from the first";
+  }
+  auto cut = OpenCapture(dir.File("t0.gpucap"));
+  ASSERT_TRUE(cut.ok());
+  ASSERT_TRUE((*cut)->capture().trailer && (*source)->capture().trailer);
+  EXPECT_EQ((*cut)->capture().trailer->stats.queue_high_water,
+            (*source)->capture().trailer->stats.queue_high_water);
+}
+
 TEST(Trim, VerificationCatchesATraceThatDiffers) {
   testing::TempDir dir;
   auto source = OpenCapture(Fixture("graphs_nvtx"));

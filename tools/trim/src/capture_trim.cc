@@ -241,6 +241,7 @@ Result<TrimResult> WriteTrimmedCapture(const builder::CaptureIndex& index, const
   auto sink = format::FileSinkFromFd(out->ReleaseFd(), path);
   format::WriterOptions wo;
   wo.created_realtime_ns = c.file->header().created_realtime_ns;
+  wo.own_queue_high_water = false;  // the recording's, so that a trim is the same bytes every time
   auto started = format::CaptureWriter::Start(std::move(sink), wo);
   if (!started.ok()) return started.status();
   std::unique_ptr<format::CaptureWriter> writer = std::move(started).value();

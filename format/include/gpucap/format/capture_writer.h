@@ -26,6 +26,11 @@ struct WriterOptions {
   uint64_t max_file_bytes = 0;         // 0: no cap; at the cap the writer stops cleanly
   int lz4_acceleration = 1;
   int64_t created_realtime_ns = 0;     // 0: now
+  // The trailer's queue_high_water: this writer's own (a recording), or,
+  // false, the caller's trailer's as given (a rewrite of another capture,
+  // `gpucap trim`: the figure is the recording's, and this writer's depends
+  // on thread timing, which would make the same trim give other bytes).
+  bool own_queue_high_water = true;
 };
 
 // One CUPTI activity buffer handed to the writer. `release` runs exactly
