@@ -20,24 +20,25 @@ std::string DefaultStepPattern(const format::Capture& capture) {
   return "(?:" + pattern + ")|(?:" + marked + ")";
 }
 
-bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded) {
-  if (pattern.Matches(recorded)) return true;
-  // A record_function step under emit_nvtx is "train_step, op_id = 5": the
-  // pattern takes the name the trace shows (torch_operators.h).
-  std::optional<TorchOperatorName> scope = ParseTorchRangeName(recorded);
-  return scope && !IsTorchOperatorName(scope->name) && pattern.Matches(scope->name);
-}
-
 namespace {
 
 // A range's name as the trace shows it: an emit_nvtx user scope's without
-// its suffix ("train#3, op_id = 7" -> "train#3").
+// its suffix ("train#3, op_id = 7" -> "train#3"); any other name as recorded.
 std::string_view ShownStepName(std::string_view recorded) {
   std::optional<TorchOperatorName> scope = ParseTorchRangeName(recorded);
   return scope && !IsTorchOperatorName(scope->name) ? scope->name : recorded;
 }
 
 }  // namespace
+
+bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded) {
+  if (pattern.Matches(recorded)) return true;
+  // A record_function step under emit_nvtx is "train_step, op_id = 5": the
+  // pattern takes the name the trace shows (torch_operators.h), a prefix of
+  // the recorded one when they differ.
+  std::string_view shown = ShownStepName(recorded);
+  return shown.size() != recorded.size() && pattern.Matches(shown);
+}
 
 bool RepeatedSteps::Repeats(const Range& r, std::string_view recorded) {
   std::string_view shown = ShownStepName(recorded);
