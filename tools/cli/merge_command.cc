@@ -34,6 +34,7 @@ int RunMerge(const std::vector<std::string>& args) {
       ("keep-apart", po::bool_switch(),
        "merge captures that claim one process (host, pid, rank) but cannot be it (another device model, clocks "
        "years apart) as separate processes instead of refusing them")
+      ("align-clocks", po::value<std::string>()->default_value("auto"), kClockAlignHelp)
       ("quiet,q", po::bool_switch(), "no progress line, no warnings, no line per window");
   AddTraceFlags(&options, &trace);
   AddWindowFlags(&options, &window,
@@ -75,6 +76,9 @@ int RunMerge(const std::vector<std::string>& args) {
   Progress progress("merge", Progress::ShouldShow(quiet));
   MergeChecks checks;
   checks.keep_apart = vm["keep-apart"].as<bool>();
+  auto align = ParseClockAlign(vm["align-clocks"].as<std::string>());
+  if (!align.ok()) return Fail("merge", align.status(), kExitUsage);
+  checks.align = *align;
   auto report = MergeTraces(captures, o, progress.Fn(), checks);
   progress.Clear();
   // -o - with a spec that yields several windows is a usage error, as in
@@ -85,6 +89,9 @@ int RunMerge(const std::vector<std::string>& args) {
   }
   for (const std::string& w : report->warnings) Warn("merge", w, quiet);
   if (quiet) return kExitOk;
+  if (report->clocks) {
+    for (const std::string& line : DescribeClocks(*report->clocks)) SummaryStream(output) << line << "\n";
+  }
   for (const MergeReport::Output& out : report->outputs) {
     SummaryStream(output) << out.path << ": " << out.label << " from " << out.captures << " of " << captures.size()
               << " captures\n";

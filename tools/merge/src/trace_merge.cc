@@ -43,11 +43,14 @@ class HeaderProbe : public builder::TraceSink {
 };
 
 // Forwards one capture's join into the merged renderer, its tracks and
-// flow ids moved into the capture's share of the trace.
+// flow ids moved into the capture's share of the trace, its times onto the
+// reference clock when the clocks were aligned.
 class CaptureShare : public builder::TraceSink {
  public:
-  CaptureShare(builder::TraceSink* out, uint32_t track_offset, size_t tracks, uint64_t capture, uint64_t captures)
-      : out_(*out), track_offset_(track_offset), tracks_(tracks), capture_(capture), captures_(captures) {}
+  CaptureShare(builder::TraceSink* out, uint32_t track_offset, size_t tracks, uint64_t capture, uint64_t captures,
+               const RankClock* clock)
+      : out_(*out), track_offset_(track_offset), tracks_(tracks), capture_(capture), captures_(captures),
+        clock_(clock && clock->aligned ? clock : nullptr) {}
 
   Status Begin(const TraceHeader& header) override {
     // The join is deterministic: the second pass must see the first's tracks.
@@ -57,6 +60,12 @@ class CaptureShare : public builder::TraceSink {
   Status AddSlice(const builder::Slice& s) override {
     builder::Slice m = s;
     m.track += track_offset_;
+    if (clock_) {
+      m.ts_ns = clock_->Apply(s.ts_ns);
+      // The end moves by its own shift: a slice keeps its place among the
+      // host's others, whatever the drift does to its length.
+      if (!s.instant()) m.dur_ns = std::max<int64_t>(0, clock_->Apply(s.ts_ns + s.dur_ns) - m.ts_ns);
+    }
     GPUCAP_RETURN_IF_ERROR(Remap(s.flows_out, &out_flows_));
     GPUCAP_RETURN_IF_ERROR(Remap(s.flows_in, &in_flows_));
     m.flows_out = out_flows_;
@@ -66,6 +75,7 @@ class CaptureShare : public builder::TraceSink {
   Status AddCounter(const builder::CounterPoint& p) override {
     builder::CounterPoint m = p;
     m.track += track_offset_;
+    if (clock_) m.ts_ns = clock_->Apply(p.ts_ns);
     return out_.AddCounter(m);
   }
   Status End() override { return Status::Ok(); }
@@ -91,6 +101,7 @@ class CaptureShare : public builder::TraceSink {
   uint32_t track_offset_;
   size_t tracks_;
   uint64_t capture_, captures_;
+  const RankClock* clock_;  // null: times as the join gives them
   std::vector<builder::FlowEnd> out_flows_, in_flows_;
 };
 
@@ -114,7 +125,8 @@ struct Member {
 
 // The merged header: every member's processes and tracks, renumbered.
 TraceHeader MergeHeaders(const std::vector<const builder::CaptureIndex*>& captures, const std::vector<Member>& members,
-                         std::vector<uint32_t>* track_offsets, std::vector<std::string>* warnings) {
+                         const std::optional<JobClocks>& clocks, std::vector<uint32_t>* track_offsets,
+                         std::vector<std::string>* warnings) {
   TraceHeader h;
   const TraceHeader& first = members.front().header;
   h.cuda_driver_version = first.cuda_driver_version;
@@ -123,9 +135,10 @@ TraceHeader MergeHeaders(const std::vector<const builder::CaptureIndex*>& captur
   h.world_size = first.world_size;
   h.window_index = first.window_index;
   h.window_label = first.window_label;
-  h.base_time_ns = first.base_time_ns;
-  h.window_start_ns = first.window_start_ns;
-  h.window_end_ns = first.window_end_ns;
+  auto on_reference = [&](const Member& m, int64_t t) { return clocks ? clocks->ranks[m.capture].Apply(t) : t; };
+  h.base_time_ns = on_reference(members.front(), first.base_time_ns);
+  h.window_start_ns = on_reference(members.front(), first.window_start_ns);
+  h.window_end_ns = on_reference(members.front(), first.window_end_ns);
   std::set<std::string> hosts;
   std::map<std::string, size_t> count_at;
   std::set<uint32_t> cpu_pids_used;
@@ -133,9 +146,9 @@ TraceHeader MergeHeaders(const std::vector<const builder::CaptureIndex*>& captur
     const TraceHeader& in = m.header;
     const builder::CaptureIndex& index = *captures[m.capture];
     std::string tag = Tag(index, m.capture);
-    h.base_time_ns = std::min(h.base_time_ns, in.base_time_ns);
-    h.window_start_ns = std::min(h.window_start_ns, in.window_start_ns);
-    h.window_end_ns = std::max(h.window_end_ns, in.window_end_ns);
+    h.base_time_ns = std::min(h.base_time_ns, on_reference(m, in.base_time_ns));
+    h.window_start_ns = std::min(h.window_start_ns, on_reference(m, in.window_start_ns));
+    h.window_end_ns = std::max(h.window_end_ns, on_reference(m, in.window_end_ns));
     h.capture_path.append(h.capture_path.empty() ? "" : ", ").append(in.capture_path);
     if (!in.host.empty() && hosts.insert(in.host).second) h.host.append(h.host.empty() ? "" : ", ").append(in.host);
     for (const format::DeviceInfo& d : in.devices) {
@@ -185,7 +198,7 @@ TraceHeader MergeHeaders(const std::vector<const builder::CaptureIndex*>& captur
       h.tracks.push_back(std::move(t));
     }
   }
-  if (hosts.size() > 1) {
+  if (hosts.size() > 1 && !clocks) {
     warnings->push_back("the captures come from " + std::to_string(hosts.size()) +
                         " hosts: their CLOCK_REALTIME agree only as well as the hosts' clocks do");
   }
@@ -309,6 +322,13 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
   // One set of threads for the whole merge: the captures' joins side by side
   // and their decoding. Declared first: the builders use it to the end.
   builder::WorkQueue queue(Threads(options.threads));
+  if (checks.align == ClockAlign::kOn || (checks.align == ClockAlign::kAuto && SeveralHosts(captures))) {
+    if (progress) progress("aligning clocks", 0, 0);
+    report.clocks = AlignCaptures(captures, &queue);
+    for (const RankClock& rc : report.clocks->ranks) {
+      if (!rc.note.empty()) report.warnings.push_back("rank " + std::to_string(rc.rank) + " (" + rc.host + "): " + rc.note);
+    }
+  }
   // Windows, matched across captures by label, else by index.
   std::vector<std::unique_ptr<builder::Builder>> builders;
   std::vector<std::string> keys;
@@ -355,7 +375,7 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
     GPUCAP_RETURN_IF_ERROR(ProbeHeaders(captures, builders, each, groups[key], &queue, progress, &step, steps,
                                         &members));
     std::vector<uint32_t> offsets;
-    TraceHeader header = MergeHeaders(captures, members, &offsets, &report.warnings);
+    TraceHeader header = MergeHeaders(captures, members, report.clocks, &offsets, &report.warnings);
     MergeReport::Output out;
     out.path = builder::WindowOutputPath(options.output, members.front().window, one, last_index);
     out.label = key;
@@ -370,7 +390,8 @@ Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>&
     GPUCAP_RETURN_IF_ERROR(renderer->Begin(header));
     for (size_t i = 0; i < members.size(); ++i) {
       const Member& m = members[i];
-      CaptureShare share(renderer.get(), offsets[i], m.header.tracks.size(), m.capture, captures.size());
+      CaptureShare share(renderer.get(), offsets[i], m.header.tracks.size(), m.capture, captures.size(),
+                         report.clocks ? &report.clocks->ranks[m.capture] : nullptr);
       builder::WindowReport wr;
       GPUCAP_RETURN_IF_ERROR(builders[m.capture]->BuildWindow(m.window, &share, &wr));
       builders[m.capture] = std::make_unique<builder::Builder>(*captures[m.capture], each);  // drops its rows

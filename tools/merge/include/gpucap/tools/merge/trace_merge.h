@@ -3,20 +3,23 @@
 // processes and tracks are renumbered into one trace: CPU processes keep
 // their OS pid unless two captures share one, GPU processes get a pid of
 // their capture's own (device ids repeat across ranks), and every process
-// is named by rank and sorted rank by rank. Timestamps need no shifting:
-// the join already converts each capture's CUPTI times to CLOCK_REALTIME
-// through that capture's recorded clock pairs, and processes on one host
-// share that clock (across hosts, only as well as NTP keeps them).
+// is named by rank and sorted rank by rank. The join converts each
+// capture's CUPTI times to CLOCK_REALTIME through that capture's recorded
+// clock pairs, so processes on one host share a clock; captures from several
+// hosts are put on the lowest rank's clock from the collectives they share
+// (clock_alignment.h), each host's times shifted by its fitted line.
 //
 // The renderer must know every track before the first slice, so each
 // capture's window is joined twice: once for its header, once streaming.
 #ifndef GPUCAP_TOOLS_TRACE_MERGE_H_
 #define GPUCAP_TOOLS_TRACE_MERGE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpucap/builder/builder.h"
+#include "gpucap/tools/align/clock_alignment.h"
 
 namespace gpucap::tools {
 
@@ -28,6 +31,8 @@ struct MergeReport {
   };
   std::vector<Output> outputs;
   std::vector<std::string> warnings;
+  // Filled when the clocks were aligned (MergeChecks::align).
+  std::optional<JobClocks> clocks;
 };
 
 // Windows are matched across captures by label (each rank's
@@ -41,6 +46,7 @@ struct MergeReport {
 // conflict is a warning.
 struct MergeChecks {
   bool keep_apart = false;
+  ClockAlign align = ClockAlign::kAuto;
 };
 Result<MergeReport> MergeTraces(const std::vector<const builder::CaptureIndex*>& captures,
                                 const builder::BuildOptions& options, const builder::ProgressFn& progress,
