@@ -1,6 +1,7 @@
-// gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N]:
+// gpucap stats CAPTURE... [--window SPEC] [--format table|csv|json] [--top N]:
 // GPU time per kernel, copy, API call, NVTX range and stream, over the
-// windows the spec selects; with --report NAME[:base|:mangled], nsys's
+// windows the spec selects; over several captures (the ranks of a job), the
+// job's totals and a row per rank and per rank and step (job_stats.h); with --report NAME[:base|:mangled], nsys's
 // reports of that name (stats_reports.h), --timeunit, --names (or --base,
 // --mangled) and --width for their times, kernel names and text width.
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "cli.h"
 #include "command.h"
 #include "progress.h"
+#include "gpucap/tools/stats/job_stats.h"
 #include "gpucap/tools/stats/stats_table.h"
 #include "gpucap/format/output_file.h"
 #include "gpucap/tools/stats/stats_reports.h"
@@ -38,11 +40,13 @@ int RunStats(const std::vector<std::string>& args) {
   std::string timeunit_name, names_name;
   size_t width = 80;
   options.add_options()
-      ("capture", po::value<std::string>()->required(), "capture file")
+      ("capture", po::value<std::vector<std::string>>()->required()->composing(),
+       "capture file; several: the ranks of one job (read a few at a time), with per-rank tables")
       ("format,f", po::value<std::string>(&format_name)->default_value("table"), "table (or text) | csv | json")
       ("top,n", po::value<size_t>(&top)->default_value(0), "rows per table, largest first (0: all)")
       ("table,t", po::value<std::vector<std::string>>(&only)->composing(),
-       "print only this table (kernels, copies, apis, ranges, streams, devices); repeatable")
+       "print only this table (kernels, copies, apis, ranges, streams, devices; with several captures also ranks, "
+       "steps); repeatable")
       ("report,r", po::value<std::vector<std::string>>(&reports)->composing(),
        "an nsys report, NAME[:base|:mangled]: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_kern_gb_sum, "
        "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, cuda_gpu_sum, cuda_gpu_trace, cuda_kern_exec_sum, nvtx_sum, "
@@ -57,12 +61,13 @@ int RunStats(const std::vector<std::string>& args) {
       ("output,o", po::value<std::string>(&output), "write to this file instead of stdout")
       ("strict", po::bool_switch(), kStrictHelp)
       ("quiet,q", po::bool_switch(), "no progress line, no warnings on stderr");
-  AddWindowFlags(&options, &window, "Several windows are tallied together.");
+  AddWindowFlags(&options, &window, "Several windows are tallied together.",
+                 "decode threads (0: one per core); with several captures, captures read at once");
   po::positional_options_description positional;
-  positional.add("capture", 1);
+  positional.add("capture", -1);
   po::variables_map vm;
   int code = 0;
-  if (!ParseArgs(args, "usage: gpucap stats CAPTURE [--window SPEC] [--format table|csv|json] [--top N] [--report NAME[:base|:mangled]]", options,
+  if (!ParseArgs(args, "usage: gpucap stats CAPTURE... [--window SPEC] [--format table|csv|json] [--top N] [--report NAME[:base|:mangled]]", options,
                  positional, &vm, &code)) {
     return code;
   }
@@ -91,15 +96,48 @@ int RunStats(const std::vector<std::string>& args) {
   if (!nsys.empty() && !only.empty()) {
     return Fail("stats", "nsys reports and gpucap's tables (" + only.front() + ") go in separate runs", kExitUsage);
   }
+  const auto paths = vm["capture"].as<std::vector<std::string>>();
+  const bool job = paths.size() > 1;
   for (const std::string& t : only) {
-    if (t != "kernels" && t != "copies" && t != "apis" && t != "ranges" && t != "streams" && t != "devices") {
-      return Fail("stats", "--table/--report '" + t + "': expected kernels, copies, apis, ranges, streams or devices, or an "
-                           "nsys report name (--help lists them)", kExitUsage);
+    bool rank_table = t == "ranks" || t == "steps";
+    if ((t != "kernels" && t != "copies" && t != "apis" && t != "ranges" && t != "streams" && t != "devices" &&
+         !rank_table) || (rank_table && !job)) {
+      return Fail("stats", "--table/--report '" + t + "': expected kernels, copies, apis, ranges, streams or devices, "
+                           "ranks or steps with several captures, or an nsys report name (--help lists them)",
+                  kExitUsage);
     }
   }
 
   bool strict = vm["strict"].as<bool>();
-  auto index = OpenCapture(vm["capture"].as<std::string>(), /*verify=*/strict);
+  if (job) {
+    if (!nsys.empty()) return Fail("stats", "nsys reports (--report) take one capture", kExitUsage);
+    if (std::find(only.begin(), only.end(), "streams") != only.end() ||
+        std::find(only.begin(), only.end(), "devices") != only.end()) {
+      return Fail("stats", "streams and devices are per capture; with several, the ranks table has each rank's",
+                  kExitUsage);
+    }
+    auto open = [&](size_t i) -> Result<std::shared_ptr<const builder::CaptureIndex>> {
+      auto index = OpenCapture(paths[i], /*verify=*/strict);
+      if (!index.ok()) return index.status();
+      if (strict && StrictRefuses("stats", **index)) return Status::InvalidArgument(paths[i] + ": damaged (--strict)");
+      return std::shared_ptr<const builder::CaptureIndex>(std::move(index).value());
+    };
+    Progress progress("stats", Progress::ShouldShow(quiet));
+    auto stats = CollectJobStats(paths.size(), open, o, progress.Fn());
+    progress.Clear();
+    if (!stats.ok()) return Fail("stats", stats.status());
+    std::vector<Table> tables = StatsTables(stats->total, top);
+    std::erase_if(tables, [](const Table& t) { return t.name == "streams"; });
+    for (Table& t : RankTables(*stats)) tables.push_back(std::move(t));
+    if (!only.empty()) {
+      std::erase_if(tables, [&](const Table& t) { return std::find(only.begin(), only.end(), t.name) == only.end(); });
+    }
+    if (*format != TableFormat::kText) {
+      for (const std::string& w : stats->total.warnings) Warn("stats", w, quiet);
+    }
+    return Write(RenderTables(stats->total, tables, *format), output);
+  }
+  auto index = OpenCapture(paths.front(), /*verify=*/strict);
   if (!index.ok()) return Fail("stats", index.status());
   if (strict && StrictRefuses("stats", **index)) return kExitDamaged;
   if (!nsys.empty()) {

@@ -253,8 +253,25 @@
     });
   }
 
-  function ranks(r, parent) {
-    el('h2', {}, parent, 'Ranks');
+  function rankName(r, c) { return 'rank ' + r.rows[c].rank; }
+  // The findings across ranks, in words: the slow rank and the longest step.
+  function findings(r, parent) {
+    var ul = el('ul', {id: 'ranks-findings', class: 'findings'}, parent);
+    if (r.slow_rank) {
+      el('li', {}, ul, 'Slow rank: rank ' + r.slow_rank.rank + (r.slow_rank.host ? ' (' + r.slow_rank.host + ')' : '') +
+         ', the straggler of ' + r.slow_rank.steps + ' of ' + r.slow_rank.of + ' steps: the other ranks wait for it at their collectives.');
+    } else {
+      el('li', {}, ul, 'No step has NCCL time on every rank: no straggler.');
+    }
+    var l = r.longest_step;
+    if (l) {
+      el('li', {}, ul, 'Longest step: ' + l.step + ', median ' + fmt(l.median_ns) + ' over the ranks' +
+         (l.ratio !== null ? ', ' + l.ratio + 'x the other steps\' median (' + fmt(l.others_median_ns) + ')' : '') +
+         (l.straggler !== null ? '; its straggler: ' + rankName(r, l.straggler) : '') + '.');
+    }
+  }
+
+  function ranksFew(r, parent) {
     var names = r.rows.map(function (row) { return 'rank ' + row.rank; });
     el('h3', {}, parent, 'Step time per rank');
     var longest = r.steps.map(function (s, i) { return Math.max.apply(null, r.rows.map(function (row) { return row.step_ns[i]; })); });
@@ -285,8 +302,76 @@
         return [s, st === null ? '-' : names[st]].concat(r.rows.map(function (row) { return fmt(row.step_ns[i]); }))
           .concat(r.rows.map(function (row) { return fmt(row.wait_ns[i]); }));
       }), [0, 1]);
+  }
+
+  // Many ranks: each step's spread over the ranks, and every rank's wait as
+  // a heatmap (a row per rank, a column per step), instead of a bar each.
+  var heatmaps = [];
+  function ranksMany(r, parent) {
+    el('h3', {}, parent, 'Step time over the ranks');
+    var spread = [['min_ns', 'min', '#9c755f'], ['p50_ns', 'median', '#4e79a7'], ['p90_ns', 'p90', '#f28e2b'], ['max_ns', 'max', '#e15759']];
+    chart(parent, 'ranks-step-spread', {
+      type: 'line',
+      data: {labels: r.steps, datasets: spread.map(function (k) {
+        return {label: k[1], borderColor: k[2], backgroundColor: k[2], data: r.step_spread.map(function (x) { return x[k[0]]; })};
+      })},
+      options: {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
+    });
+    el('h3', {}, parent, 'Wait at collectives, rank by rank');
+    var maxWait = 0;
+    r.rows.forEach(function (row) { row.wait_ns.forEach(function (w) { if (w > maxWait) maxWait = w; }); });
+    var cols = r.steps.length, rows = r.rows.length;
+    var cw = Math.max(4, Math.min(48, Math.floor(960 / Math.max(1, cols))));
+    var ch = Math.max(1, Math.min(12, Math.floor(720 / Math.max(1, rows))));
+    var wrap = el('div', {class: 'heatmap'}, parent);
+    var canvas = el('canvas', {id: 'ranks-wait-heatmap', width: cols * cw, height: rows * ch}, wrap);
+    var g = canvas.getContext('2d');
+    r.rows.forEach(function (row, y) {
+      row.wait_ns.forEach(function (w, x) {
+        var f = maxWait > 0 ? w / maxWait : 0;
+        g.fillStyle = r.straggler[x] === y ? '#4e79a7'
+          : 'rgb(255,' + Math.round(255 - 200 * f) + ',' + Math.round(255 - 220 * f) + ')';
+        g.fillRect(x * cw, y * ch, cw, ch);
+      });
+    });
+    canvas.title = 'rows: ranks in capture order; columns: steps; red: wait up to ' + fmt(maxWait) + '; blue: the step\'s straggler';
+    el('p', {class: 'note'}, parent, 'A row per rank (' + rows + '), a column per step (' + cols + '): the redder, the longer the ' +
+       'rank waited at its collectives (up to ' + fmt(maxWait) + '); blue marks each step\'s straggler.');
+    heatmaps.push({id: 'ranks-wait-heatmap', type: 'heatmap', labels: r.steps, datasets: [], y_max: null, y_ticks: [], rows: rows, max_ns: maxWait,
+                   stragglers: r.straggler.map(function (c) { return c === null ? null : r.rows[c].rank; })});
+    table(parent, ['step', 'straggler', 'median step', 'max step', 'median wait', 'max wait'], r.steps.map(function (s, i) {
+      var st = r.straggler[i];
+      return [s, st === null ? '-' : rankName(r, st), fmt(r.step_spread[i].p50_ns), fmt(r.step_spread[i].max_ns),
+              fmt(r.wait_spread[i].p50_ns), fmt(r.wait_spread[i].max_ns)];
+    }), [0, 1]);
+  }
+
+  function ranks(r, parent) {
+    el('h2', {}, parent, 'Ranks (' + r.rows.length + ')');
+    findings(r, parent);
+    if (r.rows.length <= 16) ranksFew(r, parent);
+    else ranksMany(r, parent);
     el('p', {class: 'note'}, parent, 'A collective kernel runs until the last rank reaches it: the rank with the least ' +
       'NCCL time in a step is the straggler, and each rank\'s wait is its NCCL time beyond the straggler\'s.');
+  }
+
+  // How far each host's clock was from the reference rank's, and how well
+  // the collectives agree once corrected: the ranks past 100 us, or all of
+  // a few.
+  function clocks(k, parent) {
+    el('h2', {}, parent, 'Clocks');
+    var ref = k.rows[k.reference];
+    var shifted = k.rows.filter(function (x) { return x.aligned; }).length;
+    el('p', {id: 'clocks-summary'}, parent, k.hosts + ' host(s); ' + shifted + ' of ' + k.rows.length +
+       ' ranks shifted onto rank ' + ref.rank + ' (' + ref.host + ') by their collectives; largest residual ' +
+       fmt(k.worst_residual_ns) + ' (rank ' + k.rows[k.worst].rank + ').');
+    var show = k.rows.filter(function (x) { return k.rows.length <= 16 || x.residual_max_ns > 100000 || x.note; });
+    if (!show.length) return;
+    table(parent, ['rank', 'host', 'offset', 'drift (ppm)', 'collectives', 'residual max', 'residual rms', ''],
+      show.map(function (x) {
+        return [String(x.rank), x.host, x.aligned ? fmt(x.offset_ns) : '-', x.aligned ? String(x.drift_ppm) : '-',
+                String(x.matched), fmt(x.residual_max_ns), fmt(x.residual_rms_ns), x.note || ''];
+      }), [1, 7]);
   }
 
   function leave(id, value) {
@@ -299,6 +384,11 @@
 
   try {
     if (data.ranks) ranks(data.ranks, main);
+    if (data.clocks) clocks(data.clocks, main);
+    if (data.captures.length < data.capture_count) {
+      el('p', {class: 'note', id: 'detailed-note'}, main, 'In full below: ' + data.captures.length + ' of ' + data.capture_count +
+         ' captures (the lowest rank, the slow rank and the stragglers); gpucap report --detailed N draws more.');
+    }
     data.captures.forEach(function (c, ci) {
       currentCapture = ci;
       var sec = el('section', {id: 'capture-' + ci}, main);
@@ -318,7 +408,7 @@
               datasets: ch.data.datasets.map(function (d) { return {label: d.label, data: d.data}; }),
               y_max: (ch.options.scales.y || {}).max === undefined ? null : ch.options.scales.y.max,
               y_ticks: y ? y.ticks.map(function (t) { return String(t.label); }) : []};
-    });
+    }).concat(heatmaps);
     window.gpucapCharts = rendered;
     leave('gpucap-rendered', rendered);
   } catch (e) {

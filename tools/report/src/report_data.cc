@@ -170,12 +170,6 @@ const std::vector<int64_t>& DelayEdges() {
   return edges;
 }
 
-int64_t Percentile(const std::vector<int64_t>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size()))) ;
-  return sorted[std::min(sorted.size() - 1, i == 0 ? 0 : i - 1)];
-}
-
 void WriteDistribution(std::string_view key, std::vector<int64_t> v, JsonOut* j) {
   std::sort(v.begin(), v.end());
   const std::vector<int64_t>& edges = DelayEdges();
@@ -251,6 +245,7 @@ void WriteCapture(const CaptureData& c, const ReportOptions& options, JsonOut* j
     t1 = std::max(t1, w.end_ns);
   }
   j->BeginObject()
+      .Field("capture", static_cast<uint64_t>(c.position))
       .Field("path", c.index->path())
       .Field("rank", cs.rank)
       .Field("world_size", cs.world_size)

@@ -15,6 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +24,8 @@
 #include "gpucap/builder/builder.h"
 #include "gpucap/builder/capture_index.h"
 #include "gpucap/status.h"
+#include "gpucap/tools/align/clock_alignment.h"
+#include "gpucap/tools/stats/job_stats.h"
 
 namespace gpucap::tools {
 
@@ -42,6 +46,15 @@ struct ReportOptions {
   size_t max_strip_streams = 48;  // streams drawn per capture (also limited by kStripCells)
   size_t max_counter_points = 1500;  // per counter, evenly spaced samples past that
   std::string title;            // empty: from the captures' names
+  // Captures drawn in full (facts, time split, kernels, strips, delays,
+  // counters). With more captures than this, the report draws all ranks'
+  // steps, NCCL time and wait as spreads and a heatmap, and details only
+  // the notable captures (NotableCaptures in report_parts.h: the lowest
+  // rank, the slow rank, the longest step's straggler, other stragglers).
+  size_t detailed_captures = 8;
+  // The ranks' clocks (clock_alignment.h): the report says, per rank, how
+  // far its host's clock was from the reference's and the residual.
+  ClockAlign align = ClockAlign::kAuto;
 };
 
 struct ReportResult {
@@ -61,6 +74,14 @@ std::string StepWindowSpec(std::span<const builder::CaptureIndex* const> capture
 // Several captures are the ranks of one job (one per process); their steps
 // are matched by window label.
 Result<ReportResult> BuildReport(std::span<const builder::CaptureIndex* const> captures, const ReportOptions& options,
+                                 const builder::ProgressFn& progress);
+
+// Capture `i` of a job, opened when the report reaches it. A report of many
+// captures opens each once for its statistics (a few at a time, one per
+// thread of options.build.threads) and holds only a summary of it after;
+// the captures it details are opened a second time. Without --window, the
+// first capture's steps (StepWindowSpec of it alone) are every capture's.
+Result<ReportResult> BuildReport(size_t captures, const CaptureOpener& open, const ReportOptions& options,
                                  const builder::ProgressFn& progress);
 
 // The data part alone, as embedded in the page (for tests and scripts).
