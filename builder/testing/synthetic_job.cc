@@ -131,8 +131,10 @@ Status WriteRank(const std::string& path, const JobSpec& s, uint32_t rank, const
   for (size_t i = 0; i < collective.size(); ++i) {
     GPUCAP_RETURN_IF_ERROR(out.String(kCollectiveNames + i * 0x100, collective[i].name));
   }
-  GPUCAP_RETURN_IF_ERROR(out.Message(samples.front()));
   const uint32_t tid = session.pid, device = rank % s.ranks_per_host;
+  // The main thread: CUPTI's id for it in the API records is its OS tid.
+  GPUCAP_RETURN_IF_ERROR(out.Message(format::ThreadInfo{session.pid, tid, tid, "python3"}));
+  GPUCAP_RETURN_IF_ERROR(out.Message(samples.front()));
   size_t next_sample = 1;
   for (const PlannedEvent& e : events) {
     switch (e.kind) {
