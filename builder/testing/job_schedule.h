@@ -11,6 +11,7 @@
 #define GPUCAP_BUILDER_TESTING_JOB_SCHEDULE_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
