@@ -17,6 +17,16 @@
 //
 //   build_bench render CAPTURE [--window SPEC] [--format chrome|pftrace] [--repeat N] [--gzip L]
 //
+// And a synthetic job of N ranks, one capture each plus job.json, its truth
+// (builder/testing/synthetic_job.h has the files' contract and the model:
+// clocks of 8-rank hosts offset and drifting, collectives that end together,
+// a slow rank, a straggling step):
+//
+//   build_bench job DIR --ranks N [--steps S] [--seed X] [--ranks-per-host N]
+//               [--kernels-per-step K] [--collectives-per-step C] [--first-step N]
+//               [--slow-rank R] [--slow-factor F] [--straggling-step N]
+//               [--straggling-rank R] [--stall-ns N] [--end-jitter-ns N]
+//
 // See bench/README.md ("builder") for figures.
 #include <sys/resource.h>
 
@@ -31,6 +41,7 @@
 
 #include "gpucap/builder/builder.h"
 #include "synthetic_capture.h"
+#include "synthetic_job.h"
 
 using namespace gpucap;
 using namespace gpucap::builder;
@@ -357,6 +368,52 @@ int Render(const std::string& capture, int argc, char** argv) {
   return 0;
 }
 
+bool HasFlag(int argc, char** argv, const char* name) { return Flag(argc, argv, name, nullptr) != nullptr; }
+
+uint64_t UintFlag(int argc, char** argv, const char* name, uint64_t fallback) {
+  const char* v = Flag(argc, argv, name, nullptr);
+  return v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+int Job(const std::string& dir, int argc, char** argv) {
+  testing::JobSpec spec;
+  spec.ranks = static_cast<uint32_t>(UintFlag(argc, argv, "--ranks", spec.ranks));
+  spec.steps = static_cast<uint32_t>(UintFlag(argc, argv, "--steps", spec.steps));
+  spec.seed = UintFlag(argc, argv, "--seed", spec.seed);
+  spec.ranks_per_host = static_cast<uint32_t>(UintFlag(argc, argv, "--ranks-per-host", spec.ranks_per_host));
+  spec.kernels_per_step = static_cast<uint32_t>(UintFlag(argc, argv, "--kernels-per-step", spec.kernels_per_step));
+  spec.collectives_per_step =
+      static_cast<uint32_t>(UintFlag(argc, argv, "--collectives-per-step", spec.collectives_per_step));
+  spec.first_step = static_cast<int64_t>(UintFlag(argc, argv, "--first-step", 0));
+  spec.slow_factor = std::strtod(Flag(argc, argv, "--slow-factor", "1.3"), nullptr);
+  spec.end_jitter_ns = static_cast<int64_t>(UintFlag(argc, argv, "--end-jitter-ns", spec.end_jitter_ns));
+  if (HasFlag(argc, argv, "--slow-rank")) spec.slow_rank = static_cast<uint32_t>(UintFlag(argc, argv, "--slow-rank", 0));
+  if (HasFlag(argc, argv, "--straggling-rank")) {
+    spec.straggling_rank = static_cast<uint32_t>(UintFlag(argc, argv, "--straggling-rank", 0));
+  }
+  if (HasFlag(argc, argv, "--straggling-step")) {
+    spec.straggling_step = static_cast<int64_t>(UintFlag(argc, argv, "--straggling-step", 0));
+  }
+  if (HasFlag(argc, argv, "--stall-ns")) spec.stall_ns = static_cast<int64_t>(UintFlag(argc, argv, "--stall-ns", 0));
+  auto wall0 = std::chrono::steady_clock::now();
+  double cpu0 = CpuSeconds();
+  Status st = testing::MakeSyntheticJob(dir, spec);
+  if (!st.ok()) {
+    std::fprintf(stderr, "build_bench: %s\n", st.message().c_str());
+    return 1;
+  }
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  double cpu = CpuSeconds() - cpu0;
+  uint64_t bytes = 0;
+  for (uint32_t r = 0; r < spec.ranks; ++r) {
+    bytes += std::filesystem::file_size(std::filesystem::path(dir) / testing::RankFileName(r));
+  }
+  std::printf("wrote %s: %u ranks, %.1f MB of captures (%.0f KB a rank) and job.json\n", dir.c_str(), spec.ranks,
+              bytes / 1e6, bytes / 1e3 / spec.ranks);
+  std::printf("wall %.2f s, cpu %.2f s\n", wall, cpu);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -366,10 +423,14 @@ int main(int argc, char** argv) {
   }
   if (argc >= 4 && std::strcmp(argv[1], "build") == 0) return Build(argv[2], argv[3], argc, argv);
   if (argc >= 3 && std::strcmp(argv[1], "render") == 0) return Render(argv[2], argc, argv);
+  if (argc >= 3 && std::strcmp(argv[1], "job") == 0) return Job(argv[2], argc, argv);
   std::fprintf(stderr,
                "usage: build_bench make CAPTURE [--kernels N] [--ops-per-kernel N]\n"
                "       build_bench build CAPTURE OUT.json.gz|OUT.pftrace.gz [--window SPEC] [--threads N] "
                "[--codec isal|libdeflate|zlib] [--level L]\n"
-               "       build_bench render CAPTURE [--window SPEC] [--format chrome|pftrace] [--repeat N] [--gzip L]\n");
+               "       build_bench render CAPTURE [--window SPEC] [--format chrome|pftrace] [--repeat N] [--gzip L]\n"
+               "       build_bench job DIR --ranks N [--steps S] [--seed X] [--ranks-per-host N] [--kernels-per-step K]\n"
+               "                   [--collectives-per-step C] [--first-step N] [--slow-rank R] [--slow-factor F]\n"
+               "                   [--straggling-step N] [--straggling-rank R] [--stall-ns N] [--end-jitter-ns N]\n");
   return 2;
 }

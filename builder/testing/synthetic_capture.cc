@@ -52,12 +52,16 @@ format::DeviceInfo H200(uint32_t id) {
 
 Result<std::unique_ptr<SyntheticCapture>> SyntheticCapture::Create(
     const std::string& path, const format::SessionInfo& session,
-    const std::vector<format::DeviceInfo>& devices) {
+    const std::vector<format::DeviceInfo>& devices, const SyntheticOptions& options) {
   auto sink = format::OpenFileSink(path);
   if (!sink.ok()) return sink.status();
   format::WriterOptions o;
   o.queue_capacity = 4096;
   o.created_realtime_ns = session.start_realtime_ns;
+  if (options.reproducible) {
+    o.batch_max_age_ms = UINT32_MAX;
+    o.own_queue_high_water = false;
+  }
   auto writer = format::CaptureWriter::Start(std::move(sink).value(), o);
   if (!writer.ok()) return writer.status();
   std::unique_ptr<SyntheticCapture> c(new SyntheticCapture());

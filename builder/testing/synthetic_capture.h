@@ -85,12 +85,21 @@ struct GraphTraceRecord {
 format::SessionInfo DefaultSession();
 format::DeviceInfo H200(uint32_t id);
 
+struct SyntheticOptions {
+  // The same calls give the same bytes: small-message batches are cut by
+  // size and by order only, never by their age on the clock, and the
+  // trailer leaves out the writer's queue depth (thread timing). Holds while
+  // fewer than the writer's queue of messages (4,096) come between chunks.
+  bool reproducible = false;
+};
+
 class SyntheticCapture {
  public:
   // Starts the file with `session` and `devices`.
   static Result<std::unique_ptr<SyntheticCapture>> Create(const std::string& path,
                                                           const format::SessionInfo& session,
-                                                          const std::vector<format::DeviceInfo>& devices);
+                                                          const std::vector<format::DeviceInfo>& devices,
+                                                          const SyntheticOptions& options = {});
   ~SyntheticCapture();
 
   void Kernel(const KernelRecord& r);
