@@ -149,7 +149,7 @@ def main():
         import dask  # noqa: F401
         import distributed  # noqa: F401
     except ImportError as e:
-        why = f"{e} ({sys.executable}): scripts/setup installs python3-pandas, python3-dask, python3-distributed"
+        why = f"{e} ({sys.executable}): scripts/setup --tests installs python3-pandas, python3-dask, python3-distributed"
         if os.environ.get("CI") == "true":
             print(f"recipes_test: CI=true, where a test that cannot run is a failure: {why}", file=sys.stderr)
             return 1
