@@ -90,6 +90,11 @@ def main(argv=None):
     if args.recipe == "kernel_hist":
         options["names"] = args.names
         options["bins_per_decade"] = args.bins_per_decade
+    if args.output:
+        for db in args.databases:
+            if os.path.exists(db) and os.path.exists(args.output) and os.path.samefile(db, args.output):
+                print(f"gpucap_recipes: -o {args.output} is the input {db}", file=sys.stderr)
+                return 2
     if args.scheduler and args.workers:
         print("gpucap_recipes: --workers is for the local cluster; not with --scheduler", file=sys.stderr)
         return 2
@@ -103,8 +108,17 @@ def main(argv=None):
         print(f"gpucap_recipes: {args.scheduler or 'local cluster'}: {e}", file=sys.stderr)
         return 1
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as out:
-            write(tables, args.format, out)
+        # Whole or not at all: written beside, renamed over it when complete.
+        partial = f"{args.output}.tmp-{os.getpid()}"
+        try:
+            with open(partial, "w", encoding="utf-8", newline="") as out:
+                write(tables, args.format, out)
+            os.replace(partial, args.output)
+        except OSError as e:
+            if os.path.exists(partial):
+                os.remove(partial)
+            print(f"gpucap_recipes: {args.output}: {e}", file=sys.stderr)
+            return 1
         return 0
     try:
         write(tables, args.format, sys.stdout)
