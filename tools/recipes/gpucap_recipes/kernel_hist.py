@@ -10,7 +10,6 @@ in `gpucap stats` over the same windows.
 import math
 
 import numpy as np
-import pandas as pd
 
 from gpucap_recipes import db
 

@@ -7,7 +7,6 @@ rank that joined last spends the least time in NCCL: it is the step's
 straggler, and every other rank's wait is its NCCL time minus the
 straggler's (the straggler's own wait is 0).
 """
-import pandas as pd
 
 from gpucap_recipes import db
 

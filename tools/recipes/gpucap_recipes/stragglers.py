@@ -8,7 +8,7 @@ rank, with a margin of 0. A step that only one rank has has no margin.
 """
 import pandas as pd
 
-from gpucap_recipes import db, nccl_time
+from gpucap_recipes import nccl_time
 
 
 def per_step(frame):
