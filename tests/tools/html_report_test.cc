@@ -5,7 +5,9 @@
 // each chart must hold what the stats library computes for the same windows:
 // per window and GPU the time split, per window kind the top kernels, per
 // stream a busy strip adding up to its busy time, launch delays for every
-// GPU op with a launch, counters where recorded, and both ranks' steps.
+// GPU op with a launch, counters where recorded, and both ranks' steps; a
+// synthetic job of 1,024 ranks names the slow rank and the straggling step
+// its truth file names.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -24,6 +26,7 @@
 #include "gpucap/tools/stats/stats_table.h"
 #include "json.h"
 #include "synthetic_capture.h"
+#include "synthetic_job.h"
 
 namespace gpucap::tools {
 namespace {
@@ -44,6 +47,8 @@ struct Rendered {
   Json scripts;                        // how many script elements the page's DOM has
   Json facts;                          // each capture's facts table: rows of cells
   Json notes;                          // the notes of cut axes
+  Json findings;                       // the ranks' findings, as the page words them
+  Json clocks;                         // the clocks' summary line
 };
 
 // The window spec a case's report used (the one it chose when none given).
@@ -151,6 +156,14 @@ const testing::TempDir& HostileDir() {
   return dir;
 }
 
+// A job of 1,024 synthetic ranks (synthetic_job.h), written by the suite's
+// set-up; removed at exit.
+constexpr uint32_t kJobRanks = 1024;
+const testing::TempDir& JobDir() {
+  static const testing::TempDir dir;
+  return dir;
+}
+
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   for (const auto& e : fs::directory_iterator(std::string(GPUCAP_SOURCE_DIR) + "/fixtures")) {
@@ -164,6 +177,9 @@ std::vector<Case> Cases() {
   cases.push_back({"torch_train-first-open", {Fixture("torch_train")}, ""});
   cases.push_back({"basics-first-open", {Fixture("basics")}, ""});
   cases.push_back({"hostile-ranks", {HostileDir().File("hostile-0.gpucap"), HostileDir().File("hostile-1.gpucap")}, ""});
+  Case job{"job-1024", {}, ""};
+  for (uint32_t r = 0; r < kJobRanks; ++r) job.captures.push_back(JobDir().File(builder::testing::RankFileName(r)));
+  cases.push_back(std::move(job));
   return cases;
 }
 
@@ -205,6 +221,10 @@ class HtmlReportTest : public ::testing::Test {
     if (browser_.empty()) return;
     WriteHostileCapture(HostileDir().File("hostile-0.gpucap"), 0);
     WriteHostileCapture(HostileDir().File("hostile-1.gpucap"), 1);
+    builder::testing::JobSpec job;
+    job.ranks = kJobRanks;
+    Status made = builder::testing::MakeSyntheticJob(JobDir().path().string(), job);
+    ASSERT_TRUE(made.ok()) << made.message();
     // UTF-8 said, not guessed: the frames' srcdoc pages take the harness's
     // encoding, and Chromium's guess for a file is sometimes windows-1252.
     std::string harness = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>";
@@ -233,7 +253,9 @@ class HtmlReportTest : public ::testing::Test {
         "errors:w.gpucapErrors||null,scripts:d.scripts.length,"
         "facts:Array.prototype.map.call(d.querySelectorAll('section'),function(sec){"
         "return Array.prototype.map.call(sec.querySelector('table').rows,cells);}),"
-        "notes:Array.prototype.map.call(d.querySelectorAll('p.cut'),function(p){return p.textContent;})"
+        "notes:Array.prototype.map.call(d.querySelectorAll('p.cut'),function(p){return p.textContent;}),"
+        "findings:(d.getElementById('ranks-findings')||{}).textContent||null,"
+        "clocks:(d.getElementById('clocks-summary')||{}).textContent||null"
         "}).split('<').join('\\\\u003c');document.body.appendChild(s);}});</script>"
         "</body></html>";
     std::string harness_path = dir_->File("harness.html");
@@ -260,6 +282,8 @@ class HtmlReportTest : public ::testing::Test {
       r.scripts = got["scripts"];
       r.facts = got["facts"];
       r.notes = got["notes"];
+      r.findings = got["findings"];
+      r.clocks = got["clocks"];
       for (const Json& chart : got["charts"].items) r.charts[chart["id"].text] = chart;
     }
   }
@@ -286,6 +310,13 @@ class HtmlReportTest : public ::testing::Test {
     return s.ok() ? std::move(s).value() : GpuStats{};
   }
 
+  // The captures a page draws in full (all of a few; the notable ones of
+  // many), and the file of the ci-th of them.
+  static size_t Drawn(const Rendered& r) { return r.data["captures"].items.size(); }
+  static std::string DrawnPath(const Case& c, const Rendered& r, size_t ci) {
+    return c.captures.at(r.data["captures"].items.at(ci)["capture"].u());
+  }
+
   static const Json& Chart(const Rendered& r, const std::string& id) {
     static const Json kNone;
     auto it = r.charts.find(id);
@@ -309,6 +340,7 @@ class HtmlReportTest : public ::testing::Test {
   void FactsShowTheRecorderCountersAsFields();
   void TheDataHasNoDuplicateKey();
   void TimeAxesHaveRoundLabels();
+  void AThousandRanksNameTheSlowRankAndTheStragglingStep();
 
   static inline testing::TempDir* dir_ = nullptr;
   static inline std::map<std::string, Rendered>* rendered_ = nullptr;
@@ -334,11 +366,11 @@ void HtmlReportTest::EveryPageRendersWithoutConsoleErrors() {
 void HtmlReportTest::TimeSplitPerWindowEqualsStats() {
   for (const Case& c : Cases()) {
     const Rendered& r = Get(c.name);
-    for (size_t ci = 0; ci < c.captures.size(); ++ci) {
+    for (size_t ci = 0; ci < Drawn(r); ++ci) {
       const Json& windows = r.data["captures"].items[ci]["windows"];
       ASSERT_FALSE(windows.items.empty()) << c.name;
       for (size_t w = 0; w < windows.items.size(); ++w) {
-        GpuStats s = Stats(c.captures[ci], WindowOf(c, r), windows.items[w]["index"].text);
+        GpuStats s = Stats(DrawnPath(c, r, ci), WindowOf(c, r), windows.items[w]["index"].text);
         ASSERT_FALSE(s.devices.empty()) << c.name << " window " << w;
         for (const auto& [device, d] : s.devices) {
           const Json& chart = Chart(r, "split-c" + std::to_string(ci) + "-d" + std::to_string(device));
@@ -362,12 +394,12 @@ void HtmlReportTest::TopKernelsPerKindEqualStats() {
   size_t charts = 0;
   for (const Case& c : Cases()) {
     const Rendered& r = Get(c.name);
-    for (size_t ci = 0; ci < c.captures.size(); ++ci) {
+    for (size_t ci = 0; ci < Drawn(r); ++ci) {
       const Json& kinds = r.data["captures"].items[ci]["kinds"];
       for (size_t k = 0; k < kinds.items.size(); ++k) {
         std::string select;
         for (const Json& i : kinds.items[k]["windows"].items) select += (select.empty() ? "" : ",") + i.text;
-        Table want = StatsTables(Stats(c.captures[ci], WindowOf(c, r), select), 15).front();
+        Table want = StatsTables(Stats(DrawnPath(c, r, ci), WindowOf(c, r), select), 15).front();
         if (want.rows.empty()) continue;
         const Json& chart = Chart(r, "kernels-c" + std::to_string(ci) + "-k" + std::to_string(k));
         const Json& data = chart["datasets"].items.at(0)["data"];
@@ -390,8 +422,8 @@ void HtmlReportTest::TopKernelsPerKindEqualStats() {
 void HtmlReportTest::StreamStripsAddUpToStreamBusy() {
   for (const Case& c : Cases()) {
     const Rendered& r = Get(c.name);
-    for (size_t ci = 0; ci < c.captures.size(); ++ci) {
-      GpuStats s = Stats(c.captures[ci], WindowOf(c, r), "");
+    for (size_t ci = 0; ci < Drawn(r); ++ci) {
+      GpuStats s = Stats(DrawnPath(c, r, ci), WindowOf(c, r), "");
       const Json& chart = Chart(r, "strips-c" + std::to_string(ci));
       ASSERT_EQ(chart["datasets"].items.size(), s.streams.size()) << c.name;
       size_t i = 0;
@@ -413,8 +445,8 @@ void HtmlReportTest::StreamStripsAddUpToStreamBusy() {
 void HtmlReportTest::LaunchDelaysCoverEveryLaunchedOp() {
   for (const Case& c : Cases()) {
     const Rendered& r = Get(c.name);
-    for (size_t ci = 0; ci < c.captures.size(); ++ci) {
-      GpuStats s = Stats(c.captures[ci], WindowOf(c, r), "");
+    for (size_t ci = 0; ci < Drawn(r); ++ci) {
+      GpuStats s = Stats(DrawnPath(c, r, ci), WindowOf(c, r), "");
       uint64_t ops = 0, delays = 0;
       for (const auto& [key, stream] : s.streams) {
         ops += stream.ops;
@@ -434,6 +466,54 @@ void HtmlReportTest::LaunchDelaysCoverEveryLaunchedOp() {
   }
 }
 
+// A job of 1,024 ranks on 128 hosts whose clocks differ: the page names the
+// slow rank and the straggling step that job.json names, draws every rank
+// in the heatmap, draws in full only the notable captures, and its clocks
+// agree within what the job's collectives' ends differ by.
+void HtmlReportTest::AThousandRanksNameTheSlowRankAndTheStragglingStep() {
+  Json truth;
+  std::string error;
+  ASSERT_TRUE(testing::ParseJson(testing::ReadFile(JobDir().File("job.json")), &truth, &error)) << error;
+  const int64_t slow = truth["slow_rank"].i(), straggling = truth["straggling_rank"].i();
+  const std::string step = truth["straggling_step"].text;
+  const size_t steps = truth["step_names"].items.size();
+  const Rendered& r = Get("job-1024");
+  ASSERT_TRUE(r.findings.is(Json::Type::kString)) << "no findings drawn";
+  const std::string& words = r.findings.text;
+  EXPECT_NE(words.find("Slow rank: rank " + std::to_string(slow) + " (node-" + std::to_string(slow / 8) +
+                       "), the straggler of " + std::to_string(steps - 1) + " of " + std::to_string(steps) + " steps"),
+            std::string::npos) << words;
+  EXPECT_NE(words.find("Longest step: " + step + ","), std::string::npos) << words;
+  EXPECT_NE(words.find("its straggler: rank " + std::to_string(straggling) + "."), std::string::npos) << words;
+  // Every rank in the heatmap, each step's straggler marked.
+  const Json& heat = Chart(r, "ranks-wait-heatmap");
+  EXPECT_EQ(heat["rows"].u(), kJobRanks);
+  ASSERT_EQ(heat["stragglers"].items.size(), steps);
+  for (size_t i = 0; i < steps; ++i) {
+    int64_t want = truth["step_names"].items[i].text == step ? straggling : slow;
+    EXPECT_EQ(heat["stragglers"].items[i].i(), want) << truth["step_names"].items[i].text;
+  }
+  EXPECT_TRUE(r.charts.count("ranks-step-spread"));
+  EXPECT_FALSE(r.charts.count("ranks-step")) << "no bar per rank at this scale";
+  // In full: a few captures, the slow and the straggling rank among them.
+  EXPECT_EQ(r.data["capture_count"].u(), kJobRanks);
+  std::set<uint64_t> drawn;
+  for (const Json& c : r.data["captures"].items) drawn.insert(c["rank"].u());
+  EXPECT_LE(drawn.size(), 8u);
+  EXPECT_TRUE(drawn.count(0) && drawn.count(slow) && drawn.count(straggling)) << drawn.size();
+  // 128 hosts aligned on rank 0's: every rank's collectives end where rank
+  // 0's do, within the ends' own jitter (both ranks') and a nanosecond.
+  const Json& clocks = r.data["clocks"];
+  EXPECT_EQ(clocks["hosts"].u(), kJobRanks / 8);
+  EXPECT_LE(clocks["worst_residual_ns"].i(), 2 * truth["end_jitter_ns"].i() + 1);
+  size_t shifted = 0;
+  for (const Json& row : clocks["rows"].items) shifted += row["aligned"].boolean;
+  EXPECT_EQ(shifted, kJobRanks - 8) << "every host but the reference's";
+  ASSERT_TRUE(r.clocks.is(Json::Type::kString));
+  EXPECT_NE(r.clocks.text.find("128 host(s); 1016 of 1024 ranks shifted onto rank 0 (node-0)"), std::string::npos)
+      << r.clocks.text;
+}
+
 void HtmlReportTest::CountersWhereRecorded() {
   const Rendered& r = Get("counters");
   std::set<std::string> names;
@@ -451,8 +531,10 @@ void HtmlReportTest::CountersWhereRecorded() {
 // The allreduce ranks in one report: both ranks' steps, their NCCL time,
 // and both captures' own sections.
 void HtmlReportTest::TwoRanksShowBoth() {
-  const Case c = Cases()[Cases().size() - 5];
-  ASSERT_EQ(c.name, "allreduce-ranks");
+  std::vector<Case> cases = Cases();
+  auto found = std::find_if(cases.begin(), cases.end(), [](const Case& k) { return k.name == "allreduce-ranks"; });
+  ASSERT_NE(found, cases.end());
+  const Case& c = *found;
   const Rendered& r = Get("allreduce-ranks");
   const Json& step = Chart(r, "ranks-step");
   ASSERT_EQ(step["datasets"].items.size(), 2u);
@@ -954,6 +1036,10 @@ TEST_F(HtmlReportTest, EveryFixtureInABrowser) {
   {
     SCOPED_TRACE("CountersWhereRecorded");
     CountersWhereRecorded();
+  }
+  {
+    SCOPED_TRACE("AThousandRanksNameTheSlowRankAndTheStragglingStep");
+    AThousandRanksNameTheSlowRankAndTheStragglingStep();
   }
   {
     SCOPED_TRACE("TwoRanksShowBoth");

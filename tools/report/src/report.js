@@ -318,25 +318,27 @@
       options: {scales: {y: timeAxis()}, plugins: {tooltip: {callbacks: {label: nsTooltip}}}}
     });
     el('h3', {}, parent, 'Wait at collectives, rank by rank');
-    var maxWait = 0;
-    r.rows.forEach(function (row) { row.wait_ns.forEach(function (w) { if (w > maxWait) maxWait = w; }); });
+    // Each column on its own scale (its step's largest wait): a step in
+    // which everybody waited long would wash the others out.
     var cols = r.steps.length, rows = r.rows.length;
-    var cw = Math.max(4, Math.min(48, Math.floor(960 / Math.max(1, cols))));
+    var colMax = r.steps.map(function (s, i) { return r.wait_spread[i].max_ns; });
+    var maxWait = Math.max.apply(null, [0].concat(colMax));
+    var cw = Math.max(4, Math.min(96, Math.floor(960 / Math.max(1, cols))));
     var ch = Math.max(1, Math.min(12, Math.floor(720 / Math.max(1, rows))));
     var wrap = el('div', {class: 'heatmap'}, parent);
     var canvas = el('canvas', {id: 'ranks-wait-heatmap', width: cols * cw, height: rows * ch}, wrap);
     var g = canvas.getContext('2d');
     r.rows.forEach(function (row, y) {
       row.wait_ns.forEach(function (w, x) {
-        var f = maxWait > 0 ? w / maxWait : 0;
+        var f = colMax[x] > 0 ? w / colMax[x] : 0;
         g.fillStyle = r.straggler[x] === y ? '#4e79a7'
           : 'rgb(255,' + Math.round(255 - 200 * f) + ',' + Math.round(255 - 220 * f) + ')';
         g.fillRect(x * cw, y * ch, cw, ch);
       });
     });
-    canvas.title = 'rows: ranks in capture order; columns: steps; red: wait up to ' + fmt(maxWait) + '; blue: the step\'s straggler';
+    canvas.title = 'rows: ranks in capture order; columns: steps; red: wait, each step against its own largest; blue: the step\'s straggler';
     el('p', {class: 'note'}, parent, 'A row per rank (' + rows + '), a column per step (' + cols + '): the redder, the longer the ' +
-       'rank waited at its collectives (up to ' + fmt(maxWait) + '); blue marks each step\'s straggler.');
+       'rank waited at its collectives, against the step\'s longest wait (the table below gives each); blue marks each step\'s straggler.');
     heatmaps.push({id: 'ranks-wait-heatmap', type: 'heatmap', labels: r.steps, datasets: [], y_max: null, y_ticks: [], rows: rows, max_ns: maxWait,
                    stragglers: r.straggler.map(function (c) { return c === null ? null : r.rows[c].rank; })});
     table(parent, ['step', 'straggler', 'median step', 'max step', 'median wait', 'max wait'], r.steps.map(function (s, i) {
