@@ -5,7 +5,10 @@ name starts with `nccl` (what `gpucap stats` counts as communication). In a
 collective every rank's kernel runs until the last rank has joined, so the
 rank that joined last spends the least time in NCCL: it is the step's
 straggler, and every other rank's wait is its NCCL time minus the
-straggler's (the straggler's own wait is 0).
+straggler's (the straggler's own wait is 0). A rank with no NCCL time in a
+step is not its straggler (it ran no collective there); a step where no rank
+has any has no straggler and no wait. These are gpucap's rules
+(tools/stats/include/gpucap/tools/stats/rank_steps.h).
 """
 
 from gpucap_recipes import db
@@ -43,7 +46,8 @@ def combine(frames):
         nccl_kernels=("nccl_kernels", "sum"),
         nccl_ns=("nccl_ns", "sum"),
     )
-    frame["wait_ns"] = frame["nccl_ns"] - frame.groupby("step")["nccl_ns"].transform("min")
+    least = frame["nccl_ns"].where(frame["nccl_ns"] > 0).groupby(frame["step"]).transform("min")
+    frame["wait_ns"] = (frame["nccl_ns"] - least).clip(lower=0).fillna(0).astype("int64")
     order = {s: i for i, s in enumerate(db.order_steps(frame))}
     frame["_order"] = frame["step"].map(order)
     frame = frame.sort_values(["_order", "rank"], kind="mergesort").drop(columns="_order")

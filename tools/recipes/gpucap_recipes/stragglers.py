@@ -4,7 +4,9 @@ The straggler of a step is the rank with the least NCCL time in it
 (nccl_time says why); its margin is how much less that is than the next
 least (how long every other rank waited for it at the least), and
 max_wait_ns what it cost the rank that waited longest. Ties go to the lower
-rank, with a margin of 0. A step that only one rank has has no margin.
+rank, with a margin of 0. A step that only one rank has has no margin. A
+rank without NCCL time in a step is not its straggler; a step where no rank
+has any is left out.
 """
 import pandas as pd
 
@@ -15,7 +17,9 @@ def per_step(frame):
     """One row per step from nccl_time.combine's frame, in step order."""
     rows = []
     for step, group in frame.groupby("step", sort=False):
-        group = group.sort_values(["nccl_ns", "rank"], kind="mergesort")
+        group = group[group["nccl_ns"] > 0].sort_values(["nccl_ns", "rank"], kind="mergesort")
+        if group.empty:
+            continue
         least = int(group["nccl_ns"].iloc[0])
         rows.append({
             "step": step,
