@@ -255,4 +255,11 @@ std::string_view CaptureIndex::process_name() const {
   return capture_.session ? std::string_view(capture_.session->process_name) : std::string_view();
 }
 
+CaptureOpener OpenedCaptures(std::span<const CaptureIndex* const> captures) {
+  std::vector<const CaptureIndex*> held(captures.begin(), captures.end());
+  return [held](size_t i) -> Result<std::shared_ptr<const CaptureIndex>> {
+    return std::shared_ptr<const CaptureIndex>(held.at(i), [](const CaptureIndex*) {});
+  };
+}
+
 }  // namespace gpucap::builder

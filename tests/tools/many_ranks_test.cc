@@ -40,11 +40,7 @@ struct Job {
       captures.push_back(owned.back().get());
     }
   }
-  CaptureOpener Opener() const {
-    return [this](size_t i) -> Result<std::shared_ptr<const builder::CaptureIndex>> {
-      return std::shared_ptr<const builder::CaptureIndex>(captures[i], [](const builder::CaptureIndex*) {});
-    };
-  }
+  CaptureOpener Opener() const { return builder::OpenedCaptures(captures); }
   // Host h's CLOCK_REALTIME at true time t, as job.json says it runs.
   int64_t HostTime(const std::string& host, int64_t t) const {
     for (const Json& h : truth["hosts"].items) {

@@ -57,6 +57,9 @@ int RunReport(const std::vector<std::string>& args) {
   o.align = *align;
   // Captures are opened as the report reaches them, a few at a time.
   const auto paths = vm["capture"].as<std::vector<std::string>>();
+  // Captures are opened as they are reached: each is an input from the
+  // start, so no output may replace it.
+  for (const std::string& path : paths) format::RegisterInputPath(path);
   const bool strict = vm["strict"].as<bool>();
   std::atomic<bool> refused{false};
   auto open = [&](size_t i) -> Result<std::shared_ptr<const builder::CaptureIndex>> {

@@ -108,6 +108,9 @@ int RunStats(const std::vector<std::string>& args) {
     }
   }
 
+  // Captures are opened as they are reached: each is an input from the
+  // start, so no output may replace it.
+  for (const std::string& path : paths) format::RegisterInputPath(path);
   bool strict = vm["strict"].as<bool>();
   if (job) {
     if (!nsys.empty()) return Fail("stats", "nsys reports (--report) take one capture", kExitUsage);

@@ -81,11 +81,13 @@ std::vector<std::pair<std::string, std::string>> Meta(const ExportOptions& optio
 // decoding runs on the same threads), and hands every batch to `write`
 // capture by capture, in order (ordered_batches.h).
 // `texts`: one per capture, where its strings are kept (row_batch.h).
-Status Load(std::span<const builder::CaptureIndex* const> captures, const ExportOptions& options,
+// Each capture is opened when a worker takes it and let go when joined:
+// its rows keep their strings in `texts`, not in the index.
+Status Load(size_t count, const builder::CaptureOpener& open, const ExportOptions& options,
             std::vector<TextArena>* texts, const std::function<Status(const RowBatch&)>& write,
             ExportReport* report) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = std::min(options.jobs > 0 ? options.jobs : cores, static_cast<int>(captures.size()));
+  const int jobs = std::min(options.jobs > 0 ? options.jobs : cores, static_cast<int>(count));
   const int threads = std::max(jobs, options.build.threads > 0 ? options.build.threads : cores);
   builder::WorkQueue queue(threads);
   builder::BuildOptions build = options.build;
@@ -95,15 +97,17 @@ Status Load(std::span<const builder::CaptureIndex* const> captures, const Export
   build.join.torch_view = false;
   build.join.gpu_ranges = builder::GpuRanges::kAll;
   build.threads = std::max(1, threads / jobs);  // each join's decoding batches
-  OrderedBatches batches(captures.size(), write);
-  std::vector<CaptureResult> results(captures.size());
+  OrderedBatches batches(count, write);
+  std::vector<CaptureResult> results(count);
   // Captures are taken in order, each by a worker already running: the one
   // being written is always being joined (ordered_batches.h).
   std::atomic<size_t> next{0};
   Status joined = queue.Each(jobs, [&](int) {
-    for (size_t c; (c = next.fetch_add(1)) < captures.size();) {
-      Status s = ExportCapture(*captures[c], static_cast<uint32_t>(c), options, build, &(*texts)[c], &batches,
-                               &results[c]);
+    for (size_t c; (c = next.fetch_add(1)) < count;) {
+      auto index = open(c);
+      Status s = index.ok() ? ExportCapture(**index, static_cast<uint32_t>(c), options, build, &(*texts)[c],
+                                            &batches, &results[c])
+                            : index.status();
       const bool ok = s.ok();
       batches.Done(static_cast<uint32_t>(c), std::move(s));
       if (!ok) break;
@@ -122,8 +126,8 @@ Status Load(std::span<const builder::CaptureIndex* const> captures, const Export
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-Status CheckInputs(std::span<const builder::CaptureIndex* const> captures, const ExportOptions& options) {
-  if (captures.empty()) return Status::InvalidArgument("no capture to export");
+Status CheckInputs(size_t count, const ExportOptions& options) {
+  if (count == 0) return Status::InvalidArgument("no capture to export");
   if (auto spec = builder::ParseWindowSpec(options.build.window); !spec.ok()) return spec.status();
   return Status::Ok();
 }
@@ -132,18 +136,23 @@ Status CheckInputs(std::span<const builder::CaptureIndex* const> captures, const
 
 Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
                                     const ExportOptions& options) {
-  GPUCAP_RETURN_IF_ERROR(CheckInputs(captures, options));
+  return ExportCaptures(db, captures.size(), builder::OpenedCaptures(captures), options);
+}
+
+Result<ExportReport> ExportCaptures(sqlite3* db, size_t count, const builder::CaptureOpener& open,
+                                    const ExportOptions& options) {
+  GPUCAP_RETURN_IF_ERROR(CheckInputs(count, options));
   auto started = Clock::now();
   // The captures' strings, which the writer's map keeps pointing into: made first, gone last.
-  std::vector<TextArena> texts(captures.size());
-  auto writer = DbWriter::Start(db, captures.size(), Meta(options, captures.size()));
+  std::vector<TextArena> texts(count);
+  auto writer = DbWriter::Start(db, count, Meta(options, count));
   if (!writer.ok()) return writer.status();
   ExportReport report;
   auto write = [&](const RowBatch& b) {
     report.batches++;
     return (*writer)->Write(b);
   };
-  Status loaded = Load(captures, options, &texts, write, &report);
+  Status loaded = Load(count, open, options, &texts, write, &report);
   if (!loaded.ok()) {
     (void)Exec(db, "ROLLBACK");
     return loaded;
@@ -160,7 +169,7 @@ Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::Captur
 namespace {
 
 // SQLite writes `temp` (an empty file or none).
-Result<ExportReport> ExportFile(std::span<const builder::CaptureIndex* const> captures, const std::string& temp,
+Result<ExportReport> ExportFile(size_t count, const builder::CaptureOpener& open, const std::string& temp,
                                 const ExportOptions& options) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(temp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -169,7 +178,7 @@ Result<ExportReport> ExportFile(std::span<const builder::CaptureIndex* const> ca
     sqlite3_close(db);
     return s;
   }
-  auto report = ExportCaptures(db, captures, options);
+  auto report = ExportCaptures(db, count, open, options);
   if (sqlite3_close(db) != SQLITE_OK && report.ok()) return Status::IoError(temp + ": closing the database failed");
   return report;
 }
@@ -197,14 +206,14 @@ std::string WhyWritesFail(const std::string& temp) {
 Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const std::string& path,
                                   const ExportOptions& options) {
   if (path.empty()) return Status::InvalidArgument("no output path given (-o)");
-  std::vector<std::unique_ptr<builder::CaptureIndex>> indexes;
-  std::vector<const builder::CaptureIndex*> captures;
-  for (const std::string& p : paths) {
-    auto index = builder::CaptureIndex::Open(p);
+  // Opened one by one as the workers reach them (a thousand ranks' indexes
+  // would not fit at once), each an input from the start.
+  for (const std::string& p : paths) format::RegisterInputPath(p);
+  builder::CaptureOpener open = [&paths](size_t i) -> Result<std::shared_ptr<const builder::CaptureIndex>> {
+    auto index = builder::CaptureIndex::Open(paths[i]);
     if (!index.ok()) return index.status();
-    captures.push_back(index->get());
-    indexes.push_back(std::move(index).value());
-  }
+    return std::shared_ptr<const builder::CaptureIndex>(std::move(index).value());
+  };
   // SQLite counts every allocation under a global mutex unless told not to
   // before its first use; the export makes millions. Refused, harmlessly,
   // when SQLite is in use already.
@@ -216,7 +225,7 @@ Result<ExportReport> ExportToFile(const std::vector<std::string>& paths, const s
   auto out = format::OutputFile::Create(path, format::OutputFile::Access::kSeekable);
   if (!out.ok()) return out.status();
   const std::string& temp = (*out)->temp_path();  // the writer opens it by name
-  auto report = ExportFile(captures, temp, options);
+  auto report = ExportFile(paths.size(), open, temp, options);
   if (!report.ok()) {
     std::string why = report.status().message();
     if (report.status().code() == Status::Code::kIoError) why += WhyWritesFail(temp);

@@ -201,9 +201,7 @@ Result<std::string> ReportJson(std::span<const builder::CaptureIndex* const> cap
   GPUCAP_RETURN_IF_ERROR(CheckOptions(options));
   bool chosen = options.build.window.empty();
   std::string spec = chosen ? StepWindowSpec(captures) : options.build.window;
-  auto open = [&](size_t i) -> Result<std::shared_ptr<const builder::CaptureIndex>> {
-    return std::shared_ptr<const builder::CaptureIndex>(captures[i], [](const builder::CaptureIndex*) {});
-  };
+  builder::CaptureOpener open = builder::OpenedCaptures(captures);
   std::vector<std::string> names;
   return JobJson(captures.size(), open, options, progress, warnings, windows, spec, chosen, &names);
 }

@@ -6,6 +6,7 @@
 #define GPUCAP_BUILDER_CAPTURE_INDEX_H_
 
 #include <atomic>
+#include <functional>
 #include <deque>
 #include <memory>
 #include <map>
@@ -121,6 +122,13 @@ class CaptureIndex {
   std::unique_ptr<std::atomic<const std::string*>[]> demangled_;
   size_t demangled_count_ = 0;
 };
+
+// Capture `i` of a job, opened when a reader of many captures reaches it
+// (report, stats, export): a thousand ranks' indexes would not fit at once.
+using CaptureOpener = std::function<Result<std::shared_ptr<const CaptureIndex>>(size_t i)>;
+
+// An opener over indexes already open (not owned).
+CaptureOpener OpenedCaptures(std::span<const CaptureIndex* const> captures);
 
 }  // namespace gpucap::builder
 

@@ -73,6 +73,10 @@ struct ExportReport {
 // when the database is still empty): meant for a connection made for it.
 Result<ExportReport> ExportCaptures(sqlite3* db, std::span<const builder::CaptureIndex* const> captures,
                                     const ExportOptions& options);
+// The same, each capture opened when a worker reaches it and let go once
+// joined.
+Result<ExportReport> ExportCaptures(sqlite3* db, size_t count, const builder::CaptureOpener& open,
+                                    const ExportOptions& options);
 
 // Opens the captures and writes the database at `path`: SQLite writes a
 // sibling temporary (`path` + ".partial-" + pid), renamed onto `path` only

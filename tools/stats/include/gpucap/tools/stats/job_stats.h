@@ -28,8 +28,7 @@
 
 namespace gpucap::tools {
 
-// Capture `i` of a job, opened when the reader reaches it.
-using CaptureOpener = std::function<Result<std::shared_ptr<const builder::CaptureIndex>>(size_t i)>;
+using builder::CaptureOpener;
 
 inline constexpr size_t kJobSamples = 1 << 16;
 
