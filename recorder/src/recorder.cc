@@ -68,10 +68,17 @@ uint64_t CuptiNow() {
   cuptiGetTimestamp(&ts);
   return ts;
 }
+
+void StopPmSamplersAtExit() {
+  if (Recorder* r = ProcessRecorder()) r->StopPmSamplers();
+}
 }  // namespace
 
 Recorder::Recorder(const Config& config)
-    : config_(config), range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct) {}
+    : config_(config),
+      range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct),
+      pm_(config_, [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
+          StopPmSamplersAtExit, &log_) {}
 
 Recorder* Recorder::Create(const Config& config) {
   auto* r = new Recorder(config);
@@ -222,14 +229,14 @@ void Recorder::StartThreads(int pid) {
     new_threads_.push_back(static_cast<uint32_t>(pid));
   }
   for (const auto& [key, value] : config_.raw) {
-    if (key == "pm_counters") LogOnce("gpucap: PM sampling " + value);
+    if (key == "pm_counters") log_.Log("gpucap: PM sampling " + value);
   }
   if (config_.nvml_counters) {
     std::string why;
     nvml_ = NvmlSampler::Start(
         config_.counter_interval_ms, [this] { return Now(); },
         [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); }, &why);
-    if (!nvml_) LogOnce("gpucap: NVML counters off: " + why);
+    if (!nvml_) log_.Log("gpucap: NVML counters off: " + why);
   }
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
@@ -327,13 +334,13 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
         // Configured here, on the creating thread with the new context
         // current and the device still idle: from the control thread, with
         // the device busy, cuptiPmSamplingSetConfig fails.
-        if (first && config_.pm_counters) StartPmSampling(device, rd->context);
+        if (first && config_.pm_counters) pm_.Start(device, rd->context);
       }
       return;
     }
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
       const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-      if (rd && rd->context && config_.pm_counters) StopPmSampling(rd->context);
+      if (rd && rd->context && config_.pm_counters) pm_.StopFor(rd->context);
       return;
     }
     case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
@@ -485,13 +492,7 @@ format::RecorderStats Recorder::Stats() {
     s.extra.emplace_back("capture_streams_nodes_with_stream", cs.nodes_with_stream);
     s.extra.emplace_back("capture_streams_nodes_without_stream", cs.nodes_without_stream);
   }
-  for (const PmSampler* pm : PmSamplers()) {
-    PmSamplerStats ps = pm->stats();
-    std::string d = "pm" + std::to_string(pm->device_index()) + "_";
-    s.extra.emplace_back(d + "samples", ps.samples);
-    s.extra.emplace_back(d + "lost_samples", ps.lost_samples);
-    s.extra.emplace_back(d + "hw_overflows", ps.hw_overflow_flags);
-  }
+  pm_.Stats(&s.extra);
   return s;
 }
 
@@ -506,9 +507,6 @@ void Recorder::Tick(bool final_tick) {
   writer_->Submit(format::SmallMessage(Stats()));
 }
 
-void Recorder::LogOnce(const std::string& line) {
-  std::lock_guard<std::mutex> lock(logged_mu_);
-  if (logged_.insert(line).second) fprintf(stderr, "%s\n", line.c_str());
-}
+void Recorder::StopPmSamplers() { pm_.StopAll(); }
 
 }  // namespace gpucap::recorder

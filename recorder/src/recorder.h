@@ -32,10 +32,12 @@
 #include "cupti_detach.h"
 #include "event_log.h"
 #include "nvml_sampler.h"
-#include "pm_sampler.h"
+#include "once_log.h"
+#include "pm_sessions.h"
 #include "range_clock.h"
 #include "range_log.h"
 #include "range_matcher.h"
+#include "recorder_phase.h"
 #include "trigger_file.h"
 #include "gpucap/format/capture_writer.h"
 #include "string_interner.h"
@@ -119,7 +121,7 @@ class Recorder {
   const std::string& output_path() const { return output_path_; }
 
  private:
-  enum State { kStarting, kRecording, kPaused, kStopped };
+  using enum RecorderPhase::Value;
 
   explicit Recorder(const Config& config);
   bool Open();
@@ -132,9 +134,6 @@ class Recorder {
   void SampleClock(format::ClockKind kind);
   void ReportDevices();
   void ReportThreads();
-  void StartPmSampling(uint32_t device, const void* context);
-  void StopPmSampling(const void* context);
-  std::vector<PmSampler*> PmSamplers();
   format::RecorderStats Stats();
   // CUPTI's part (recorder_cupti.cc). What the recorder holds of CUPTI:
   // nothing (paused, never recorded or detached), the activity callbacks and
@@ -153,7 +152,6 @@ class Recorder {
   void HoldWhilePaused();
   void SetActivityEnabled(bool enabled, bool at_start = false);
   void WaitForCompletions(std::chrono::milliseconds limit);
-  void LogOnce(const std::string& line);
   // Capture ranges (recorder_gate.cc).
   void OpenGate();
   // Whether a range of this name opens a capture range (the calling
@@ -175,6 +173,7 @@ class Recorder {
   void AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name);
 
   Config config_;
+  OnceLog log_;
   std::string output_path_;
   std::unique_ptr<format::CaptureWriter> writer_;
   std::unique_ptr<BufferPool> pool_;
@@ -207,17 +206,9 @@ class Recorder {
   std::mutex switch_mu_;          // one switch at a time (app threads, control thread)
   std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
   std::unique_ptr<NvmlSampler> nvml_;
-  // One PM sampler per device, with the context it was configured in: it
-  // must stop before that context goes away.
-  struct PmSession {
-    const void* context;
-    std::unique_ptr<PmSampler> sampler;
-  };
-  std::vector<PmSession> pm_;
-  std::mutex pm_mu_;  // pm_ changes from context callbacks
-  std::once_flag pm_exit_hook_;
+  PmSessions pm_;  // --counters pm
 
-  std::atomic<int> state_{kStarting};
+  RecorderPhase state_;
   std::atomic<bool> cupti_started_{false};
   std::atomic<bool> activity_enabled_{false};
   std::atomic<uint64_t> next_window_id_{1};
@@ -268,8 +259,6 @@ class Recorder {
   std::atomic<int> stop_signal_{0};
   std::mutex stop_mu_;
   bool logged_writer_stop_ = false;
-  std::mutex logged_mu_;
-  std::unordered_set<std::string> logged_;  // LogOnce's lines
 };
 
 }  // namespace gpucap::recorder

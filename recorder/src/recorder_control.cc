@@ -60,7 +60,7 @@ void Recorder::ControlLoop() {
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
       } else if (writer_->stopped()) {
         // Past the size cap or a disk error there is nothing to resume into.
-        LogOnce("gpucap: SIGUSR2 ignored: the capture is closed to new data");
+        log_.Log("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
         state_.store(kRecording);
         RecordCupti();
@@ -93,7 +93,7 @@ void Recorder::ControlLoop() {
     }
     if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
       last_pm_poll = now;
-      for (PmSampler* pm : PmSamplers()) pm->Poll();
+      pm_.PollAll();
     }
     if (devices_pending_.exchange(false, std::memory_order_acq_rel)) ReportDevices();
     if (now - last_tick >= std::chrono::seconds(1)) {

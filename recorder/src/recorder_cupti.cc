@@ -117,7 +117,7 @@ void Recorder::MakeDetach() {
   if (!config_.pause_detach || config_.pm_counters) return;
   const GpucapEntryGateV1* gate = CuptiDetach::FindGate();
   if (!gate) {
-    LogOnce("gpucap: pauses keep CUPTI attached: the entry gate (libgpucap_gate.so, which gpucap record "
+    log_.Log("gpucap: pauses keep CUPTI attached: the entry gate (libgpucap_gate.so, which gpucap record "
             "preloads) is not in this process");
     return;
   }
@@ -133,7 +133,7 @@ void Recorder::AttachCupti() {
     if (r == CUPTI_SUCCESS) return true;
     const char* msg = nullptr;
     cuptiGetResultString(r, &msg);
-    LogOnce(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
+    log_.Log(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
     return false;
   };
   bool late = detached_;
@@ -231,7 +231,7 @@ void Recorder::TryDetach() {
     if (!callbacks_registered_ && !subscriber_) return;  // holds nothing of CUPTI
   }
   CuptiDetach::Outcome o = detach_->Run([this] { return FinalizeCupti(); });
-  if (o == CuptiDetach::Outcome::kFailed) LogOnce("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
+  if (o == CuptiDetach::Outcome::kFailed) log_.Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
 }
 
 CuptiDetach::Finalized Recorder::FinalizeCupti() {
@@ -311,7 +311,7 @@ void Recorder::SetActivityEnabled(bool enabled, bool at_start) {
     if (r != CUPTI_SUCCESS && enabled) {
       const char* msg = nullptr;
       cuptiGetResultString(r, &msg);
-      LogOnce("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
+      log_.Log("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
               (msg ? msg : "error"));
     }
   }

@@ -35,14 +35,14 @@ thread_local bool t_in_runtime_profiler_call = false;
 }  // namespace
 
 void Recorder::OpenGate() {
-  if (!config_.capture_error.empty()) LogOnce("gpucap: capture range off: " + config_.capture_error);
+  if (!config_.capture_error.empty()) log_.Log("gpucap: capture range off: " + config_.capture_error);
   const CaptureRangeSpec& spec = config_.capture;
   if (!spec.enabled()) return;
   if (spec.source == CaptureRangeSpec::Source::kNvtx) {
     std::string why;
     gate_names_ = RangeMatcher::Make(spec.pattern, &why);
     if (!gate_names_) {
-      LogOnce("gpucap: capture range nvtx:" + spec.pattern + " is not a valid regex (" + why +
+      log_.Log("gpucap: capture range nvtx:" + spec.pattern + " is not a valid regex (" + why +
               "); recording everything");
       state_.store(kRecording);
       return;
