@@ -76,6 +76,7 @@ void StopPmSamplersAtExit() {
 
 Recorder::Recorder(const Config& config)
     : config_(config),
+      cupti_(config_, &state_, &log_, CuptiEntry(), [this](bool late) { OnCuptiAttached(late); }),
       range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct),
       pm_(config_, [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
           StopPmSamplersAtExit, &log_) {}
@@ -97,7 +98,7 @@ bool Recorder::Open() {
   int pid = getpid();
   if (!OpenOutput(host, pid)) return false;
   WriteSessionInfo(host, pid);
-  MakeDetach();
+  cupti_.MakeDetach();
   StartThreads(pid);
   return true;
 }
@@ -154,7 +155,11 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     return false;
   }
   writer_ = std::move(writer).value();
-  pool_ = std::make_unique<BufferPool>(config_.pool_buffers, config_.buffer_bytes);
+  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_, &seen_,
+                                            [this] {
+                                              if (!flush_wanted_.exchange(true)) control_cv_.notify_one();
+                                            });
+  cupti_.UseBuffers(buffers_.get());
   events_ = std::make_unique<EventLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       512);
@@ -223,11 +228,7 @@ void Recorder::WriteSessionInfo(const char* host, int pid) {
 // The main thread's announcement, the NVML sampler, the recording state
 // and the control thread.
 void Recorder::StartThreads(int pid) {
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    threads_seen_.insert(static_cast<uint32_t>(pid));
-    new_threads_.push_back(static_cast<uint32_t>(pid));
-  }
+  seen_.QueueThread(static_cast<uint32_t>(pid));
   for (const auto& [key, value] : config_.raw) {
     if (key == "pm_counters") log_.Log("gpucap: PM sampling " + value);
   }
@@ -248,116 +249,6 @@ void Recorder::StartThreads(int pid) {
     std::lock_guard<std::mutex> lock(control_mu_);
     control_ = std::thread([this] { ControlLoop(); });
   }
-}
-
-void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *max_records = 0;
-  uint8_t* b = state_.load(std::memory_order_acquire) == kStopped ? nullptr : pool_->Take();
-  if (!b) {
-    pool_empty_.fetch_add(1, std::memory_order_relaxed);
-    *buffer = nullptr;
-    *size = 0;
-    return;
-  }
-  *buffer = b;
-  *size = pool_->buffer_bytes();
-  // CUPTI hands full buffers back on its own schedule, which at high record
-  // rates is too late for a fixed pool. Past half the pool, ask the control
-  // thread for a flush (never flush from a CUPTI callback).
-  if (pool_->outstanding() * 2 >= pool_->capacity() && !flush_wanted_.exchange(true)) {
-    control_cv_.notify_one();
-  }
-}
-
-void Recorder::OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer,
-                                 size_t size, size_t valid, size_t dropped) {
-  (void)size;
-  in_completion_.fetch_add(1, std::memory_order_acq_rel);
-  if (dropped) cupti_dropped_.fetch_add(dropped, std::memory_order_relaxed);
-  if (!buffer) {
-    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
-    return;
-  }
-  if (valid == 0 || state_.load(std::memory_order_acquire) == kStopped) {
-    pool_->Give(buffer);
-    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
-    completions_.fetch_add(1, std::memory_order_release);
-    return;
-  }
-  WalkResult walk = WalkBuffer(buffer, valid, &strings_);
-  walk.info.context_id = context_id;
-  walk.info.stream_id = stream_id;
-  if (!walk.threads.empty()) {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    for (uint32_t tid : walk.threads) {
-      if (threads_seen_.insert(tid).second) new_threads_.push_back(tid);
-    }
-  }
-  if (!walk.strings.empty()) {
-    std::vector<format::SmallMessage> defs = walk.strings;
-    if (!writer_->Submit(std::move(defs))) {
-      strings_.Forget(walk.strings);
-      strings_dropped_.fetch_add(walk.strings.size(), std::memory_order_relaxed);
-    }
-  }
-  format::ActivityBuffer ab;
-  ab.data = buffer;
-  ab.size = valid;
-  ab.info = std::move(walk.info);
-  BufferPool* pool = pool_.get();
-  ab.release = [pool, buffer] { pool->Give(buffer); };
-  writer_->SubmitActivity(std::move(ab));
-  buffers_completed_.fetch_add(1, std::memory_order_relaxed);
-  in_completion_.fetch_sub(1, std::memory_order_acq_rel);
-  completions_.fetch_add(1, std::memory_order_release);
-}
-
-void Recorder::OnResource(uint32_t cbid, const void* data) {
-  switch (cbid) {
-    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
-      const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-      uint32_t device = 0;
-      if (rd && rd->context && cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS) {
-        bool first;
-        {
-          std::lock_guard<std::mutex> lock(seen_mu_);
-          first = devices_seen_.insert(device).second;
-          if (first) new_devices_.push_back(device);
-        }
-        // Described (and its NVML counters started) on the control thread's
-        // next pass, not its next one-second tick.
-        if (first) {
-          uint64_t zero = 0;
-          device_seen_ns_.compare_exchange_strong(zero, Now());
-          devices_pending_.store(true, std::memory_order_release);
-        }
-        // Configured here, on the creating thread with the new context
-        // current and the device still idle: from the control thread, with
-        // the device busy, cuptiPmSamplingSetConfig fails.
-        if (first && config_.pm_counters) pm_.Start(device, rd->context);
-      }
-      return;
-    }
-    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
-      const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-      if (rd && rd->context && config_.pm_counters) pm_.StopFor(rd->context);
-      return;
-    }
-    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-      // Name memory of an unloaded module may be reused for other names.
-      strings_.Clear();
-      return;
-    default:
-      break;
-  }
-  if (!config_.graphs || state_.load(std::memory_order_acquire) == kStopped) return;
-  // Topology is kept while paused: a graph built now may be replayed later.
-  if (InHostNodeWrap()) return;  // our own parameter change, not the application's
-  auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid());
-  if (!e) return;
-  if (config_.host_node_times) WrapHostNode(data, *e);
-  if (capture_streams_ && e->kind == format::GraphEventKind::kNodeCreated) capture_streams_->FillNodeCreated(&*e);
-  AddEvent(std::move(*e));
 }
 
 void Recorder::AddEvent(format::SmallMessage event) {
@@ -400,11 +291,7 @@ void Recorder::SampleClock(format::ClockKind kind) {
 }
 
 void Recorder::ReportDevices() {
-  std::vector<uint32_t> devices;
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    devices.swap(new_devices_);
-  }
+  std::vector<uint32_t> devices = seen_.TakeNewDevices();
   std::vector<format::SmallMessage> out;
   // When the first device is described, and how long that takes, against
   // its context's creation (issue 17 item 8: NVML's first sample came late).
@@ -427,11 +314,7 @@ void Recorder::ReportDevices() {
 }
 
 void Recorder::ReportThreads() {
-  std::vector<uint32_t> tids;
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    tids.swap(new_threads_);
-  }
+  std::vector<uint32_t> tids = seen_.TakeNewThreads();
   std::vector<format::SmallMessage> out;
   uint32_t pid = static_cast<uint32_t>(getpid());
   for (uint32_t tid : tids) {
@@ -449,8 +332,8 @@ format::RecorderStats Recorder::Stats() {
   format::RecorderStats s;
   s.timestamp_ns = Now();
   format::WriterCounters c = writer_->counters();
-  s.cupti_dropped_records = cupti_dropped_.load();
-  s.buffers_dropped_pool_empty = pool_empty_.load();
+  s.cupti_dropped_records = buffers_->cupti_dropped();
+  s.buffers_dropped_pool_empty = buffers_->pool_empty();
   s.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
   s.bytes_dropped = c.bytes_dropped;
   s.messages_dropped = c.messages_dropped + events_->dropped() + ranges_->dropped();
@@ -459,12 +342,12 @@ format::RecorderStats Recorder::Stats() {
   s.bytes_written = c.bytes_written;
   Status err = writer_->error();
   if (!err.ok()) s.writer_error = err.message();
-  s.extra = {{"buffers_completed", buffers_completed_.load()},
+  s.extra = {{"buffers_completed", buffers_->buffers_completed()},
              {"buffers_dropped_writer_stopped", c.buffers_dropped_stopped},
              {"chunk_raw_bytes", c.chunk_raw_bytes},
              {"chunk_stored_bytes", c.chunk_stored_bytes},
-             {"string_defs_dropped", strings_dropped_.load()},
-             {"strings_interned", strings_.size()},
+             {"string_defs_dropped", buffers_->strings_dropped()},
+             {"strings_interned", buffers_->strings_interned()},
              {"range_clock_direct", range_clock_.direct() ? 1u : 0u},
              {"range_clock_failed_checks", range_clock_.failed_checks()},
              {"range_chunk_bytes", ranges_->chunk_bytes_in_use()}};
@@ -474,7 +357,7 @@ format::RecorderStats Recorder::Stats() {
     s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
   }
   GateStats(&s.extra);
-  if (detach_) detach_->Stats(&s.extra);
+  cupti_.Stats(&s.extra);
   HostNodeStats(&s.extra);
   if (api_records_) {
     s.extra.emplace_back("api_records", api_records_->records());

@@ -24,13 +24,13 @@
 #include <vector>
 
 #include "api_records.h"
-#include "buffer_pool.h"
-#include "callback_switch.h"
 #include "capture_range.h"
 #include "capture_streams.h"
 #include "config.h"
-#include "cupti_detach.h"
+#include "cupti_buffers.h"
+#include "cupti_session.h"
 #include "event_log.h"
+#include "first_seen.h"
 #include "nvml_sampler.h"
 #include "once_log.h"
 #include "pm_sessions.h"
@@ -40,7 +40,6 @@
 #include "recorder_phase.h"
 #include "trigger_file.h"
 #include "gpucap/format/capture_writer.h"
-#include "string_interner.h"
 
 namespace gpucap::recorder {
 
@@ -135,23 +134,10 @@ class Recorder {
   void ReportDevices();
   void ReportThreads();
   format::RecorderStats Stats();
-  // CUPTI's part (recorder_cupti.cc). What the recorder holds of CUPTI:
-  // nothing (paused, never recorded or detached), the activity callbacks and
-  // the resource subscriber, or those with activity kinds enabled (recording).
-  void AttachCupti();
-  void RecordCupti();
-  void PauseCupti();
-  // A pause's second half, on the control thread; only_if_paused: not
-  // when a capture range has started recording again meanwhile.
-  void ReleaseCupti(bool only_if_paused = false);
-  // One detach attempt (cupti_detach.h), on the control thread; and what
-  // runs inside it, with every other thread held out of CUDA.
-  void TryDetach();
-  void MakeDetach();  // before the control thread starts
-  CuptiDetach::Finalized FinalizeCupti();
-  void HoldWhilePaused();
-  void SetActivityEnabled(bool enabled, bool at_start = false);
-  void WaitForCompletions(std::chrono::milliseconds limit);
+  // CUPTI's ways into this recorder (recorder_cupti.cc), and what each
+  // attach of the session switches on for the recorder's parts.
+  CuptiSession::Entry CuptiEntry();
+  void OnCuptiAttached(bool late);
   // Capture ranges (recorder_gate.cc).
   void OpenGate();
   // Whether a range of this name opens a capture range (the calling
@@ -176,8 +162,13 @@ class Recorder {
   OnceLog log_;
   std::string output_path_;
   std::unique_ptr<format::CaptureWriter> writer_;
-  std::unique_ptr<BufferPool> pool_;
-  StringInterner strings_;
+  RecorderPhase state_;
+  // Devices and threads first seen in callbacks, described by the control thread.
+  FirstSeen seen_;
+  // The buffers CUPTI records into; made with the writer.
+  std::unique_ptr<CuptiBuffers> buffers_;
+  // The hold on CUPTI: callbacks, subscriber, activity kinds, detach.
+  CuptiSession cupti_;
   std::unique_ptr<EventLog> events_;
   // Range events and window marks, per thread (range_log.h); drained by the
   // control thread when a thread hands a chunk over (ranges_wanted_).
@@ -187,8 +178,6 @@ class Recorder {
   std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
   // Capture ranges: what decides, which names open one, the trigger file.
   std::unique_ptr<CaptureGate> gate_;
-  // The API callback ids the subscriber has on, for every part that wants some.
-  CallbackSwitch callbacks_;
   // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
   std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.
@@ -203,14 +192,10 @@ class Recorder {
   std::atomic<bool> gate_release_wanted_{false};
   std::atomic<uint64_t> profiler_ranges_{0};
   uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
-  std::mutex switch_mu_;          // one switch at a time (app threads, control thread)
   std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
   std::unique_ptr<NvmlSampler> nvml_;
   PmSessions pm_;  // --counters pm
 
-  RecorderPhase state_;
-  std::atomic<bool> cupti_started_{false};
-  std::atomic<bool> activity_enabled_{false};
   std::atomic<uint64_t> next_window_id_{1};
   // Start/end ranges that opened a --window-nvtx window, by range id, until
   // their end (from any thread). Their marks' ids carry kStartedWindowBit,
@@ -220,34 +205,10 @@ class Recorder {
   std::unordered_set<uint64_t> started_windows_;
   std::atomic<uint64_t> started_window_count_{0};
 
-  // CUPTI attachment, changed by the control thread and by application
-  // threads that open a capture range; all under cupti_mu_.
-  std::mutex cupti_mu_;
-  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
-  bool callbacks_registered_ = false;
-  bool detached_ = false;        // finalized since the last attach, or not attached since cuInit
-  // The detach a pause after recording makes; null when pauses keep CUPTI
-  // (GPUCAP_PAUSE_DETACH=0, PM sampling). Made by StartCupti.
-  std::unique_ptr<CuptiDetach> detach_;
-
-  // Counters for the stats messages.
-  std::atomic<uint64_t> cupti_dropped_{0};
-  std::atomic<uint64_t> pool_empty_{0};
-  std::atomic<uint64_t> buffers_completed_{0};
-  std::atomic<uint64_t> strings_dropped_{0};
-  std::atomic<int> in_completion_{0};
-  std::atomic<uint64_t> completions_{0};
-
-  // Devices and threads first seen in callbacks, described by the control thread.
-  std::mutex seen_mu_;
-  std::vector<uint32_t> new_devices_;
   std::atomic<bool> devices_pending_{false};
   // The first device's context creation, and how late and how long its
   // description (and NVML's first readings) took: in the stats.
   std::atomic<uint64_t> device_seen_ns_{0}, device_report_lag_ns_{0}, device_read_ns_{0}, nvml_add_ns_{0};
-  std::unordered_set<uint32_t> devices_seen_;
-  std::vector<uint32_t> new_threads_;
-  std::unordered_set<uint32_t> threads_seen_;
 
   // Control thread.
   std::thread control_;

@@ -31,7 +31,7 @@ void Recorder::ControlLoop() {
       if (control_quit_) return;
     }
     if (ranges_wanted_.exchange(false)) ranges_->Collect(/*full_only=*/true);
-    if (flush_wanted_.exchange(false) && activity_enabled_.load()) {
+    if (flush_wanted_.exchange(false) && cupti_.activity_enabled()) {
       cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
     }
     auto now = Clock::now();
@@ -48,14 +48,14 @@ void Recorder::ControlLoop() {
         ApplyGate(gate_->Release(), CurrentOsTid());
       } else if (!config_.start_paused) {
         state_.store(kRecording);
-        RecordCupti();
+        cupti_.Record();
         recording_since = now;
       }
     }
     if (toggle_requested_.exchange(false) && delay_done) {
       if (state_.load() == kRecording) {
         state_.store(kPaused);
-        PauseCupti();
+        cupti_.Pause();
         NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2");
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
       } else if (writer_->stopped()) {
@@ -63,17 +63,17 @@ void Recorder::ControlLoop() {
         log_.Log("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
         state_.store(kRecording);
-        RecordCupti();
+        cupti_.Record();
         recording_since = now;
         NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2");
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
-    if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) ReleaseCupti(true);
+    if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) cupti_.Release(true);
     // A detach that gave up (a call stayed in CUDA past its bound) tries
     // again at the next ticks of the same pause.
-    if (detach_ && state_.load() == kPaused && detach_->RetryDue()) TryDetach();
-    if (state_.load() == kPaused) HoldWhilePaused();
+    if (cupti_.detaches() && state_.load() == kPaused && cupti_.DetachRetryDue()) cupti_.TryDetach();
+    if (state_.load() == kPaused) cupti_.HoldWhilePaused();
     if (gate_ && PollGate()) {
       Stop("capture range end");
       return;
@@ -86,7 +86,7 @@ void Recorder::ControlLoop() {
     if (writer_->stopped() && !logged_writer_stop_) {
       // Disk full, I/O error or the size cap: stop paying for tracing.
       logged_writer_stop_ = true;
-      PauseCupti();
+      cupti_.Pause();
       Status err = writer_->error();
       fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
               output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
@@ -100,24 +100,6 @@ void Recorder::ControlLoop() {
       last_tick = now;
       Tick(false);
     }
-  }
-}
-
-void Recorder::WaitForCompletions(std::chrono::milliseconds limit) {
-  // Completion callbacks may still be running on CUPTI's thread: wait until
-  // they are done, briefly.
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  uint64_t seen = completions_.load();
-  int quiet_polls = 0;
-  while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    uint64_t c = completions_.load();
-    if (in_completion_.load() == 0 && c == seen) {
-      ++quiet_polls;
-    } else {
-      quiet_polls = 0;
-    }
-    seen = c;
   }
 }
 
@@ -139,12 +121,12 @@ void Recorder::Stop(const char* reason) {
       control_.join();
     }
   }
-  if (cupti_started_.load()) {
+  if (cupti_.started()) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    WaitForCompletions(std::chrono::milliseconds(300));
+    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
     // Already stopped when this runs at exit (StopPmSamplersAtExit).
     StopPmSamplers();
-    SetActivityEnabled(false);
+    cupti_.SetActivityEnabled(false);
   }
   if (nvml_) nvml_->Stop();
   Tick(true);
@@ -164,13 +146,13 @@ void Recorder::Stop(const char* reason) {
             output_path_.c_str(), c.bytes_written / 1e6,
             static_cast<unsigned long long>(c.chunks_written), reason, ms);
   }
-  uint64_t drops = cupti_dropped_.load() + pool_empty_.load() + c.buffers_dropped_queue_full;
+  uint64_t drops = buffers_->cupti_dropped() + buffers_->pool_empty() + c.buffers_dropped_queue_full;
   if (drops && !config_.quiet) {
     fprintf(stderr,
             "gpucap: dropped %llu CUPTI records, %llu buffer requests (pool empty), %llu buffers "
             "(writer behind); see GPUCAP_POOL_MB\n",
-            static_cast<unsigned long long>(cupti_dropped_.load()),
-            static_cast<unsigned long long>(pool_empty_.load()),
+            static_cast<unsigned long long>(buffers_->cupti_dropped()),
+            static_cast<unsigned long long>(buffers_->pool_empty()),
             static_cast<unsigned long long>(c.buffers_dropped_queue_full));
   }
 }

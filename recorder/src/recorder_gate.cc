@@ -104,7 +104,7 @@ void Recorder::ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid) {
       return;
     }
     state_.store(kRecording);
-    if (cupti_started_.load()) RecordCupti();
+    if (cupti_.started()) cupti_.Record();
     NoteRecordingState(d.state, d.why);
     if (profiler && !d.label.empty()) {
       format::WindowMark m;
@@ -125,9 +125,9 @@ void Recorder::ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid) {
       profiler_window_ = 0;
       AddEvent(std::move(m));
     }
-    bool was_recording = activity_enabled_.load();
+    bool was_recording = cupti_.activity_enabled();
     state_.store(kPaused);
-    SetActivityEnabled(false);
+    cupti_.SetActivityEnabled(false);
     if (config_.pause_detach && was_recording && d.action == Action::kPause) gate_release_wanted_.store(true);
     NoteRecordingState(d.state, d.why);
     if (d.action == Action::kPauseAndStop) {
@@ -163,7 +163,7 @@ bool Recorder::PollGate() {
   if (gate_->trigger_busy()) return false;
   // Its ranges are done: hand CUPTI's buffers to the writer, then take the
   // file away, so that its going says the trace is in the capture.
-  if (!activity_enabled_.load()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!cupti_.activity_enabled()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::string what = trigger_->Retire();
   trigger_taken_ = false;
   if (what.rfind("left", 0) == 0) trigger_stuck_ = true;
@@ -194,7 +194,7 @@ void Recorder::NoteRecordingState(format::RecordingState state, const std::strin
 
 void Recorder::EnableGateCallbacks() {
   if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
-  auto want = [&](uint32_t domain, uint32_t cbid) { callbacks_.Want(CallbackSwitch::kGate, domain, cbid, true); };
+  auto want = [&](uint32_t domain, uint32_t cbid) { cupti_.callbacks()->Want(CallbackSwitch::kGate, domain, cbid, true); };
   want(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
   want(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
   want(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);

@@ -30,12 +30,7 @@ void Recorder::AnnounceThread(RangeLog::Writer* w, uint32_t os_tid) {
   // Name the thread now, from itself: short-lived threads are gone by the
   // time the control thread could read /proc.
   w->announced = true;
-  bool first;
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    first = threads_seen_.insert(os_tid).second;
-  }
-  if (first) {
+  if (seen_.ClaimThread(os_tid)) {
     char name[64] = {};
     pthread_getname_np(pthread_self(), name, sizeof(name));
     format::ThreadInfo t{static_cast<uint32_t>(getpid()), os_tid, os_tid, name};
