@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,11 +28,6 @@
 #endif
 
 namespace gpucap::recorder {
-
-uint32_t CurrentOsTid() {
-  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
-  return tid;
-}
 
 namespace {
 
@@ -78,6 +72,13 @@ Recorder::Recorder(const Config& config)
     : config_(config),
       cupti_(config_, &state_, &log_, CuptiEntry(), [this](bool late) { OnCuptiAttached(late); }),
       range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct),
+      capture_(config_, &state_, &cupti_, &log_,
+               CaptureSwitch::Hooks{
+                   &stop_mu_, [this] { return writer_->stopped(); }, [this] { return Now(); },
+                   [this] { return NextWindowId(); },
+                   [this](format::SmallMessage event) { AddEvent(std::move(event)); },
+                   [this](format::RecordingState state, const std::string& why) { NoteRecordingState(state, why); },
+                   [this] { control_cv_.notify_one(); }}),
       pm_(config_, [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
           StopPmSamplersAtExit, &log_) {}
 
@@ -242,7 +243,7 @@ void Recorder::StartThreads(int pid) {
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
-  OpenGate();
+  capture_.Open();
   {
     // The control thread may call Stop(), which reads control_: assign it
     // under the lock the loop takes before doing anything else.
@@ -268,6 +269,15 @@ void Recorder::AddEvent(format::SmallMessage event) {
     }
   }
   events_->Add(std::move(event));
+}
+
+void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {
+  format::RecordingChange c;
+  c.state = state;
+  c.why = why;
+  c.timestamp_ns = Now();
+  c.os_tid = CurrentOsTid();
+  AddEvent(format::RecordingChangeBlob(c));
 }
 
 void Recorder::SampleClock(format::ClockKind kind) {
@@ -356,7 +366,7 @@ format::RecorderStats Recorder::Stats() {
     s.extra.emplace_back("device_read_ns", device_read_ns_.load());
     s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
   }
-  GateStats(&s.extra);
+  capture_.Stats(&s.extra);
   cupti_.Stats(&s.extra);
   HostNodeStats(&s.extra);
   if (api_records_) {

@@ -25,6 +25,7 @@
 
 #include "api_records.h"
 #include "capture_range.h"
+#include "capture_switch.h"
 #include "capture_streams.h"
 #include "config.h"
 #include "cupti_buffers.h"
@@ -32,20 +33,16 @@
 #include "event_log.h"
 #include "first_seen.h"
 #include "nvml_sampler.h"
+#include "os_tid.h"
 #include "once_log.h"
 #include "pm_sessions.h"
 #include "range_clock.h"
 #include "range_log.h"
 #include "range_matcher.h"
 #include "recorder_phase.h"
-#include "trigger_file.h"
 #include "gpucap/format/capture_writer.h"
 
 namespace gpucap::recorder {
-
-// The calling thread's OS thread id, cached per thread. After fork the
-// recorder does nothing, so a cached id never outlives its process.
-uint32_t CurrentOsTid();
 
 class Recorder {
  public:
@@ -98,18 +95,18 @@ class Recorder {
   // API records).
   void OnApiCallback(uint32_t domain, uint32_t cbid, const void* data);
 
-  // --- capture ranges (recorder_gate.cc), from the NVTX hooks ---
-  bool gated() const { return gate_ != nullptr; }
+  // --- capture ranges (capture_switch.h), from the NVTX hooks ---
+  bool gated() const { return capture_.gated(); }
   // A push or start (name is looked at only when gated); make_key() gives
   // its key, asked only of a name that matches.
   template <typename MakeKey>
   void GateRangeOpen(std::string_view name, MakeKey make_key) {
-    if (GateMatches(name)) GateOpenMatched(name, make_key());
+    if (capture_.Matches(name)) capture_.OpenMatched(name, make_key());
   }
   // A pop or end; make_key() is asked only while a capture range is open.
   template <typename MakeKey>
   void GateRangeClose(MakeKey make_key) {
-    if (gate_->MayClose()) GateClose(make_key());
+    if (capture_.MayClose()) capture_.Close(make_key());
   }
 
   // Requests from signal handlers: async-signal-safe.
@@ -138,22 +135,7 @@ class Recorder {
   // attach of the session switches on for the recorder's parts.
   CuptiSession::Entry CuptiEntry();
   void OnCuptiAttached(bool late);
-  // Capture ranges (recorder_gate.cc).
-  void OpenGate();
-  // Whether a range of this name opens a capture range (the calling
-  // thread's MatchCache: a name that repeats runs the regex once).
-  bool GateMatches(std::string_view name) const;
-  void GateOpenMatched(std::string_view name, const CaptureGate::RangeKey& key);
-  void GateClose(const CaptureGate::RangeKey& key);
-  void GateProfilerApi(bool start);
-  void ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid);
-  // The control thread's part: the trigger file, the end of the capture
-  // ranges. True when the recorder must stop now.
-  bool PollGate();
-  void GateStats(std::vector<std::pair<std::string, uint64_t>>* extra);
-  void EnableGateCallbacks();
-  // cudaProfilerStart/Stop and cuProfilerStart/Stop; false for other calls.
-  bool OnGateCallback(uint32_t domain, uint32_t cbid, const void* data);
+  // A RecordingChange message, stamped now on the calling thread.
   void NoteRecordingState(format::RecordingState state, const std::string& why);
   void AnnounceThread(RangeLog::Writer* w, uint32_t os_tid);
   void AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name);
@@ -176,23 +158,12 @@ class Recorder {
   std::atomic<bool> ranges_wanted_{false};
   RangeClock range_clock_;
   std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
-  // Capture ranges: what decides, which names open one, the trigger file.
-  std::unique_ptr<CaptureGate> gate_;
   // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
   std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.
   std::unique_ptr<CaptureStreams> capture_streams_;
-  std::unique_ptr<RangeMatcher> gate_names_;
-  std::unique_ptr<TriggerFile> trigger_;
-  bool trigger_taken_ = false;  // control thread only
-  bool trigger_stuck_ = false;
-  std::atomic<bool> gate_stop_wanted_{false};
-  // A recorded range ended with GPUCAP_PAUSE_DETACH=1: the control thread
-  // lets go of CUPTI (ReleaseCupti), which the app thread must not wait for.
-  std::atomic<bool> gate_release_wanted_{false};
-  std::atomic<uint64_t> profiler_ranges_{0};
-  uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
-  std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
+  // Capture ranges: applying their decisions, the trigger file.
+  CaptureSwitch capture_;
   std::unique_ptr<NvmlSampler> nvml_;
   PmSessions pm_;  // --counters pm
 

@@ -44,8 +44,8 @@ void Recorder::ControlLoop() {
     }
     if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
       delay_done = true;
-      if (gate_) {
-        ApplyGate(gate_->Release(), CurrentOsTid());
+      if (capture_.gated()) {
+        capture_.ReleaseDelay();
       } else if (!config_.start_paused) {
         state_.store(kRecording);
         cupti_.Record();
@@ -69,12 +69,12 @@ void Recorder::ControlLoop() {
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
-    if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) cupti_.Release(true);
+    if (capture_.TakeReleaseWanted() && state_.load() == kPaused) cupti_.Release(true);
     // A detach that gave up (a call stayed in CUDA past its bound) tries
     // again at the next ticks of the same pause.
     if (cupti_.detaches() && state_.load() == kPaused && cupti_.DetachRetryDue()) cupti_.TryDetach();
     if (state_.load() == kPaused) cupti_.HoldWhilePaused();
-    if (gate_ && PollGate()) {
+    if (capture_.gated() && capture_.Poll()) {
       Stop("capture range end");
       return;
     }

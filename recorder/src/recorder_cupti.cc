@@ -77,7 +77,7 @@ void Recorder::StartCupti() {
   // while paused: graphs built meanwhile (GPUCAP_PAUSED_GRAPHS=1), the
   // cudaProfilerStart that opens a capture range, the first context that PM
   // sampling is configured in. Its first recording attaches (CuptiSession::Attach).
-  bool profiler_api_gate = gate_ && config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
+  bool profiler_api_gate = capture_.gated() && config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
   cupti_.Start(recording || config_.paused_subscribe || profiler_api_gate || config_.pm_counters, recording,
                api_records_.get());
 }
@@ -87,7 +87,7 @@ void Recorder::OnCuptiAttached(bool late) {
   // The profiler-API callbacks of a capture range, the calls that make
   // streams and the capture boundaries: wanted once, switched on by every
   // Attach.
-  EnableGateCallbacks();
+  capture_.EnableCallbacks();
   for (uint32_t cbid : kStreamCreationCallbacks) {
     cupti_.callbacks()->Want(CallbackSwitch::kStreamFacts, CUPTI_CB_DOMAIN_DRIVER_API, cbid, true);
   }
@@ -170,7 +170,7 @@ void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
     // made now runs work later.
     if (auto s = DescribeCreatedStream(cbid, data, Now(), CurrentOsTid())) AddEvent(*s);
   }
-  if (gate_ && OnGateCallback(domain, cbid, data)) return;
+  if (capture_.gated() && capture_.OnCallback(domain, cbid, data)) return;
   if (CaptureStreams* cs = capture_streams_.get()) {
     if (auto e = cs->OnApi(domain, cbid, data, Now(), CurrentOsTid())) {
       if (state_.load(std::memory_order_acquire) != kStopped) AddEvent(std::move(*e));
