@@ -170,14 +170,7 @@ bool Recorder::OpenOutput(const char* host, int pid) {
         // Never blocks: a lost wake-up is the control loop's 50 ms timeout.
         if (!ranges_wanted_.exchange(true, std::memory_order_acq_rel)) control_cv_.notify_one();
       });
-  if (!config_.window_nvtx.empty()) {
-    std::string why;
-    window_names_ = RangeMatcher::Make(config_.window_nvtx, &why);
-    if (!window_names_) {
-      fprintf(stderr, "gpucap: GPUCAP_WINDOW_NVTX '%s' is not a valid regex (%s); ignored\n",
-              config_.window_nvtx.c_str(), why.c_str());
-    }
-  }
+  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), &seen_, config_.window_nvtx);
   return true;
 }
 
@@ -250,6 +243,11 @@ void Recorder::StartThreads(int pid) {
     std::lock_guard<std::mutex> lock(control_mu_);
     control_ = std::thread([this] { ControlLoop(); });
   }
+}
+
+void Recorder::AddRange(format::RangeEvent e) {
+  if (!accepting()) return;
+  AddRangeFields(FieldsOf(e), e.name, e.ext_payloads.empty() ? nullptr : &e.ext_payloads);
 }
 
 void Recorder::AddEvent(format::SmallMessage event) {

@@ -39,6 +39,7 @@
 #include "range_clock.h"
 #include "range_log.h"
 #include "range_matcher.h"
+#include "range_recorder.h"
 #include "recorder_phase.h"
 #include "gpucap/format/capture_writer.h"
 
@@ -80,10 +81,12 @@ class Recorder {
   // `cache`: the caller's thread_local RangeLog::WriterCache, or nullptr.
   void AddRangeFields(const RangeFields& f, std::string_view name,
                       const std::vector<format::ExtPayload>* ext = nullptr,
-                      RangeLog::WriterCache* cache = nullptr);
+                      RangeLog::WriterCache* cache = nullptr) {
+    range_recorder_->Add(f, name, ext, cache);
+  }
   // Ids for window marks, shared by --window-nvtx and the C API so that
   // one's close never ends the other's window.
-  uint64_t NextWindowId() { return next_window_id_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t NextWindowId() { return range_recorder_->NextWindowId(); }
 
   // --- CUPTI callbacks ---
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -137,8 +140,6 @@ class Recorder {
   void OnCuptiAttached(bool late);
   // A RecordingChange message, stamped now on the calling thread.
   void NoteRecordingState(format::RecordingState state, const std::string& why);
-  void AnnounceThread(RangeLog::Writer* w, uint32_t os_tid);
-  void AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name);
 
   Config config_;
   OnceLog log_;
@@ -157,7 +158,9 @@ class Recorder {
   std::unique_ptr<RangeLog> ranges_;
   std::atomic<bool> ranges_wanted_{false};
   RangeClock range_clock_;
-  std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
+  // Ranges from the application's threads and the window marks they
+  // derive (--window-nvtx); made with the range log.
+  std::unique_ptr<RangeRecorder> range_recorder_;
   // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
   std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.
@@ -166,15 +169,6 @@ class Recorder {
   CaptureSwitch capture_;
   std::unique_ptr<NvmlSampler> nvml_;
   PmSessions pm_;  // --counters pm
-
-  std::atomic<uint64_t> next_window_id_{1};
-  // Start/end ranges that opened a --window-nvtx window, by range id, until
-  // their end (from any thread). Their marks' ids carry kStartedWindowBit,
-  // apart from push/pop and API window ids.
-  static constexpr uint64_t kStartedWindowBit = 1ull << 63;
-  std::mutex started_windows_mu_;
-  std::unordered_set<uint64_t> started_windows_;
-  std::atomic<uint64_t> started_window_count_{0};
 
   std::atomic<bool> devices_pending_{false};
   // The first device's context creation, and how late and how long its
