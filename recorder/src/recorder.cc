@@ -78,7 +78,7 @@ Recorder::Recorder(const Config& config)
                    [this] { return NextWindowId(); },
                    [this](format::SmallMessage event) { AddEvent(std::move(event)); },
                    [this](format::RecordingState state, const std::string& why) { NoteRecordingState(state, why); },
-                   [this] { control_cv_.notify_one(); }}),
+                   [this] { control_.Wake(); }}),
       pm_(config_, [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
           StopPmSamplersAtExit, &log_) {}
 
@@ -157,19 +157,14 @@ bool Recorder::OpenOutput(const char* host, int pid) {
   }
   writer_ = std::move(writer).value();
   buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_, &seen_,
-                                            [this] {
-                                              if (!flush_wanted_.exchange(true)) control_cv_.notify_one();
-                                            });
+                                            [this] { control_.WantFlush(); });
   cupti_.UseBuffers(buffers_.get());
   events_ = std::make_unique<EventLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       512);
   ranges_ = std::make_unique<RangeLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
-      RangeLog::Limits{}, [this] {
-        // Never blocks: a lost wake-up is the control loop's 50 ms timeout.
-        if (!ranges_wanted_.exchange(true, std::memory_order_acq_rel)) control_cv_.notify_one();
-      });
+      RangeLog::Limits{}, [this] { control_.WantRanges(); });
   range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), &seen_, config_.window_nvtx);
   return true;
 }
@@ -237,12 +232,7 @@ void Recorder::StartThreads(int pid) {
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
   capture_.Open();
-  {
-    // The control thread may call Stop(), which reads control_: assign it
-    // under the lock the loop takes before doing anything else.
-    std::lock_guard<std::mutex> lock(control_mu_);
-    control_ = std::thread([this] { ControlLoop(); });
-  }
+  control_.Start([this] { ControlLoop(); });
 }
 
 void Recorder::AddRange(format::RangeEvent e) {

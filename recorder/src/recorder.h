@@ -28,6 +28,7 @@
 #include "capture_switch.h"
 #include "capture_streams.h"
 #include "config.h"
+#include "control_thread.h"
 #include "cupti_buffers.h"
 #include "cupti_session.h"
 #include "event_log.h"
@@ -113,8 +114,8 @@ class Recorder {
   }
 
   // Requests from signal handlers: async-signal-safe.
-  void RequestToggle();
-  void RequestStop(int signal);
+  void RequestToggle() { control_.RequestToggle(); }
+  void RequestStop(int signal) { control_.RequestStop(signal); }
 
   const Config& config() const { return config_; }
   const std::string& output_path() const { return output_path_; }
@@ -154,9 +155,8 @@ class Recorder {
   CuptiSession cupti_;
   std::unique_ptr<EventLog> events_;
   // Range events and window marks, per thread (range_log.h); drained by the
-  // control thread when a thread hands a chunk over (ranges_wanted_).
+  // control thread when a thread hands a chunk over (ControlThread::WantRanges).
   std::unique_ptr<RangeLog> ranges_;
-  std::atomic<bool> ranges_wanted_{false};
   RangeClock range_clock_;
   // Ranges from the application's threads and the window marks they
   // derive (--window-nvtx); made with the range log.
@@ -175,15 +175,8 @@ class Recorder {
   // description (and NVML's first readings) took: in the stats.
   std::atomic<uint64_t> device_seen_ns_{0}, device_report_lag_ns_{0}, device_read_ns_{0}, nvml_add_ns_{0};
 
-  // Control thread.
-  std::thread control_;
-  std::mutex control_mu_;
-  std::condition_variable control_cv_;
-  bool control_quit_ = false;
-  std::atomic<bool> toggle_requested_{false};
-  std::atomic<bool> flush_wanted_{false};
-  std::atomic<int> stop_signal_{0};
-  std::mutex stop_mu_;
+  ControlThread control_;
+  std::mutex stop_mu_;  // one Stop at a time; tried, never waited for, by a capture range's switch
   bool logged_writer_stop_ = false;
 };
 

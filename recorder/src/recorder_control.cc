@@ -13,9 +13,6 @@
 
 namespace gpucap::recorder {
 
-void Recorder::RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
-void Recorder::RequestStop(int signal) { stop_signal_.store(signal, std::memory_order_relaxed); }
-
 void Recorder::ControlLoop() {
   using Clock = std::chrono::steady_clock;
   auto started = Clock::now();
@@ -24,18 +21,13 @@ void Recorder::ControlLoop() {
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(control_mu_);
-      control_cv_.wait_for(lock, std::chrono::milliseconds(50),
-                           [&] { return control_quit_ || flush_wanted_.load() || ranges_wanted_.load(); });
-      if (control_quit_) return;
-    }
-    if (ranges_wanted_.exchange(false)) ranges_->Collect(/*full_only=*/true);
-    if (flush_wanted_.exchange(false) && cupti_.activity_enabled()) {
+    if (!control_.Wait()) return;
+    if (control_.TakeRangesWanted()) ranges_->Collect(/*full_only=*/true);
+    if (control_.TakeFlushWanted() && cupti_.activity_enabled()) {
       cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
     }
     auto now = Clock::now();
-    if (int sig = stop_signal_.exchange(0)) {
+    if (int sig = control_.TakeStopSignal()) {
       Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
       // Die as the signal would have killed us before we flushed.
       signal(sig, SIG_DFL);
@@ -52,7 +44,7 @@ void Recorder::ControlLoop() {
         recording_since = now;
       }
     }
-    if (toggle_requested_.exchange(false) && delay_done) {
+    if (control_.TakeToggle() && delay_done) {
       if (state_.load() == kRecording) {
         state_.store(kPaused);
         cupti_.Pause();
@@ -109,18 +101,7 @@ void Recorder::Stop(const char* reason) {
   if (state == kStopped) return;
   auto stop_began = std::chrono::steady_clock::now();
   state_.store(kPaused);  // no new events from the application
-  {
-    std::lock_guard<std::mutex> l(control_mu_);
-    control_quit_ = true;
-  }
-  control_cv_.notify_all();
-  if (control_.joinable()) {
-    if (control_.get_id() == std::this_thread::get_id()) {
-      control_.detach();
-    } else {
-      control_.join();
-    }
-  }
+  control_.Quit();
   if (cupti_.started()) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     buffers_->WaitForCompletions(std::chrono::milliseconds(300));
