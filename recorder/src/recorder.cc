@@ -11,14 +11,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "buffer_walk.h"
 #include "device_facts.h"
 #include "graph_events.h"
 #include "host_node_timer.h"
 #include "process_recorder.h"
+#include "proc_text.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/frame.h"
 #include "cupti_records.h"
@@ -35,18 +34,6 @@ int64_t ClockNs(clockid_t id) {
   timespec ts;
   clock_gettime(id, &ts);
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\0')) s.pop_back();
-  return s;
 }
 
 int EnvInt(const char* name, int fallback) {
@@ -70,6 +57,8 @@ void StopPmSamplersAtExit() {
 
 Recorder::Recorder(const Config& config)
     : config_(config),
+      facts_([this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
+             [this] { return Now(); }),
       cupti_(config_, &state_, &log_, CuptiEntry(), [this](bool late) { OnCuptiAttached(late); }),
       range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct),
       capture_(config_, &state_, &cupti_, &log_,
@@ -156,7 +145,7 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     return false;
   }
   writer_ = std::move(writer).value();
-  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_, &seen_,
+  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_, facts_.seen(),
                                             [this] { control_.WantFlush(); });
   cupti_.UseBuffers(buffers_.get());
   events_ = std::make_unique<EventLog>(
@@ -165,7 +154,7 @@ bool Recorder::OpenOutput(const char* host, int pid) {
   ranges_ = std::make_unique<RangeLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       RangeLog::Limits{}, [this] { control_.WantRanges(); });
-  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), &seen_, config_.window_nvtx);
+  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx);
   return true;
 }
 
@@ -217,17 +206,11 @@ void Recorder::WriteSessionInfo(const char* host, int pid) {
 // The main thread's announcement, the NVML sampler, the recording state
 // and the control thread.
 void Recorder::StartThreads(int pid) {
-  seen_.QueueThread(static_cast<uint32_t>(pid));
+  facts_.seen()->QueueThread(static_cast<uint32_t>(pid));
   for (const auto& [key, value] : config_.raw) {
     if (key == "pm_counters") log_.Log("gpucap: PM sampling " + value);
   }
-  if (config_.nvml_counters) {
-    std::string why;
-    nvml_ = NvmlSampler::Start(
-        config_.counter_interval_ms, [this] { return Now(); },
-        [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); }, &why);
-    if (!nvml_) log_.Log("gpucap: NVML counters off: " + why);
-  }
+  if (config_.nvml_counters) facts_.StartNvml(config_.counter_interval_ms, &log_);
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
@@ -288,44 +271,6 @@ void Recorder::SampleClock(format::ClockKind kind) {
   range_clock_.Check();
 }
 
-void Recorder::ReportDevices() {
-  std::vector<uint32_t> devices = seen_.TakeNewDevices();
-  std::vector<format::SmallMessage> out;
-  // When the first device is described, and how long that takes, against
-  // its context's creation (issue 17 item 8: NVML's first sample came late).
-  uint64_t began = devices.empty() ? 0 : Now();
-  for (uint32_t d : devices) {
-    auto info = ReadDevice(d);
-    if (!info) continue;
-    uint64_t read = Now();
-    if (nvml_) nvml_->AddDevice(d, info->pci_bus_id);
-    uint64_t added = Now();
-    uint64_t seen = device_seen_ns_.load();
-    if (device_report_lag_ns_.load() == 0 && seen) {
-      device_report_lag_ns_.store(began > seen ? began - seen : 1);
-      device_read_ns_.store(read - began);
-      nvml_add_ns_.store(added - read);
-    }
-    out.emplace_back(std::move(*info));
-  }
-  if (!out.empty()) writer_->Submit(std::move(out));
-}
-
-void Recorder::ReportThreads() {
-  std::vector<uint32_t> tids = seen_.TakeNewThreads();
-  std::vector<format::SmallMessage> out;
-  uint32_t pid = static_cast<uint32_t>(getpid());
-  for (uint32_t tid : tids) {
-    format::ThreadInfo t;
-    t.pid = pid;
-    t.cupti_thread_id = tid;
-    t.os_tid = tid;
-    t.name = Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm"));
-    out.emplace_back(std::move(t));
-  }
-  if (!out.empty()) writer_->Submit(std::move(out));
-}
-
 format::RecorderStats Recorder::Stats() {
   format::RecorderStats s;
   s.timestamp_ns = Now();
@@ -349,11 +294,7 @@ format::RecorderStats Recorder::Stats() {
              {"range_clock_direct", range_clock_.direct() ? 1u : 0u},
              {"range_clock_failed_checks", range_clock_.failed_checks()},
              {"range_chunk_bytes", ranges_->chunk_bytes_in_use()}};
-  if (device_report_lag_ns_.load()) {
-    s.extra.emplace_back("device_report_lag_ns", device_report_lag_ns_.load());
-    s.extra.emplace_back("device_read_ns", device_read_ns_.load());
-    s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
-  }
+  facts_.Stats(&s.extra);
   capture_.Stats(&s.extra);
   cupti_.Stats(&s.extra);
   HostNodeStats(&s.extra);
@@ -379,10 +320,10 @@ format::RecorderStats Recorder::Stats() {
 
 void Recorder::Tick(bool final_tick) {
   SampleClock(final_tick ? format::ClockKind::kEnd : format::ClockKind::kPeriodic);
-  ReportDevices();
+  facts_.ReportDevices();
   // Before the threads: a collected buffer names the threads it saw.
   if (api_records_) api_records_->Collect();
-  ReportThreads();
+  facts_.ReportThreads();
   events_->Collect();
   ranges_->Collect();
   writer_->Submit(format::SmallMessage(Stats()));

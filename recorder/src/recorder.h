@@ -32,8 +32,7 @@
 #include "cupti_buffers.h"
 #include "cupti_session.h"
 #include "event_log.h"
-#include "first_seen.h"
-#include "nvml_sampler.h"
+#include "facts_reporter.h"
 #include "os_tid.h"
 #include "once_log.h"
 #include "pm_sessions.h"
@@ -132,8 +131,6 @@ class Recorder {
   void ControlLoop();
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);
-  void ReportDevices();
-  void ReportThreads();
   format::RecorderStats Stats();
   // CUPTI's ways into this recorder (recorder_cupti.cc), and what each
   // attach of the session switches on for the recorder's parts.
@@ -147,8 +144,9 @@ class Recorder {
   std::string output_path_;
   std::unique_ptr<format::CaptureWriter> writer_;
   RecorderPhase state_;
-  // Devices and threads first seen in callbacks, described by the control thread.
-  FirstSeen seen_;
+  // Devices and threads first seen in callbacks, described by the control
+  // thread; NVML's counters.
+  FactsReporter facts_;
   // The buffers CUPTI records into; made with the writer.
   std::unique_ptr<CuptiBuffers> buffers_;
   // The hold on CUPTI: callbacks, subscriber, activity kinds, detach.
@@ -167,13 +165,8 @@ class Recorder {
   std::unique_ptr<CaptureStreams> capture_streams_;
   // Capture ranges: applying their decisions, the trigger file.
   CaptureSwitch capture_;
-  std::unique_ptr<NvmlSampler> nvml_;
   PmSessions pm_;  // --counters pm
 
-  std::atomic<bool> devices_pending_{false};
-  // The first device's context creation, and how late and how long its
-  // description (and NVML's first readings) took: in the stats.
-  std::atomic<uint64_t> device_seen_ns_{0}, device_report_lag_ns_{0}, device_read_ns_{0}, nvml_add_ns_{0};
 
   ControlThread control_;
   std::mutex stop_mu_;  // one Stop at a time; tried, never waited for, by a capture range's switch

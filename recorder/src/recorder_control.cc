@@ -87,7 +87,7 @@ void Recorder::ControlLoop() {
       last_pm_poll = now;
       pm_.PollAll();
     }
-    if (devices_pending_.exchange(false, std::memory_order_acq_rel)) ReportDevices();
+    if (facts_.TakeDevicesPending()) facts_.ReportDevices();
     if (now - last_tick >= std::chrono::seconds(1)) {
       last_tick = now;
       Tick(false);
@@ -109,7 +109,7 @@ void Recorder::Stop(const char* reason) {
     StopPmSamplers();
     cupti_.SetActivityEnabled(false);
   }
-  if (nvml_) nvml_->Stop();
+  facts_.StopNvml();
   Tick(true);
   format::Trailer trailer;
   trailer.clean_shutdown = true;

@@ -96,7 +96,7 @@ void Recorder::OnCuptiAttached(bool late) {
     // Contexts made while CUPTI was away announced no device: describe
     // every device, as the first context's callback would have.
     int count = 0;
-    if (cuDeviceGetCount(&count) == CUDA_SUCCESS) seen_.SeeDevices(count);
+    if (cuDeviceGetCount(&count) == CUDA_SUCCESS) facts_.seen()->SeeDevices(count);
   }
 }
 
@@ -115,14 +115,10 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
       const auto* rd = static_cast<const CUpti_ResourceData*>(data);
       uint32_t device = 0;
       if (rd && rd->context && cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS) {
-        bool first = seen_.SeeDevice(device);
+        bool first = facts_.seen()->SeeDevice(device);
         // Described (and its NVML counters started) on the control thread's
         // next pass, not its next one-second tick.
-        if (first) {
-          uint64_t zero = 0;
-          device_seen_ns_.compare_exchange_strong(zero, Now());
-          devices_pending_.store(true, std::memory_order_release);
-        }
+        if (first) facts_.DeviceSeen();
         // Configured here, on the creating thread with the new context
         // current and the device still idle: from the control thread, with
         // the device busy, cuptiPmSamplingSetConfig fails.
