@@ -1,13 +1,25 @@
-// The recorder inside one process: the capture writer, the CUPTI activity
-// session, the per-thread event and range logs and the control thread that keeps clocks,
-// stats, and start/stop/pause decisions off the application's threads.
+// The recorder inside one process: opens the capture, composes the parts
+// that feed it, and is what the injection entry points, the NVTX handlers
+// and the C API reach (process_recorder.h). Each part is a class of its own
+// with its contract in its header, and none includes this one:
 //
-// One class, its members in files by concept: recorder.cc (opening the
-// capture, the CUPTI buffers, the periodic reports and stats),
-// recorder_control.cc (the control loop and Stop), recorder_ranges.cc (NVTX
-// ranges and the window marks they derive), recorder_pm.cc (PM sampling per
-// context), recorder_cupti.cc (the CUPTI session), recorder_gate.cc
-// (capture ranges).
+//   cupti_session.h   the hold on CUPTI: callbacks, subscriber, activity
+//                     kinds, and the detach a pause makes (cupti_detach.h)
+//   cupti_buffers.h   the buffers CUPTI records into, walked and handed to
+//                     the writer
+//   capture_switch.h  capture ranges applied: recording on and off where
+//                     they open and close, the trigger file
+//   control_thread.h  the recorder's thread, its wake-ups, the signals'
+//                     requests
+//   range_recorder.h  NVTX and API ranges and the window marks they derive
+//   facts_reporter.h  devices and threads first seen, described; NVML
+//   pm_sessions.h     PM sampling per device
+//   recorder_phase.h  starting / recording / paused / stopped, read by all
+//
+// The recorder's own files: recorder.cc (opening the capture, events, the
+// periodic tick and stats), recorder_cupti.cc (what CUPTI calls in the
+// recorder, and what each attach switches on for the parts),
+// recorder_control.cc (what a pass of the control thread does, and Stop).
 #ifndef GPUCAP_RECORDER_RECORDER_H_
 #define GPUCAP_RECORDER_RECORDER_H_
 

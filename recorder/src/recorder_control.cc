@@ -1,6 +1,10 @@
-// The recorder's control thread (the periodic tick, the start delay, the
-// signal toggle and stop requests) and the stop itself: flushing CUPTI,
-// writing the trailer and closing the capture.
+// What each pass of the recorder's control thread (control_thread.h) does,
+// in order: collect full range chunks, flush CUPTI's completed buffers when
+// asked, a stop signal, the end of --delay, SIGUSR2's toggle, letting go of
+// CUPTI after a recorded range and the detach's retries, the capture
+// ranges' end, --duration, a writer that stopped, PM polls, new devices,
+// and the one-second tick. And the stop itself: flushing CUPTI, writing the
+// trailer and closing the capture.
 #include <cupti.h>
 #include <signal.h>
 
