@@ -122,7 +122,8 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     } else {
       size_t dot = output_path_.rfind('.');
       size_t slash = output_path_.rfind('/');
-      std::string suffix = "." + std::to_string(pid);
+      std::string suffix(1, '.');
+      suffix += std::to_string(pid);
       if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
         output_path_ += suffix;
       } else {
