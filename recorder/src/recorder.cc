@@ -146,8 +146,8 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     return false;
   }
   writer_ = std::move(writer).value();
-  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_, facts_.seen(),
-                                            [this] { control_.WantFlush(); });
+  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_,
+                                            facts_.seen(), [this] { control_.WantFlush(); });
   cupti_.UseBuffers(buffers_.get());
   events_ = std::make_unique<EventLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },

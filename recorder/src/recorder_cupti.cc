@@ -61,7 +61,9 @@ CuptiSession::Entry Recorder::CuptiEntry() { return {BufferRequested, BufferComp
 void Recorder::StartCupti() {
   if (!cupti_.MarkStarted()) return;
   // Made before any callback can reach it, and kept until the process ends.
-  if (config_.capture_streams && config_.graphs) capture_streams_ = std::make_unique<CaptureStreams>(cupti_.callbacks());
+  if (config_.capture_streams && config_.graphs) {
+    capture_streams_ = std::make_unique<CaptureStreams>(cupti_.callbacks());
+  }
   // Callback API records need the subscriber; `all` keeps CUPTI's records.
   if (config_.api_source == ApiRecordSource::kCallback && config_.api == ApiSelection::kLean && config_.subscribe) {
     BufferPool* pool = buffers_->pool();
