@@ -24,19 +24,14 @@
 #define GPUCAP_RECORDER_RECORDER_H_
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <unordered_set>
 #include <vector>
 
 #include "api_records.h"
-#include "capture_range.h"
 #include "capture_switch.h"
 #include "capture_streams.h"
 #include "config.h"
@@ -50,7 +45,6 @@
 #include "pm_sessions.h"
 #include "range_clock.h"
 #include "range_log.h"
-#include "range_matcher.h"
 #include "range_recorder.h"
 #include "recorder_phase.h"
 #include "gpucap/format/capture_writer.h"
@@ -178,7 +172,6 @@ class Recorder {
   // Capture ranges: applying their decisions, the trigger file.
   CaptureSwitch capture_;
   PmSessions pm_;  // --counters pm
-
 
   ControlThread control_;
   std::mutex stop_mu_;  // one Stop at a time; tried, never waited for, by a capture range's switch
