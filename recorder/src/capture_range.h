@@ -7,7 +7,7 @@
 // callbacks tell it where ranges open and close, and it answers whether the
 // recorder must start or stop recording there. It touches no CUDA, so its
 // rules are tested without a GPU; the recorder applies its decisions
-// (recorder_gate.cc) on the thread that opened or closed the range, so that a
+// (capture_switch.h) on the thread that opened or closed the range, so that a
 // sampled range's first launch is already recorded and the next range's
 // first launch is not.
 #ifndef GPUCAP_RECORDER_CAPTURE_RANGE_H_

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <new>
 
-#include "recorder.h"
+#include "os_tid.h"
 
 namespace gpucap::recorder {
 using namespace range_log_detail;

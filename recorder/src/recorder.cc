@@ -5,21 +5,19 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "buffer_walk.h"
 #include "device_facts.h"
 #include "graph_events.h"
 #include "host_node_timer.h"
 #include "process_recorder.h"
+#include "proc_text.h"
 #include "gpucap/format/activity_kind.h"
 #include "gpucap/format/frame.h"
 #include "cupti_records.h"
@@ -30,29 +28,12 @@
 
 namespace gpucap::recorder {
 
-uint32_t CurrentOsTid() {
-  thread_local uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
-  return tid;
-}
-
 namespace {
 
 int64_t ClockNs(clockid_t id) {
   timespec ts;
   clock_gettime(id, &ts);
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\0')) s.pop_back();
-  return s;
 }
 
 int EnvInt(const char* name, int fallback) {
@@ -68,10 +49,27 @@ uint64_t CuptiNow() {
   cuptiGetTimestamp(&ts);
   return ts;
 }
+
+void StopPmSamplersAtExit() {
+  if (Recorder* r = ProcessRecorder()) r->StopPmSamplers();
+}
 }  // namespace
 
 Recorder::Recorder(const Config& config)
-    : config_(config), range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct) {}
+    : config_(config),
+      facts_([this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
+             [this] { return Now(); }),
+      cupti_(config_, &state_, &log_, CuptiEntry(), [this](bool late) { OnCuptiAttached(late); }),
+      range_clock_(CuptiNow, RangeClock::Realtime, config.range_clock_direct),
+      capture_(config_, &state_, &cupti_, &log_,
+               CaptureSwitch::Hooks{
+                   &stop_mu_, [this] { return writer_->stopped(); }, [this] { return Now(); },
+                   [this] { return NextWindowId(); },
+                   [this](format::SmallMessage event) { AddEvent(std::move(event)); },
+                   [this](format::RecordingState state, const std::string& why) { NoteRecordingState(state, why); },
+                   [this] { control_.Wake(); }}),
+      pm_(config_, [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
+          StopPmSamplersAtExit, &log_) {}
 
 Recorder* Recorder::Create(const Config& config) {
   auto* r = new Recorder(config);
@@ -90,7 +88,7 @@ bool Recorder::Open() {
   int pid = getpid();
   if (!OpenOutput(host, pid)) return false;
   WriteSessionInfo(host, pid);
-  MakeDetach();
+  cupti_.MakeDetach();
   StartThreads(pid);
   return true;
 }
@@ -124,7 +122,8 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     } else {
       size_t dot = output_path_.rfind('.');
       size_t slash = output_path_.rfind('/');
-      std::string suffix = "." + std::to_string(pid);
+      std::string suffix(1, '.');
+      suffix += std::to_string(pid);
       if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
         output_path_ += suffix;
       } else {
@@ -147,24 +146,16 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     return false;
   }
   writer_ = std::move(writer).value();
-  pool_ = std::make_unique<BufferPool>(config_.pool_buffers, config_.buffer_bytes);
+  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_,
+                                            facts_.seen(), [this] { control_.WantFlush(); });
+  cupti_.UseBuffers(buffers_.get());
   events_ = std::make_unique<EventLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       512);
   ranges_ = std::make_unique<RangeLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
-      RangeLog::Limits{}, [this] {
-        // Never blocks: a lost wake-up is the control loop's 50 ms timeout.
-        if (!ranges_wanted_.exchange(true, std::memory_order_acq_rel)) control_cv_.notify_one();
-      });
-  if (!config_.window_nvtx.empty()) {
-    std::string why;
-    window_names_ = RangeMatcher::Make(config_.window_nvtx, &why);
-    if (!window_names_) {
-      fprintf(stderr, "gpucap: GPUCAP_WINDOW_NVTX '%s' is not a valid regex (%s); ignored\n",
-              config_.window_nvtx.c_str(), why.c_str());
-    }
-  }
+      RangeLog::Limits{}, [this] { control_.WantRanges(); });
+  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx);
   return true;
 }
 
@@ -216,141 +207,21 @@ void Recorder::WriteSessionInfo(const char* host, int pid) {
 // The main thread's announcement, the NVML sampler, the recording state
 // and the control thread.
 void Recorder::StartThreads(int pid) {
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    threads_seen_.insert(static_cast<uint32_t>(pid));
-    new_threads_.push_back(static_cast<uint32_t>(pid));
-  }
+  facts_.seen()->QueueThread(static_cast<uint32_t>(pid));
   for (const auto& [key, value] : config_.raw) {
-    if (key == "pm_counters") LogOnce("gpucap: PM sampling " + value);
+    if (key == "pm_counters") log_.Log("gpucap: PM sampling " + value);
   }
-  if (config_.nvml_counters) {
-    std::string why;
-    nvml_ = NvmlSampler::Start(
-        config_.counter_interval_ms, [this] { return Now(); },
-        [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); }, &why);
-    if (!nvml_) LogOnce("gpucap: NVML counters off: " + why);
-  }
+  if (config_.nvml_counters) facts_.StartNvml(config_.counter_interval_ms, &log_);
   // NVTX events may arrive before CUDA starts: accept them from now on,
   // unless asked to start later.
   if (config_.start_delay_s <= 0 && !config_.start_paused) state_.store(kRecording);
-  OpenGate();
-  {
-    // The control thread may call Stop(), which reads control_: assign it
-    // under the lock the loop takes before doing anything else.
-    std::lock_guard<std::mutex> lock(control_mu_);
-    control_ = std::thread([this] { ControlLoop(); });
-  }
+  capture_.Open();
+  control_.Start([this] { ControlLoop(); });
 }
 
-void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *max_records = 0;
-  uint8_t* b = state_.load(std::memory_order_acquire) == kStopped ? nullptr : pool_->Take();
-  if (!b) {
-    pool_empty_.fetch_add(1, std::memory_order_relaxed);
-    *buffer = nullptr;
-    *size = 0;
-    return;
-  }
-  *buffer = b;
-  *size = pool_->buffer_bytes();
-  // CUPTI hands full buffers back on its own schedule, which at high record
-  // rates is too late for a fixed pool. Past half the pool, ask the control
-  // thread for a flush (never flush from a CUPTI callback).
-  if (pool_->outstanding() * 2 >= pool_->capacity() && !flush_wanted_.exchange(true)) {
-    control_cv_.notify_one();
-  }
-}
-
-void Recorder::OnBufferCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer,
-                                 size_t size, size_t valid, size_t dropped) {
-  (void)size;
-  in_completion_.fetch_add(1, std::memory_order_acq_rel);
-  if (dropped) cupti_dropped_.fetch_add(dropped, std::memory_order_relaxed);
-  if (!buffer) {
-    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
-    return;
-  }
-  if (valid == 0 || state_.load(std::memory_order_acquire) == kStopped) {
-    pool_->Give(buffer);
-    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
-    completions_.fetch_add(1, std::memory_order_release);
-    return;
-  }
-  WalkResult walk = WalkBuffer(buffer, valid, &strings_);
-  walk.info.context_id = context_id;
-  walk.info.stream_id = stream_id;
-  if (!walk.threads.empty()) {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    for (uint32_t tid : walk.threads) {
-      if (threads_seen_.insert(tid).second) new_threads_.push_back(tid);
-    }
-  }
-  if (!walk.strings.empty()) {
-    std::vector<format::SmallMessage> defs = walk.strings;
-    if (!writer_->Submit(std::move(defs))) {
-      strings_.Forget(walk.strings);
-      strings_dropped_.fetch_add(walk.strings.size(), std::memory_order_relaxed);
-    }
-  }
-  format::ActivityBuffer ab;
-  ab.data = buffer;
-  ab.size = valid;
-  ab.info = std::move(walk.info);
-  BufferPool* pool = pool_.get();
-  ab.release = [pool, buffer] { pool->Give(buffer); };
-  writer_->SubmitActivity(std::move(ab));
-  buffers_completed_.fetch_add(1, std::memory_order_relaxed);
-  in_completion_.fetch_sub(1, std::memory_order_acq_rel);
-  completions_.fetch_add(1, std::memory_order_release);
-}
-
-void Recorder::OnResource(uint32_t cbid, const void* data) {
-  switch (cbid) {
-    case CUPTI_CBID_RESOURCE_CONTEXT_CREATED: {
-      const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-      uint32_t device = 0;
-      if (rd && rd->context && cuptiGetDeviceId(rd->context, &device) == CUPTI_SUCCESS) {
-        bool first;
-        {
-          std::lock_guard<std::mutex> lock(seen_mu_);
-          first = devices_seen_.insert(device).second;
-          if (first) new_devices_.push_back(device);
-        }
-        // Described (and its NVML counters started) on the control thread's
-        // next pass, not its next one-second tick.
-        if (first) {
-          uint64_t zero = 0;
-          device_seen_ns_.compare_exchange_strong(zero, Now());
-          devices_pending_.store(true, std::memory_order_release);
-        }
-        // Configured here, on the creating thread with the new context
-        // current and the device still idle: from the control thread, with
-        // the device busy, cuptiPmSamplingSetConfig fails.
-        if (first && config_.pm_counters) StartPmSampling(device, rd->context);
-      }
-      return;
-    }
-    case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
-      const auto* rd = static_cast<const CUpti_ResourceData*>(data);
-      if (rd && rd->context && config_.pm_counters) StopPmSampling(rd->context);
-      return;
-    }
-    case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-      // Name memory of an unloaded module may be reused for other names.
-      strings_.Clear();
-      return;
-    default:
-      break;
-  }
-  if (!config_.graphs || state_.load(std::memory_order_acquire) == kStopped) return;
-  // Topology is kept while paused: a graph built now may be replayed later.
-  if (InHostNodeWrap()) return;  // our own parameter change, not the application's
-  auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid());
-  if (!e) return;
-  if (config_.host_node_times) WrapHostNode(data, *e);
-  if (capture_streams_ && e->kind == format::GraphEventKind::kNodeCreated) capture_streams_->FillNodeCreated(&*e);
-  AddEvent(std::move(*e));
+void Recorder::AddRange(format::RangeEvent e) {
+  if (!accepting()) return;
+  AddRangeFields(FieldsOf(e), e.name, e.ext_payloads.empty() ? nullptr : &e.ext_payloads);
 }
 
 void Recorder::AddEvent(format::SmallMessage event) {
@@ -370,6 +241,15 @@ void Recorder::AddEvent(format::SmallMessage event) {
     }
   }
   events_->Add(std::move(event));
+}
+
+void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {
+  format::RecordingChange c;
+  c.state = state;
+  c.why = why;
+  c.timestamp_ns = Now();
+  c.os_tid = CurrentOsTid();
+  AddEvent(format::RecordingChangeBlob(c));
 }
 
 void Recorder::SampleClock(format::ClockKind kind) {
@@ -392,58 +272,12 @@ void Recorder::SampleClock(format::ClockKind kind) {
   range_clock_.Check();
 }
 
-void Recorder::ReportDevices() {
-  std::vector<uint32_t> devices;
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    devices.swap(new_devices_);
-  }
-  std::vector<format::SmallMessage> out;
-  // When the first device is described, and how long that takes, against
-  // its context's creation (issue 17 item 8: NVML's first sample came late).
-  uint64_t began = devices.empty() ? 0 : Now();
-  for (uint32_t d : devices) {
-    auto info = ReadDevice(d);
-    if (!info) continue;
-    uint64_t read = Now();
-    if (nvml_) nvml_->AddDevice(d, info->pci_bus_id);
-    uint64_t added = Now();
-    uint64_t seen = device_seen_ns_.load();
-    if (device_report_lag_ns_.load() == 0 && seen) {
-      device_report_lag_ns_.store(began > seen ? began - seen : 1);
-      device_read_ns_.store(read - began);
-      nvml_add_ns_.store(added - read);
-    }
-    out.emplace_back(std::move(*info));
-  }
-  if (!out.empty()) writer_->Submit(std::move(out));
-}
-
-void Recorder::ReportThreads() {
-  std::vector<uint32_t> tids;
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    tids.swap(new_threads_);
-  }
-  std::vector<format::SmallMessage> out;
-  uint32_t pid = static_cast<uint32_t>(getpid());
-  for (uint32_t tid : tids) {
-    format::ThreadInfo t;
-    t.pid = pid;
-    t.cupti_thread_id = tid;
-    t.os_tid = tid;
-    t.name = Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm"));
-    out.emplace_back(std::move(t));
-  }
-  if (!out.empty()) writer_->Submit(std::move(out));
-}
-
 format::RecorderStats Recorder::Stats() {
   format::RecorderStats s;
   s.timestamp_ns = Now();
   format::WriterCounters c = writer_->counters();
-  s.cupti_dropped_records = cupti_dropped_.load();
-  s.buffers_dropped_pool_empty = pool_empty_.load();
+  s.cupti_dropped_records = buffers_->cupti_dropped();
+  s.buffers_dropped_pool_empty = buffers_->pool_empty();
   s.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
   s.bytes_dropped = c.bytes_dropped;
   s.messages_dropped = c.messages_dropped + events_->dropped() + ranges_->dropped();
@@ -452,22 +286,18 @@ format::RecorderStats Recorder::Stats() {
   s.bytes_written = c.bytes_written;
   Status err = writer_->error();
   if (!err.ok()) s.writer_error = err.message();
-  s.extra = {{"buffers_completed", buffers_completed_.load()},
+  s.extra = {{"buffers_completed", buffers_->buffers_completed()},
              {"buffers_dropped_writer_stopped", c.buffers_dropped_stopped},
              {"chunk_raw_bytes", c.chunk_raw_bytes},
              {"chunk_stored_bytes", c.chunk_stored_bytes},
-             {"string_defs_dropped", strings_dropped_.load()},
-             {"strings_interned", strings_.size()},
+             {"string_defs_dropped", buffers_->strings_dropped()},
+             {"strings_interned", buffers_->strings_interned()},
              {"range_clock_direct", range_clock_.direct() ? 1u : 0u},
              {"range_clock_failed_checks", range_clock_.failed_checks()},
              {"range_chunk_bytes", ranges_->chunk_bytes_in_use()}};
-  if (device_report_lag_ns_.load()) {
-    s.extra.emplace_back("device_report_lag_ns", device_report_lag_ns_.load());
-    s.extra.emplace_back("device_read_ns", device_read_ns_.load());
-    s.extra.emplace_back("nvml_add_ns", nvml_add_ns_.load());
-  }
-  GateStats(&s.extra);
-  if (detach_) detach_->Stats(&s.extra);
+  facts_.Stats(&s.extra);
+  capture_.Stats(&s.extra);
+  cupti_.Stats(&s.extra);
   HostNodeStats(&s.extra);
   if (api_records_) {
     s.extra.emplace_back("api_records", api_records_->records());
@@ -485,30 +315,21 @@ format::RecorderStats Recorder::Stats() {
     s.extra.emplace_back("capture_streams_nodes_with_stream", cs.nodes_with_stream);
     s.extra.emplace_back("capture_streams_nodes_without_stream", cs.nodes_without_stream);
   }
-  for (const PmSampler* pm : PmSamplers()) {
-    PmSamplerStats ps = pm->stats();
-    std::string d = "pm" + std::to_string(pm->device_index()) + "_";
-    s.extra.emplace_back(d + "samples", ps.samples);
-    s.extra.emplace_back(d + "lost_samples", ps.lost_samples);
-    s.extra.emplace_back(d + "hw_overflows", ps.hw_overflow_flags);
-  }
+  pm_.Stats(&s.extra);
   return s;
 }
 
 void Recorder::Tick(bool final_tick) {
   SampleClock(final_tick ? format::ClockKind::kEnd : format::ClockKind::kPeriodic);
-  ReportDevices();
+  facts_.ReportDevices();
   // Before the threads: a collected buffer names the threads it saw.
   if (api_records_) api_records_->Collect();
-  ReportThreads();
+  facts_.ReportThreads();
   events_->Collect();
   ranges_->Collect();
   writer_->Submit(format::SmallMessage(Stats()));
 }
 
-void Recorder::LogOnce(const std::string& line) {
-  std::lock_guard<std::mutex> lock(logged_mu_);
-  if (logged_.insert(line).second) fprintf(stderr, "%s\n", line.c_str());
-}
+void Recorder::StopPmSamplers() { pm_.StopAll(); }
 
 }  // namespace gpucap::recorder

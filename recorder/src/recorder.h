@@ -1,50 +1,55 @@
-// The recorder inside one process: the capture writer, the CUPTI activity
-// session, the per-thread event and range logs and the control thread that keeps clocks,
-// stats, and start/stop/pause decisions off the application's threads.
+// The recorder inside one process: opens the capture, composes the parts
+// that feed it, and is what the injection entry points, the NVTX handlers
+// and the C API reach (process_recorder.h). Each part is a class of its own
+// with its contract in its header, and none includes this one:
 //
-// One class, its members in files by concept: recorder.cc (opening the
-// capture, the CUPTI buffers, the periodic reports and stats),
-// recorder_control.cc (the control loop and Stop), recorder_ranges.cc (NVTX
-// ranges and the window marks they derive), recorder_pm.cc (PM sampling per
-// context), recorder_cupti.cc (the CUPTI session), recorder_gate.cc
-// (capture ranges).
+//   cupti_session.h   the hold on CUPTI: callbacks, subscriber, activity
+//                     kinds, and the detach a pause makes (cupti_detach.h)
+//   cupti_buffers.h   the buffers CUPTI records into, walked and handed to
+//                     the writer
+//   capture_switch.h  capture ranges applied: recording on and off where
+//                     they open and close, the trigger file
+//   control_thread.h  the recorder's thread, its wake-ups, the signals'
+//                     requests
+//   range_recorder.h  NVTX and API ranges and the window marks they derive
+//   facts_reporter.h  devices and threads first seen, described; NVML
+//   pm_sessions.h     PM sampling per device
+//   recorder_phase.h  starting / recording / paused / stopped, read by all
+//
+// The recorder's own files: recorder.cc (opening the capture, events, the
+// periodic tick and stats), recorder_cupti.cc (what CUPTI calls in the
+// recorder, and what each attach switches on for the parts),
+// recorder_control.cc (what a pass of the control thread does, and Stop).
 #ifndef GPUCAP_RECORDER_RECORDER_H_
 #define GPUCAP_RECORDER_RECORDER_H_
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <unordered_set>
 #include <vector>
 
 #include "api_records.h"
-#include "buffer_pool.h"
-#include "callback_switch.h"
-#include "capture_range.h"
+#include "capture_switch.h"
 #include "capture_streams.h"
 #include "config.h"
-#include "cupti_detach.h"
+#include "control_thread.h"
+#include "cupti_buffers.h"
+#include "cupti_session.h"
 #include "event_log.h"
-#include "nvml_sampler.h"
-#include "pm_sampler.h"
+#include "facts_reporter.h"
+#include "os_tid.h"
+#include "once_log.h"
+#include "pm_sessions.h"
 #include "range_clock.h"
 #include "range_log.h"
-#include "range_matcher.h"
-#include "trigger_file.h"
+#include "range_recorder.h"
+#include "recorder_phase.h"
 #include "gpucap/format/capture_writer.h"
-#include "string_interner.h"
 
 namespace gpucap::recorder {
-
-// The calling thread's OS thread id, cached per thread. After fork the
-// recorder does nothing, so a cached id never outlives its process.
-uint32_t CurrentOsTid();
 
 class Recorder {
  public:
@@ -82,10 +87,12 @@ class Recorder {
   // `cache`: the caller's thread_local RangeLog::WriterCache, or nullptr.
   void AddRangeFields(const RangeFields& f, std::string_view name,
                       const std::vector<format::ExtPayload>* ext = nullptr,
-                      RangeLog::WriterCache* cache = nullptr);
+                      RangeLog::WriterCache* cache = nullptr) {
+    range_recorder_->Add(f, name, ext, cache);
+  }
   // Ids for window marks, shared by --window-nvtx and the C API so that
   // one's close never ends the other's window.
-  uint64_t NextWindowId() { return next_window_id_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t NextWindowId() { return range_recorder_->NextWindowId(); }
 
   // --- CUPTI callbacks ---
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -97,29 +104,29 @@ class Recorder {
   // API records).
   void OnApiCallback(uint32_t domain, uint32_t cbid, const void* data);
 
-  // --- capture ranges (recorder_gate.cc), from the NVTX hooks ---
-  bool gated() const { return gate_ != nullptr; }
+  // --- capture ranges (capture_switch.h), from the NVTX hooks ---
+  bool gated() const { return capture_.gated(); }
   // A push or start (name is looked at only when gated); make_key() gives
   // its key, asked only of a name that matches.
   template <typename MakeKey>
   void GateRangeOpen(std::string_view name, MakeKey make_key) {
-    if (GateMatches(name)) GateOpenMatched(name, make_key());
+    if (capture_.Matches(name)) capture_.OpenMatched(name, make_key());
   }
   // A pop or end; make_key() is asked only while a capture range is open.
   template <typename MakeKey>
   void GateRangeClose(MakeKey make_key) {
-    if (gate_->MayClose()) GateClose(make_key());
+    if (capture_.MayClose()) capture_.Close(make_key());
   }
 
   // Requests from signal handlers: async-signal-safe.
-  void RequestToggle();
-  void RequestStop(int signal);
+  void RequestToggle() { control_.RequestToggle(); }
+  void RequestStop(int signal) { control_.RequestStop(signal); }
 
   const Config& config() const { return config_; }
   const std::string& output_path() const { return output_path_; }
 
  private:
-  enum State { kStarting, kRecording, kPaused, kStopped };
+  using enum RecorderPhase::Value;
 
   explicit Recorder(const Config& config);
   bool Open();
@@ -130,146 +137,45 @@ class Recorder {
   void ControlLoop();
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);
-  void ReportDevices();
-  void ReportThreads();
-  void StartPmSampling(uint32_t device, const void* context);
-  void StopPmSampling(const void* context);
-  std::vector<PmSampler*> PmSamplers();
   format::RecorderStats Stats();
-  // CUPTI's part (recorder_cupti.cc). What the recorder holds of CUPTI:
-  // nothing (paused, never recorded or detached), the activity callbacks and
-  // the resource subscriber, or those with activity kinds enabled (recording).
-  void AttachCupti();
-  void RecordCupti();
-  void PauseCupti();
-  // A pause's second half, on the control thread; only_if_paused: not
-  // when a capture range has started recording again meanwhile.
-  void ReleaseCupti(bool only_if_paused = false);
-  // One detach attempt (cupti_detach.h), on the control thread; and what
-  // runs inside it, with every other thread held out of CUDA.
-  void TryDetach();
-  void MakeDetach();  // before the control thread starts
-  CuptiDetach::Finalized FinalizeCupti();
-  void HoldWhilePaused();
-  void SetActivityEnabled(bool enabled, bool at_start = false);
-  void WaitForCompletions(std::chrono::milliseconds limit);
-  void LogOnce(const std::string& line);
-  // Capture ranges (recorder_gate.cc).
-  void OpenGate();
-  // Whether a range of this name opens a capture range (the calling
-  // thread's MatchCache: a name that repeats runs the regex once).
-  bool GateMatches(std::string_view name) const;
-  void GateOpenMatched(std::string_view name, const CaptureGate::RangeKey& key);
-  void GateClose(const CaptureGate::RangeKey& key);
-  void GateProfilerApi(bool start);
-  void ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid);
-  // The control thread's part: the trigger file, the end of the capture
-  // ranges. True when the recorder must stop now.
-  bool PollGate();
-  void GateStats(std::vector<std::pair<std::string, uint64_t>>* extra);
-  void EnableGateCallbacks();
-  // cudaProfilerStart/Stop and cuProfilerStart/Stop; false for other calls.
-  bool OnGateCallback(uint32_t domain, uint32_t cbid, const void* data);
+  // CUPTI's ways into this recorder (recorder_cupti.cc), and what each
+  // attach of the session switches on for the recorder's parts.
+  CuptiSession::Entry CuptiEntry();
+  void OnCuptiAttached(bool late);
+  // A RecordingChange message, stamped now on the calling thread.
   void NoteRecordingState(format::RecordingState state, const std::string& why);
-  void AnnounceThread(RangeLog::Writer* w, uint32_t os_tid);
-  void AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name);
 
   Config config_;
+  OnceLog log_;
   std::string output_path_;
   std::unique_ptr<format::CaptureWriter> writer_;
-  std::unique_ptr<BufferPool> pool_;
-  StringInterner strings_;
+  RecorderPhase state_;
+  // Devices and threads first seen in callbacks, described by the control
+  // thread; NVML's counters.
+  FactsReporter facts_;
+  // The buffers CUPTI records into; made with the writer.
+  std::unique_ptr<CuptiBuffers> buffers_;
+  // The hold on CUPTI: callbacks, subscriber, activity kinds, detach.
+  CuptiSession cupti_;
   std::unique_ptr<EventLog> events_;
   // Range events and window marks, per thread (range_log.h); drained by the
-  // control thread when a thread hands a chunk over (ranges_wanted_).
+  // control thread when a thread hands a chunk over (ControlThread::WantRanges).
   std::unique_ptr<RangeLog> ranges_;
-  std::atomic<bool> ranges_wanted_{false};
   RangeClock range_clock_;
-  std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
-  // Capture ranges: what decides, which names open one, the trigger file.
-  std::unique_ptr<CaptureGate> gate_;
-  // The API callback ids the subscriber has on, for every part that wants some.
-  CallbackSwitch callbacks_;
+  // Ranges from the application's threads and the window marks they
+  // derive (--window-nvtx); made with the range log.
+  std::unique_ptr<RangeRecorder> range_recorder_;
   // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
   std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.
   std::unique_ptr<CaptureStreams> capture_streams_;
-  std::unique_ptr<RangeMatcher> gate_names_;
-  std::unique_ptr<TriggerFile> trigger_;
-  bool trigger_taken_ = false;  // control thread only
-  bool trigger_stuck_ = false;
-  std::atomic<bool> gate_stop_wanted_{false};
-  // A recorded range ended with GPUCAP_PAUSE_DETACH=1: the control thread
-  // lets go of CUPTI (ReleaseCupti), which the app thread must not wait for.
-  std::atomic<bool> gate_release_wanted_{false};
-  std::atomic<uint64_t> profiler_ranges_{0};
-  uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
-  std::mutex switch_mu_;          // one switch at a time (app threads, control thread)
-  std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
-  std::unique_ptr<NvmlSampler> nvml_;
-  // One PM sampler per device, with the context it was configured in: it
-  // must stop before that context goes away.
-  struct PmSession {
-    const void* context;
-    std::unique_ptr<PmSampler> sampler;
-  };
-  std::vector<PmSession> pm_;
-  std::mutex pm_mu_;  // pm_ changes from context callbacks
-  std::once_flag pm_exit_hook_;
+  // Capture ranges: applying their decisions, the trigger file.
+  CaptureSwitch capture_;
+  PmSessions pm_;  // --counters pm
 
-  std::atomic<int> state_{kStarting};
-  std::atomic<bool> cupti_started_{false};
-  std::atomic<bool> activity_enabled_{false};
-  std::atomic<uint64_t> next_window_id_{1};
-  // Start/end ranges that opened a --window-nvtx window, by range id, until
-  // their end (from any thread). Their marks' ids carry kStartedWindowBit,
-  // apart from push/pop and API window ids.
-  static constexpr uint64_t kStartedWindowBit = 1ull << 63;
-  std::mutex started_windows_mu_;
-  std::unordered_set<uint64_t> started_windows_;
-  std::atomic<uint64_t> started_window_count_{0};
-
-  // CUPTI attachment, changed by the control thread and by application
-  // threads that open a capture range; all under cupti_mu_.
-  std::mutex cupti_mu_;
-  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
-  bool callbacks_registered_ = false;
-  bool detached_ = false;        // finalized since the last attach, or not attached since cuInit
-  // The detach a pause after recording makes; null when pauses keep CUPTI
-  // (GPUCAP_PAUSE_DETACH=0, PM sampling). Made by StartCupti.
-  std::unique_ptr<CuptiDetach> detach_;
-
-  // Counters for the stats messages.
-  std::atomic<uint64_t> cupti_dropped_{0};
-  std::atomic<uint64_t> pool_empty_{0};
-  std::atomic<uint64_t> buffers_completed_{0};
-  std::atomic<uint64_t> strings_dropped_{0};
-  std::atomic<int> in_completion_{0};
-  std::atomic<uint64_t> completions_{0};
-
-  // Devices and threads first seen in callbacks, described by the control thread.
-  std::mutex seen_mu_;
-  std::vector<uint32_t> new_devices_;
-  std::atomic<bool> devices_pending_{false};
-  // The first device's context creation, and how late and how long its
-  // description (and NVML's first readings) took: in the stats.
-  std::atomic<uint64_t> device_seen_ns_{0}, device_report_lag_ns_{0}, device_read_ns_{0}, nvml_add_ns_{0};
-  std::unordered_set<uint32_t> devices_seen_;
-  std::vector<uint32_t> new_threads_;
-  std::unordered_set<uint32_t> threads_seen_;
-
-  // Control thread.
-  std::thread control_;
-  std::mutex control_mu_;
-  std::condition_variable control_cv_;
-  bool control_quit_ = false;
-  std::atomic<bool> toggle_requested_{false};
-  std::atomic<bool> flush_wanted_{false};
-  std::atomic<int> stop_signal_{0};
-  std::mutex stop_mu_;
+  ControlThread control_;
+  std::mutex stop_mu_;  // one Stop at a time; tried, never waited for, by a capture range's switch
   bool logged_writer_stop_ = false;
-  std::mutex logged_mu_;
-  std::unordered_set<std::string> logged_;  // LogOnce's lines
 };
 
 }  // namespace gpucap::recorder

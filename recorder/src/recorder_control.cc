@@ -1,6 +1,10 @@
-// The recorder's control thread (the periodic tick, the start delay, the
-// signal toggle and stop requests) and the stop itself: flushing CUPTI,
-// writing the trailer and closing the capture.
+// What each pass of the recorder's control thread (control_thread.h) does,
+// in order: collect full range chunks, flush CUPTI's completed buffers when
+// asked, a stop signal, the end of --delay, SIGUSR2's toggle, letting go of
+// CUPTI after a recorded range and the detach's retries, the capture
+// ranges' end, --duration, a writer that stopped, PM polls, new devices,
+// and the one-second tick. And the stop itself: flushing CUPTI, writing the
+// trailer and closing the capture.
 #include <cupti.h>
 #include <signal.h>
 
@@ -13,9 +17,6 @@
 
 namespace gpucap::recorder {
 
-void Recorder::RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
-void Recorder::RequestStop(int signal) { stop_signal_.store(signal, std::memory_order_relaxed); }
-
 void Recorder::ControlLoop() {
   using Clock = std::chrono::steady_clock;
   auto started = Clock::now();
@@ -24,18 +25,13 @@ void Recorder::ControlLoop() {
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(control_mu_);
-      control_cv_.wait_for(lock, std::chrono::milliseconds(50),
-                           [&] { return control_quit_ || flush_wanted_.load() || ranges_wanted_.load(); });
-      if (control_quit_) return;
-    }
-    if (ranges_wanted_.exchange(false)) ranges_->Collect(/*full_only=*/true);
-    if (flush_wanted_.exchange(false) && activity_enabled_.load()) {
+    if (!control_.Wait()) return;
+    if (control_.TakeRangesWanted()) ranges_->Collect(/*full_only=*/true);
+    if (control_.TakeFlushWanted() && cupti_.activity_enabled()) {
       cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
     }
     auto now = Clock::now();
-    if (int sig = stop_signal_.exchange(0)) {
+    if (int sig = control_.TakeStopSignal()) {
       Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
       // Die as the signal would have killed us before we flushed.
       signal(sig, SIG_DFL);
@@ -44,37 +40,37 @@ void Recorder::ControlLoop() {
     }
     if (!delay_done && std::chrono::duration<double>(now - started).count() >= config_.start_delay_s) {
       delay_done = true;
-      if (gate_) {
-        ApplyGate(gate_->Release(), CurrentOsTid());
+      if (capture_.gated()) {
+        capture_.ReleaseDelay();
       } else if (!config_.start_paused) {
         state_.store(kRecording);
-        RecordCupti();
+        cupti_.Record();
         recording_since = now;
       }
     }
-    if (toggle_requested_.exchange(false) && delay_done) {
+    if (control_.TakeToggle() && delay_done) {
       if (state_.load() == kRecording) {
         state_.store(kPaused);
-        PauseCupti();
+        cupti_.Pause();
         NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2");
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
       } else if (writer_->stopped()) {
         // Past the size cap or a disk error there is nothing to resume into.
-        LogOnce("gpucap: SIGUSR2 ignored: the capture is closed to new data");
+        log_.Log("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
         state_.store(kRecording);
-        RecordCupti();
+        cupti_.Record();
         recording_since = now;
         NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2");
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
-    if (gate_release_wanted_.exchange(false) && state_.load() == kPaused) ReleaseCupti(true);
+    if (capture_.TakeReleaseWanted() && state_.load() == kPaused) cupti_.Release(true);
     // A detach that gave up (a call stayed in CUDA past its bound) tries
     // again at the next ticks of the same pause.
-    if (detach_ && state_.load() == kPaused && detach_->RetryDue()) TryDetach();
-    if (state_.load() == kPaused) HoldWhilePaused();
-    if (gate_ && PollGate()) {
+    if (cupti_.detaches() && state_.load() == kPaused && cupti_.DetachRetryDue()) cupti_.TryDetach();
+    if (state_.load() == kPaused) cupti_.HoldWhilePaused();
+    if (capture_.gated() && capture_.Poll()) {
       Stop("capture range end");
       return;
     }
@@ -86,38 +82,20 @@ void Recorder::ControlLoop() {
     if (writer_->stopped() && !logged_writer_stop_) {
       // Disk full, I/O error or the size cap: stop paying for tracing.
       logged_writer_stop_ = true;
-      PauseCupti();
+      cupti_.Pause();
       Status err = writer_->error();
       fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",
               output_path_.c_str(), err.ok() ? "size cap reached" : err.message().c_str());
     }
     if (now - last_pm_poll >= std::chrono::milliseconds(200)) {
       last_pm_poll = now;
-      for (PmSampler* pm : PmSamplers()) pm->Poll();
+      pm_.PollAll();
     }
-    if (devices_pending_.exchange(false, std::memory_order_acq_rel)) ReportDevices();
+    if (facts_.TakeDevicesPending()) facts_.ReportDevices();
     if (now - last_tick >= std::chrono::seconds(1)) {
       last_tick = now;
       Tick(false);
     }
-  }
-}
-
-void Recorder::WaitForCompletions(std::chrono::milliseconds limit) {
-  // Completion callbacks may still be running on CUPTI's thread: wait until
-  // they are done, briefly.
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  uint64_t seen = completions_.load();
-  int quiet_polls = 0;
-  while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    uint64_t c = completions_.load();
-    if (in_completion_.load() == 0 && c == seen) {
-      ++quiet_polls;
-    } else {
-      quiet_polls = 0;
-    }
-    seen = c;
   }
 }
 
@@ -127,26 +105,15 @@ void Recorder::Stop(const char* reason) {
   if (state == kStopped) return;
   auto stop_began = std::chrono::steady_clock::now();
   state_.store(kPaused);  // no new events from the application
-  {
-    std::lock_guard<std::mutex> l(control_mu_);
-    control_quit_ = true;
-  }
-  control_cv_.notify_all();
-  if (control_.joinable()) {
-    if (control_.get_id() == std::this_thread::get_id()) {
-      control_.detach();
-    } else {
-      control_.join();
-    }
-  }
-  if (cupti_started_.load()) {
+  control_.Quit();
+  if (cupti_.started()) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    WaitForCompletions(std::chrono::milliseconds(300));
+    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
     // Already stopped when this runs at exit (StopPmSamplersAtExit).
     StopPmSamplers();
-    SetActivityEnabled(false);
+    cupti_.SetActivityEnabled(false);
   }
-  if (nvml_) nvml_->Stop();
+  facts_.StopNvml();
   Tick(true);
   format::Trailer trailer;
   trailer.clean_shutdown = true;
@@ -164,13 +131,13 @@ void Recorder::Stop(const char* reason) {
             output_path_.c_str(), c.bytes_written / 1e6,
             static_cast<unsigned long long>(c.chunks_written), reason, ms);
   }
-  uint64_t drops = cupti_dropped_.load() + pool_empty_.load() + c.buffers_dropped_queue_full;
+  uint64_t drops = buffers_->cupti_dropped() + buffers_->pool_empty() + c.buffers_dropped_queue_full;
   if (drops && !config_.quiet) {
     fprintf(stderr,
             "gpucap: dropped %llu CUPTI records, %llu buffer requests (pool empty), %llu buffers "
             "(writer behind); see GPUCAP_POOL_MB\n",
-            static_cast<unsigned long long>(cupti_dropped_.load()),
-            static_cast<unsigned long long>(pool_empty_.load()),
+            static_cast<unsigned long long>(buffers_->cupti_dropped()),
+            static_cast<unsigned long long>(buffers_->pool_empty()),
             static_cast<unsigned long long>(c.buffers_dropped_queue_full));
   }
 }

@@ -1,41 +1,37 @@
-// NVTX ranges into the capture (the recorder's part of nvtx_hooks.cc):
-// naming a thread from itself on its first range, and the window marks
-// derived from ranges whose names match --window-nvtx. Everything here runs
-// on the application's thread, so it appends to that thread's records
-// (range_log.h) and leaves the messages to the control thread.
+#include "range_recorder.h"
+
 #include <pthread.h>
 #include <unistd.h>
 
-#include <string>
-#include <vector>
-
-#include "recorder.h"
+#include <cstdio>
 
 namespace gpucap::recorder {
 
-void Recorder::AddRange(format::RangeEvent e) {
-  if (!accepting()) return;
-  AddRangeFields(FieldsOf(e), e.name, e.ext_payloads.empty() ? nullptr : &e.ext_payloads);
+RangeRecorder::RangeRecorder(RangeLog* ranges, EventLog* events, FirstSeen* seen, const std::string& window_nvtx)
+    : ranges_(ranges), events_(events), seen_(seen) {
+  if (!window_nvtx.empty()) {
+    std::string why;
+    window_names_ = RangeMatcher::Make(window_nvtx, &why);
+    if (!window_names_) {
+      fprintf(stderr, "gpucap: GPUCAP_WINDOW_NVTX '%s' is not a valid regex (%s); ignored\n",
+              window_nvtx.c_str(), why.c_str());
+    }
+  }
 }
 
-void Recorder::AddRangeFields(const RangeFields& f, std::string_view name,
-                              const std::vector<format::ExtPayload>* ext, RangeLog::WriterCache* cache) {
+void RangeRecorder::Add(const RangeFields& f, std::string_view name, const std::vector<format::ExtPayload>* ext,
+                        RangeLog::WriterCache* cache) {
   RangeLog::Writer* w = cache ? ranges_->Mine(cache) : ranges_->Mine();
   if (!w->announced) AnnounceThread(w, f.os_tid ? f.os_tid : w->os_tid);
   if (window_names_) AddWindowMarks(w, f, name);
   ranges_->AddRange(w, f, name, ext);
 }
 
-void Recorder::AnnounceThread(RangeLog::Writer* w, uint32_t os_tid) {
+void RangeRecorder::AnnounceThread(RangeLog::Writer* w, uint32_t os_tid) {
   // Name the thread now, from itself: short-lived threads are gone by the
   // time the control thread could read /proc.
   w->announced = true;
-  bool first;
-  {
-    std::lock_guard<std::mutex> lock(seen_mu_);
-    first = threads_seen_.insert(os_tid).second;
-  }
-  if (first) {
+  if (seen_->ClaimThread(os_tid)) {
     char name[64] = {};
     pthread_getname_np(pthread_self(), name, sizeof(name));
     format::ThreadInfo t{static_cast<uint32_t>(getpid()), os_tid, os_tid, name};
@@ -43,7 +39,7 @@ void Recorder::AnnounceThread(RangeLog::Writer* w, uint32_t os_tid) {
   }
 }
 
-void Recorder::AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name) {
+void RangeRecorder::AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, std::string_view name) {
   // Window marks from ranges whose names match --window-nvtx. A push's mark
   // id is kept per thread until the pop of the same domain: NVTX nests
   // push/pop per thread and domain, and NCCL's ranges interleave with the

@@ -1,19 +1,12 @@
-// The recorder's side of capture ranges (capture_range.h): applying the
-// gate's decisions, the profiler-API callbacks, the trigger file and what
-// the capture says about when it recorded.
-//
-// A switch runs on the thread that opened or closed the range, inside the
-// NVTX push or the cudaProfilerStart call, before that call returns: the
-// range's first launch is made with the activity kinds already on, and its
-// last launch before they go off. Switching costs the calling thread what
-// enabling the kinds costs (counted in the stats: capture_switch_ns_*).
+#include "capture_switch.h"
+
 #include <cuda.h>
 #include <cupti.h>
 
 #include <chrono>
 #include <cstdio>
 
-#include "recorder.h"
+#include "os_tid.h"
 
 namespace gpucap::recorder {
 namespace {
@@ -34,105 +27,111 @@ thread_local bool t_in_runtime_profiler_call = false;
 
 }  // namespace
 
-void Recorder::OpenGate() {
-  if (!config_.capture_error.empty()) LogOnce("gpucap: capture range off: " + config_.capture_error);
+CaptureSwitch::CaptureSwitch(const Config& config, RecorderPhase* phase, CuptiSession* cupti, OnceLog* log,
+                             Hooks recorder)
+    : config_(config), phase_(phase), cupti_(cupti), log_(log), recorder_(std::move(recorder)) {}
+
+void CaptureSwitch::Open() {
+  if (!config_.capture_error.empty()) log_->Log("gpucap: capture range off: " + config_.capture_error);
   const CaptureRangeSpec& spec = config_.capture;
   if (!spec.enabled()) return;
   if (spec.source == CaptureRangeSpec::Source::kNvtx) {
     std::string why;
-    gate_names_ = RangeMatcher::Make(spec.pattern, &why);
-    if (!gate_names_) {
-      LogOnce("gpucap: capture range nvtx:" + spec.pattern + " is not a valid regex (" + why +
+    names_ = RangeMatcher::Make(spec.pattern, &why);
+    if (!names_) {
+      log_->Log("gpucap: capture range nvtx:" + spec.pattern + " is not a valid regex (" + why +
               "); recording everything");
-      state_.store(kRecording);
+      phase_->store(RecorderPhase::kRecording);
       return;
     }
   }
   if (!spec.trigger_file.empty()) trigger_ = std::make_unique<TriggerFile>(spec.trigger_file);
   gate_ = std::make_unique<CaptureGate>(spec);
   if (config_.start_delay_s > 0) {
-    // The delay comes first: ranges count from its end (ControlLoop).
+    // The delay comes first: ranges count from its end (ReleaseDelay).
     char why[96];
     snprintf(why, sizeof why, "--delay %gs before the capture range", config_.start_delay_s);
-    ApplyGate(gate_->Hold(why), CurrentOsTid());
+    Apply(gate_->Hold(why), CurrentOsTid());
   } else {
-    ApplyGate(gate_->Initial(), CurrentOsTid());
+    Apply(gate_->Initial(), CurrentOsTid());
   }
 }
 
-bool Recorder::GateMatches(std::string_view name) const {
+bool CaptureSwitch::Matches(std::string_view name) const {
   // Most names lack the pattern's literal: they are answered before the
   // thread's cache is looked up.
-  if (!gate_names_ || !gate_names_->MayMatch(name)) return false;
-  if (gate_names_->literal_only()) return true;
+  if (!names_ || !names_->MayMatch(name)) return false;
+  if (names_->literal_only()) return true;
   thread_local MatchCache cache;
-  return cache.Matches(*gate_names_, name);
+  return cache.Matches(*names_, name);
 }
 
-void Recorder::GateOpenMatched(std::string_view name, const CaptureGate::RangeKey& key) {
-  ApplyGate(gate_->Open(key, std::string(name)), key.tid);
+void CaptureSwitch::OpenMatched(std::string_view name, const CaptureGate::RangeKey& key) {
+  Apply(gate_->Open(key, std::string(name)), key.tid);
 }
 
-void Recorder::GateClose(const CaptureGate::RangeKey& key) { ApplyGate(gate_->Close(key), key.tid); }
+void CaptureSwitch::Close(const CaptureGate::RangeKey& key) { Apply(gate_->Close(key), key.tid); }
 
-void Recorder::GateProfilerApi(bool start) {
+void CaptureSwitch::ReleaseDelay() { Apply(gate_->Release(), CurrentOsTid()); }
+
+void CaptureSwitch::ProfilerApi(bool start) {
   if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
   CaptureGate::RangeKey key;
   key.start_id = kProfilerRangeId;
   if (start) {
-    ApplyGate(gate_->Open(key, "cudaProfilerApi#" + std::to_string(gate_->ranges_seen())), CurrentOsTid());
+    Apply(gate_->Open(key, "cudaProfilerApi#" + std::to_string(gate_->ranges_seen())), CurrentOsTid());
   } else if (gate_->MayClose()) {
-    ApplyGate(gate_->Close(key), CurrentOsTid());
+    Apply(gate_->Close(key), CurrentOsTid());
   }
 }
 
-void Recorder::ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid) {
+void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
   (void)os_tid;
   if (d.action == Action::kNone) return;
   // Never wait for a Stop in progress on another thread: the switch is
   // dropped (and counted) instead.
-  std::unique_lock<std::mutex> stopping(stop_mu_, std::try_to_lock);
-  if (!stopping.owns_lock() || state_.load() == kStopped) {
+  std::unique_lock<std::mutex> stopping(*recorder_.stop_mu, std::try_to_lock);
+  if (!stopping.owns_lock() || phase_->load() == RecorderPhase::kStopped) {
     switches_skipped_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   bool profiler = config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
   uint64_t t0 = SteadyNs();
   if (d.action == Action::kRecord) {
-    if (writer_->stopped()) {
+    if (recorder_.writer_stopped()) {
       switches_skipped_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    state_.store(kRecording);
-    if (cupti_started_.load()) RecordCupti();
-    NoteRecordingState(d.state, d.why);
+    phase_->store(RecorderPhase::kRecording);
+    if (cupti_->started()) cupti_->Record();
+    recorder_.note_state(d.state, d.why);
     if (profiler && !d.label.empty()) {
       format::WindowMark m;
       m.kind = format::WindowMarkKind::kOpen;
-      m.timestamp_ns = Now();
+      m.timestamp_ns = recorder_.now();
       m.os_tid = CurrentOsTid();
-      m.id = profiler_window_ = NextWindowId();
+      m.id = profiler_window_ = recorder_.next_window_id();
       m.label = d.label;
-      AddEvent(std::move(m));
+      recorder_.add_event(std::move(m));
     }
   } else {
     if (profiler && profiler_window_) {
       format::WindowMark m;
       m.kind = format::WindowMarkKind::kClose;
-      m.timestamp_ns = Now();
+      m.timestamp_ns = recorder_.now();
       m.os_tid = CurrentOsTid();
       m.id = profiler_window_;
       profiler_window_ = 0;
-      AddEvent(std::move(m));
+      recorder_.add_event(std::move(m));
     }
-    bool was_recording = activity_enabled_.load();
-    state_.store(kPaused);
-    SetActivityEnabled(false);
-    if (config_.pause_detach && was_recording && d.action == Action::kPause) gate_release_wanted_.store(true);
-    NoteRecordingState(d.state, d.why);
+    bool was_recording = cupti_->activity_enabled();
+    phase_->store(RecorderPhase::kPaused);
+    cupti_->SetActivityEnabled(false);
+    if (config_.pause_detach && was_recording && d.action == Action::kPause) release_wanted_.store(true);
+    recorder_.note_state(d.state, d.why);
     if (d.action == Action::kPauseAndStop) {
-      gate_stop_wanted_.store(true);
-      control_cv_.notify_one();
+      stop_wanted_.store(true);
+      recorder_.wake_control();
     }
   }
   uint64_t ns = SteadyNs() - t0;
@@ -146,8 +145,8 @@ void Recorder::ApplyGate(const CaptureGate::Decision& d, uint32_t os_tid) {
   }
 }
 
-bool Recorder::PollGate() {
-  if (gate_stop_wanted_.load()) return true;
+bool CaptureSwitch::Poll() {
+  if (stop_wanted_.load()) return true;
   if (!trigger_ || trigger_stuck_) return false;
   if (!trigger_taken_) {
     if (!trigger_->Present()) return false;
@@ -157,13 +156,13 @@ bool Recorder::PollGate() {
       fprintf(stderr, "gpucap: %s appeared: recording the next %u matching range(s)\n",
               trigger_->path().c_str(), k);
     }
-    ApplyGate(gate_->Arm(k, "trigger file " + trigger_->path()), CurrentOsTid());
+    Apply(gate_->Arm(k, "trigger file " + trigger_->path()), CurrentOsTid());
     return false;
   }
   if (gate_->trigger_busy()) return false;
   // Its ranges are done: hand CUPTI's buffers to the writer, then take the
   // file away, so that its going says the trace is in the capture.
-  if (!activity_enabled_.load()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!cupti_->activity_enabled()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::string what = trigger_->Retire();
   trigger_taken_ = false;
   if (what.rfind("left", 0) == 0) trigger_stuck_ = true;
@@ -173,7 +172,7 @@ bool Recorder::PollGate() {
   return false;
 }
 
-void Recorder::GateStats(std::vector<std::pair<std::string, uint64_t>>* extra) {
+void CaptureSwitch::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) {
   if (!gate_) return;
   extra->emplace_back("capture_ranges_seen", gate_->ranges_seen());
   extra->emplace_back("capture_ranges_recorded", gate_->ranges_recorded());
@@ -183,25 +182,18 @@ void Recorder::GateStats(std::vector<std::pair<std::string, uint64_t>>* extra) {
   extra->emplace_back("capture_switches_skipped", switches_skipped_.load());
 }
 
-void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {
-  format::RecordingChange c;
-  c.state = state;
-  c.why = why;
-  c.timestamp_ns = Now();
-  c.os_tid = CurrentOsTid();
-  AddEvent(format::RecordingChangeBlob(c));
-}
-
-void Recorder::EnableGateCallbacks() {
+void CaptureSwitch::EnableCallbacks() {
   if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
-  auto want = [&](uint32_t domain, uint32_t cbid) { callbacks_.Want(CallbackSwitch::kGate, domain, cbid, true); };
+  auto want = [&](uint32_t domain, uint32_t cbid) {
+    cupti_->callbacks()->Want(CallbackSwitch::kGate, domain, cbid, true);
+  };
   want(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
   want(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
   want(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
   want(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
 }
 
-bool Recorder::OnGateCallback(uint32_t domain, uint32_t cbid, const void* data) {
+bool CaptureSwitch::OnCallback(uint32_t domain, uint32_t cbid, const void* data) {
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
   bool start, stop;
   if (runtime) {
@@ -223,7 +215,7 @@ bool Recorder::OnGateCallback(uint32_t domain, uint32_t cbid, const void* data) 
     return true;
   }
   // At the call's entry: launches after a start and before a stop are in.
-  if (enter) GateProfilerApi(start);
+  if (enter) ProfilerApi(start);
   return true;
 }
 

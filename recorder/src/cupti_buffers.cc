@@ -1,0 +1,92 @@
+#include "cupti_buffers.h"
+
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "buffer_walk.h"
+
+namespace gpucap::recorder {
+
+CuptiBuffers::CuptiBuffers(size_t count, size_t bytes, format::CaptureWriter* writer, const RecorderPhase* phase,
+                           FirstSeen* seen, std::function<void()> want_flush)
+    : writer_(writer),
+      phase_(phase),
+      seen_(seen),
+      want_flush_(std::move(want_flush)),
+      pool_(std::make_unique<BufferPool>(count, bytes)) {}
+
+void CuptiBuffers::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  uint8_t* b = phase_->load(std::memory_order_acquire) == RecorderPhase::kStopped ? nullptr : pool_->Take();
+  if (!b) {
+    pool_empty_.fetch_add(1, std::memory_order_relaxed);
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  *buffer = b;
+  *size = pool_->buffer_bytes();
+  // CUPTI hands full buffers back on its own schedule, which at high record
+  // rates is too late for a fixed pool. Past half the pool, ask the control
+  // thread for a flush (never flush from a CUPTI callback).
+  if (pool_->outstanding() * 2 >= pool_->capacity()) want_flush_();
+}
+
+void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t size,
+                               size_t valid, size_t dropped) {
+  (void)size;
+  in_completion_.fetch_add(1, std::memory_order_acq_rel);
+  if (dropped) cupti_dropped_.fetch_add(dropped, std::memory_order_relaxed);
+  if (!buffer) {
+    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+    return;
+  }
+  if (valid == 0 || phase_->load(std::memory_order_acquire) == RecorderPhase::kStopped) {
+    pool_->Give(buffer);
+    in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+    completions_.fetch_add(1, std::memory_order_release);
+    return;
+  }
+  WalkResult walk = WalkBuffer(buffer, valid, &strings_);
+  walk.info.context_id = context_id;
+  walk.info.stream_id = stream_id;
+  if (!walk.threads.empty()) seen_->SeeThreads(walk.threads);
+  if (!walk.strings.empty()) {
+    std::vector<format::SmallMessage> defs = walk.strings;
+    if (!writer_->Submit(std::move(defs))) {
+      strings_.Forget(walk.strings);
+      strings_dropped_.fetch_add(walk.strings.size(), std::memory_order_relaxed);
+    }
+  }
+  format::ActivityBuffer ab;
+  ab.data = buffer;
+  ab.size = valid;
+  ab.info = std::move(walk.info);
+  BufferPool* pool = pool_.get();
+  ab.release = [pool, buffer] { pool->Give(buffer); };
+  writer_->SubmitActivity(std::move(ab));
+  buffers_completed_.fetch_add(1, std::memory_order_relaxed);
+  in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+  completions_.fetch_add(1, std::memory_order_release);
+}
+
+void CuptiBuffers::WaitForCompletions(std::chrono::milliseconds limit) {
+  // Completion callbacks may still be running on CUPTI's thread: wait until
+  // they are done, briefly.
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  uint64_t seen = completions_.load();
+  int quiet_polls = 0;
+  while (std::chrono::steady_clock::now() < deadline && quiet_polls < 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    uint64_t c = completions_.load();
+    if (in_completion_.load() == 0 && c == seen) {
+      ++quiet_polls;
+    } else {
+      quiet_polls = 0;
+    }
+    seen = c;
+  }
+}
+
+}  // namespace gpucap::recorder

@@ -1,0 +1,75 @@
+// The buffers CUPTI records into: lent from a fixed pool (buffer_pool.h) on
+// whatever thread CUPTI asks from, taken back complete, walked once to
+// intern name pointers and note the threads they name (buffer_walk.h), and
+// handed to the writer untouched, which gives them back to the pool.
+//
+// Never blocks the asking thread: an empty pool is a counted drop, and past
+// half the pool the control thread is asked (never from here) to flush.
+// After the recorder stopped, requests get no buffer and completions go
+// straight back to the pool. Counts what the stats report (drops, buffers,
+// string definitions) and how many completions have run, so that a flush
+// can wait for CUPTI's completion thread to be done.
+#ifndef GPUCAP_RECORDER_CUPTI_BUFFERS_H_
+#define GPUCAP_RECORDER_CUPTI_BUFFERS_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "buffer_pool.h"
+#include "first_seen.h"
+#include "gpucap/format/capture_writer.h"
+#include "recorder_phase.h"
+#include "string_interner.h"
+
+namespace gpucap::recorder {
+
+class CuptiBuffers {
+ public:
+  // `count` buffers of `bytes` each. `want_flush`: asks the control thread
+  // for a flush of completed buffers; called from CUPTI's request, it must
+  // not block.
+  CuptiBuffers(size_t count, size_t bytes, format::CaptureWriter* writer, const RecorderPhase* phase,
+               FirstSeen* seen, std::function<void()> want_flush);
+
+  // CUPTI's buffer callbacks (cuptiActivityRegisterCallbacks), by way of
+  // the recorder.
+  void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  void OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid,
+                   size_t cupti_dropped);
+
+  // After a flush: waits, at most `limit`, until no completion is running
+  // and none has come for two polls a millisecond apart.
+  void WaitForCompletions(std::chrono::milliseconds limit);
+
+  // A module's name memory may be reused once it unloads.
+  void ForgetStrings() { strings_.Clear(); }
+
+  BufferPool* pool() { return pool_.get(); }
+  uint64_t cupti_dropped() const { return cupti_dropped_.load(); }
+  uint64_t pool_empty() const { return pool_empty_.load(); }
+  uint64_t buffers_completed() const { return buffers_completed_.load(); }
+  uint64_t strings_dropped() const { return strings_dropped_.load(); }
+  size_t strings_interned() { return strings_.size(); }
+
+ private:
+  format::CaptureWriter* const writer_;
+  const RecorderPhase* const phase_;
+  FirstSeen* const seen_;
+  const std::function<void()> want_flush_;
+  std::unique_ptr<BufferPool> pool_;
+  StringInterner strings_;
+  std::atomic<uint64_t> cupti_dropped_{0};
+  std::atomic<uint64_t> pool_empty_{0};
+  std::atomic<uint64_t> buffers_completed_{0};
+  std::atomic<uint64_t> strings_dropped_{0};
+  std::atomic<int> in_completion_{0};
+  std::atomic<uint64_t> completions_{0};
+};
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_CUPTI_BUFFERS_H_

@@ -1,0 +1,221 @@
+#include "cupti_session.h"
+
+#include <cuda.h>
+
+#include <chrono>
+
+#include "api_selection.h"
+#include "gpucap/format/activity_kind.h"
+
+namespace gpucap::recorder {
+namespace {
+
+// The resource callbacks Recorder::OnResource and GraphEventFor handle.
+constexpr CUpti_CallbackId kResourceCallbacks[] = {
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPH_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPH_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS,
+};
+
+}  // namespace
+
+CuptiSession::CuptiSession(const Config& config, const RecorderPhase* phase, OnceLog* log, Entry entry,
+                           std::function<void(bool late)> attached)
+    : config_(config), phase_(phase), log_(log), entry_(entry), attached_(std::move(attached)) {}
+
+void CuptiSession::Start(bool attach, bool recording, ApiRecords* api_records) {
+  api_records_ = api_records;
+  if (attach) {
+    Attach();
+  } else {
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    detached_ = true;  // contexts made before the first recording announce no device
+  }
+  if (recording) SetActivityEnabled(true, /*at_start=*/true);
+}
+
+void CuptiSession::MakeDetach() {
+  // PM sampling sessions live in CUPTI too: finalizing would end them.
+  if (!config_.pause_detach || config_.pm_counters) return;
+  const GpucapEntryGateV1* gate = CuptiDetach::FindGate();
+  if (!gate) {
+    log_->Log("gpucap: pauses keep CUPTI attached: the entry gate (libgpucap_gate.so, which gpucap record "
+              "preloads) is not in this process");
+    return;
+  }
+  // CUPTI's own driver calls pass the closed gate: it makes them while it
+  // finalizes.
+  detach_ = std::make_unique<CuptiDetach>(gate, std::chrono::microseconds(config_.detach_wait_us),
+                                          CodeRangesOf(reinterpret_cast<const void*>(&cuptiFinalize)));
+}
+
+void CuptiSession::Attach() {
+  std::lock_guard<std::mutex> lock(cupti_mu_);
+  auto check = [&](CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* msg = nullptr;
+    cuptiGetResultString(r, &msg);
+    log_->Log(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
+    return false;
+  };
+  bool late = detached_;
+  if (!callbacks_registered_) {
+    if (config_.system_thread_ids) {
+      check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
+    }
+    if (config_.device_buffer_bytes) {
+      size_t v = config_.device_buffer_bytes, sz = sizeof(v);
+      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
+            "device buffer size");
+    }
+    if (!check(cuptiActivityRegisterCallbacks(entry_.buffer_requested, entry_.buffer_completed),
+               "cuptiActivityRegisterCallbacks")) {
+      return;
+    }
+    if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
+    if (config_.latency_timestamps) {
+      check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps");
+    }
+    callbacks_registered_ = true;
+    detached_ = false;
+  }
+  if (config_.subscribe && !subscriber_) {
+    CUpti_SubscriberHandle sub;
+    if (check(cuptiSubscribe(&sub, entry_.callback, entry_.userdata),
+              "cuptiSubscribe (another CUPTI tool in this process?)")) {
+      subscriber_ = sub;
+      callbacks_.Attach(sub);
+      if (config_.resource_domain) {
+        check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
+      } else {
+        for (CUpti_CallbackId cbid : kResourceCallbacks) {
+          check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, cbid), "resource callback");
+        }
+      }
+    }
+  }
+  attached_(late);
+}
+
+void CuptiSession::Record() {
+  Attach();
+  SetActivityEnabled(true);
+}
+
+void CuptiSession::Pause() {
+  SetActivityEnabled(false);
+  Release();
+}
+
+// CUPTI with its activity kinds switched off still costs the launching
+// thread (PyTorch saw 10-20% after its profiler ended until cuptiFinalize:
+// pytorch/pytorch#144455; +88% of an empty launch here): a pause after a
+// recording finalizes it, with the entry gate holding every other thread
+// out of CUDA meanwhile (docs/recorder-detach.md).
+void CuptiSession::Release(bool only_if_paused) {
+  if (!detach_) {
+    cuptiActivityFlushAll(0);
+    return;
+  }
+  // Every buffer comes back before CUPTI lets go of them.
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+  // A capture range switches on application threads: one may have started
+  // recording again since.
+  if (only_if_paused && phase_->load() != RecorderPhase::kPaused) return;
+  detach_->NewPause();
+  TryDetach();
+}
+
+void CuptiSession::TryDetach() {
+  {
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    if (!callbacks_registered_ && !subscriber_) return;  // holds nothing of CUPTI
+  }
+  CuptiDetach::Outcome o = detach_->Run([this] { return Finalize(); });
+  if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
+}
+
+CuptiDetach::Finalized CuptiSession::Finalize() {
+  // Every other thread is out of CUDA now, or held at its entry. Never wait
+  // here for a lock: a thread held at the gate may own it (a capture range's
+  // switch on an application thread), so the attempt is let go instead.
+  std::unique_lock<std::mutex> switching(switch_mu_, std::try_to_lock);
+  if (!switching.owns_lock()) return CuptiDetach::Finalized::kBusy;
+  std::unique_lock<std::mutex> lock(cupti_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || phase_->load() != RecorderPhase::kPaused || activity_enabled_.load()) {
+    return CuptiDetach::Finalized::kBusy;
+  }
+  if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
+  subscriber_ = nullptr;
+  callbacks_.Detach();
+  callbacks_registered_ = false;
+  detached_ = true;
+  return CuptiDetach::Finalized::kYes;
+}
+
+void CuptiSession::HoldWhilePaused() {
+  if (!config_.pause_detach || !config_.paused_subscribe || !config_.subscribe) return;
+  {
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    if (!detached_) return;
+  }
+  // Resource callbacks again, so that graphs built while paused keep their
+  // topology; no activity kind is enabled.
+  Attach();
+}
+
+void CuptiSession::SetActivityEnabled(bool enabled, bool at_start) {
+  std::lock_guard<std::mutex> lock(switch_mu_);
+  if (!started_.load() || activity_enabled_.load() == enabled) return;
+  activity_enabled_.store(enabled);
+  using K = format::ActivityKind;
+  bool want_api = false;
+  for (uint32_t kind : config_.kinds) {
+    if (kind == static_cast<uint32_t>(K::kRuntime) || kind == static_cast<uint32_t>(K::kDriver)) {
+      want_api = true;  // by callback id, below
+      continue;
+    }
+    auto k = static_cast<CUpti_ActivityKind>(kind);
+    CUptiResult r = enabled ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
+    if (enabled && r == CUPTI_SUCCESS && kind == static_cast<uint32_t>(K::kSynchronization)) {
+      // Query records for work not done yet (polling loops) are noise and cost.
+      cuptiActivityEnableAllSyncRecords(0);
+    }
+    if (r != CUPTI_SUCCESS && enabled) {
+      const char* msg = nullptr;
+      cuptiGetResultString(r, &msg);
+      log_->Log("gpucap: activity kind " + format::ActivityKindName(kind) + " not enabled: " +
+                (msg ? msg : "error"));
+    }
+  }
+  if (!want_api) return;
+  if (ApiRecords* records = api_records_) {
+    // The lean calls through callbacks: no RUNTIME or DRIVER activity kind.
+    records->SetOn(enabled);
+    for (const auto& [domain, cbid] : records->ids()) {
+      callbacks_.Want(CallbackSwitch::kApiRecords, domain, cbid, enabled);
+    }
+    return;
+  }
+  // An enable at cuInit (Start) or a later one: a resume.
+  SelectApis(config_.api, enabled, enabled && !at_start);
+}
+
+void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const {
+  if (detach_) detach_->Stats(extra);
+}
+
+}  // namespace gpucap::recorder

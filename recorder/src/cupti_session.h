@@ -1,0 +1,136 @@
+// The recorder's hold on CUPTI: registering the buffer callbacks, the one
+// callback subscriber (callback_switch.h: several parts share its ids),
+// enabling the activity kinds, and what a pause lets go of.
+//
+// What the session holds: nothing (paused from the start, never recorded,
+// or detached), the activity callbacks and the subscriber (attached), or
+// those with the activity kinds enabled (recording). A pause disables the
+// kinds and, after a recording with a CuptiDetach made (GPUCAP_PAUSE_DETACH
+// and the entry gate in the process), finalizes CUPTI with every other
+// thread held out of CUDA (cupti_detach.h, docs/recorder-detach.md); the
+// next recording attaches again.
+//
+// What the application pays for (bench/README.md, "The recorder's price"):
+// CUPTI attached with activity callbacks registered costs nothing; the
+// resource callbacks cost nothing when only the ones the recorder handles
+// are enabled, while the whole resource domain cost every kernel launch
+// about 1 us (0.8-1.3 us in four comparisons), paused or recording.
+//
+// Threads and locks: Attach, Record and Pause run on the control thread and
+// on application threads that open or close a capture range; Release,
+// TryDetach and HoldWhilePaused on the control thread only. The attachment
+// is under one mutex, a switch of the activity kinds under another; the
+// finalize, which runs while other threads are held at the entry gate and
+// may own either, only tries them.
+#ifndef GPUCAP_RECORDER_CUPTI_SESSION_H_
+#define GPUCAP_RECORDER_CUPTI_SESSION_H_
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api_records.h"
+#include "callback_switch.h"
+#include "config.h"
+#include "cupti_buffers.h"
+#include "cupti_detach.h"
+#include "once_log.h"
+#include "recorder_phase.h"
+
+namespace gpucap::recorder {
+
+class CuptiSession {
+ public:
+  // CUPTI's ways into the recorder, registered at every attach: the buffer
+  // callbacks (which take no user data) and the subscriber's callback with
+  // its user data.
+  struct Entry {
+    CUpti_BuffersCallbackRequestFunc buffer_requested;
+    CUpti_BuffersCallbackCompleteFunc buffer_completed;
+    CUpti_CallbackFunc callback;
+    void* userdata;
+  };
+  // `attached(late)`: what every attach switches on for the other parts
+  // (the subscriber's ids they want), run under the attachment's lock after
+  // the subscriber; `late`: CUPTI was away (detached, or not attached since
+  // cuInit), so contexts made meanwhile announced no device. `phase`: read
+  // before letting go of CUPTI (only while paused); `buffers`: waited on
+  // after a forced flush.
+  CuptiSession(const Config& config, const RecorderPhase* phase, OnceLog* log, Entry entry,
+               std::function<void(bool late)> attached);
+
+  // Makes the detach a pause after recording uses, when wanted and the
+  // entry gate is in the process; before the control thread starts.
+  void MakeDetach();
+  // cuInit: true the first time only (the caller then starts the session).
+  bool MarkStarted() { return !started_.exchange(true); }
+  // The first start: attaches when `attach`, else notes that CUPTI is away;
+  // then enables the kinds when `recording`. `api_records`: the lean calls'
+  // records by callback (GPUCAP_API_RECORDS=callback), or null.
+  void Start(bool attach, bool recording, ApiRecords* api_records);
+  // The buffers a forced flush waits for; set before the first attach.
+  void UseBuffers(CuptiBuffers* buffers) { buffers_ = buffers; }
+
+  void Attach();
+  void Record();  // Attach, then the kinds on
+  void Pause();   // the kinds off, then Release
+  // A pause's second half, on the control thread; only_if_paused: not
+  // when a capture range has started recording again meanwhile.
+  void Release(bool only_if_paused = false);
+  // One detach attempt (cupti_detach.h), on the control thread.
+  void TryDetach();
+  // While paused and detached with --paused-graphs: the resource callbacks
+  // again, no activity kind.
+  void HoldWhilePaused();
+  // Capture ranges switch from application threads, SIGUSR2 and the size
+  // cap from the control thread; at_start: the enable at cuInit, not a resume.
+  void SetActivityEnabled(bool enabled, bool at_start = false);
+
+  bool started() const { return started_.load(); }
+  bool activity_enabled() const { return activity_enabled_.load(); }
+  // Whether pauses after a recording detach; then whether an attempt is
+  // due at this tick of a pause (cupti_detach.h).
+  bool detaches() const { return detach_ != nullptr; }
+  bool DetachRetryDue() const { return detach_->RetryDue(); }
+  CallbackSwitch* callbacks() { return &callbacks_; }
+  // The detach's counters (CuptiDetach::Stats), when a detach was made.
+  void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
+
+ private:
+  // Runs inside the detach, with every other thread held out of CUDA.
+  CuptiDetach::Finalized Finalize();
+
+  const Config& config_;
+  const RecorderPhase* const phase_;
+  OnceLog* const log_;
+  const Entry entry_;
+  const std::function<void(bool late)> attached_;
+  CuptiBuffers* buffers_ = nullptr;
+  ApiRecords* api_records_ = nullptr;
+  // The API callback ids the subscriber has on, for every part that wants some.
+  CallbackSwitch callbacks_;
+  std::atomic<bool> started_{false};
+  std::atomic<bool> activity_enabled_{false};
+  std::mutex switch_mu_;  // one switch at a time (app threads, control thread)
+
+  // CUPTI attachment, changed by the control thread and by application
+  // threads that open a capture range; all under cupti_mu_.
+  std::mutex cupti_mu_;
+  void* subscriber_ = nullptr;  // CUpti_SubscriberHandle
+  bool callbacks_registered_ = false;
+  bool detached_ = false;  // finalized since the last attach, or not attached since cuInit
+  // The detach a pause after recording makes; null when pauses keep CUPTI
+  // (GPUCAP_PAUSE_DETACH=0, PM sampling).
+  std::unique_ptr<CuptiDetach> detach_;
+};
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_CUPTI_SESSION_H_
