@@ -70,6 +70,28 @@ TEST(OutputTest, OutputEqualToTheInputIsRefusedByAnyPath) {
   EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"hard.gpucap", "in.gpucap", "link.gpucap", "sub"}));
 }
 
+// Commands that read a job's captures a few at a time (report, stats,
+// export) hold none of them open when they write: every one is an input
+// from the start all the same.
+TEST(OutputTest, OutputEqualToAnyOfSeveralInputsIsRefused) {
+  TempDir dir;
+  std::string a = dir.File("a.gpucap"), b = dir.File("b.gpucap");
+  std::string bytes = Base(4).bytes();
+  WriteFile(a, bytes);
+  WriteFile(b, bytes);
+  const std::vector<std::vector<std::string>> jobs = {{"stats", a, b, "-o", b},
+                                                      {"report", a, b, "-q", "-o", b},
+                                                      {"export", a, b, "-q", "-o", b},
+                                                      {"merge", a, b, "-q", "--keep-apart", "-o", b}};
+  for (const auto& args : jobs) {
+    LimitedRun r = Gpucap(args);
+    EXPECT_NE(r.code, 0) << args[0] << ": " << r.Describe();
+    EXPECT_NE(r.output.find("input"), std::string::npos) << args[0] << ": " << r.Describe();
+    EXPECT_EQ(ReadFile(b), bytes) << args[0] << " changed its input";
+  }
+  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"a.gpucap", "b.gpucap"}));
+}
+
 TEST(OutputTest, IntoTraceIsAnInputToo) {
   TempDir dir;
   std::string capture = dir.File("in.gpucap");
