@@ -158,7 +158,9 @@ TEST(ManyRanks, StatsRankTablesAreTheJobsTruth) {
     EXPECT_EQ(std::get<int64_t>(cells[4]), truth["nccl_ns_per_step"].items[k].i()) << rank << " " << step;
     int64_t straggler = step == job.truth["straggling_step"].text ? straggling : slow;
     EXPECT_EQ(std::get<int64_t>(cells[6]), rank == straggler ? 1 : 0) << rank << " " << step;
-    if (rank == straggler) EXPECT_EQ(std::get<int64_t>(cells[5]), 0);
+    if (rank == straggler) {
+      EXPECT_EQ(std::get<int64_t>(cells[5]), 0);
+    }
   }
   // The slow rank straggled every step but the straggling one.
   for (const auto& cells : ranks.rows) {

@@ -50,19 +50,17 @@ void WriteRanks(const std::vector<RankSummary>& captures, JsonOut* j) {
 
   // Each step's spread over the ranks: what a chart of a thousand ranks
   // shows instead of a thousand bars.
-  j->Key("step_spread").BeginArray();
-  for (const std::string& s : steps) {
-    std::vector<int64_t> v;
-    for (size_t c = 0; c < captures.size(); ++c) v.push_back(f.by_key[c].at(s)->dur_ns);
-    WriteSpread(std::move(v), j);
-  }
-  j->EndArray().Key("wait_spread").BeginArray();
-  for (size_t s = 0; s < steps.size(); ++s) {
-    std::vector<int64_t> v;
-    for (size_t c = 0; c < captures.size(); ++c) v.push_back(f.Wait(c, s));
-    WriteSpread(std::move(v), j);
-  }
-  j->EndArray();
+  auto spread = [&](const char* key, auto value) {
+    j->Key(key).BeginArray();
+    for (size_t s = 0; s < steps.size(); ++s) {
+      std::vector<int64_t> v;
+      for (size_t c = 0; c < captures.size(); ++c) v.push_back(value(c, s));
+      WriteSpread(std::move(v), j);
+    }
+    j->EndArray();
+  };
+  spread("step_spread", [&](size_t c, size_t s) { return f.Step(c, s).dur_ns; });
+  spread("wait_spread", [&](size_t c, size_t s) { return f.Wait(c, s); });
 
   j->Key("slow_rank");
   if (f.slow < 0) {

@@ -8,7 +8,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "gpucap/builder/work_queue.h"
 #include "report_parts.h"
@@ -38,12 +37,6 @@ std::string RecordedWindowPattern(const builder::CaptureIndex& index) {
   return {};
 }
 
-// With several captures, which one it was.
-Status Named(const Status& s, const std::string& path) {
-  if (s.message().find(path) != std::string::npos) return s;
-  return Status(s.code(), path + ": " + s.message());
-}
-
 // What one capture's pass leaves behind.
 struct CapturePass {
   Status status = Status::Ok();
@@ -61,10 +54,6 @@ std::string Section(const CaptureData& data, const ReportOptions& options) {
   return j.Take();
 }
 
-int Threads(int threads) {
-  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 Result<std::string> JobJson(size_t count, const CaptureOpener& open, const ReportOptions& options,
                             const builder::ProgressFn& progress, std::vector<std::string>* warnings, size_t* windows,
                             const std::string& spec, bool chosen, std::vector<std::string>* names) {
@@ -76,7 +65,8 @@ Result<std::string> JobJson(size_t count, const CaptureOpener& open, const Repor
   bool gather = options.align != ClockAlign::kOff && count > 1;
   // One capture: its own threads and progress, as `gpucap stats`. Several:
   // a capture per thread, each joined on one.
-  int threads = Threads(options.build.threads);
+  builder::WorkQueue queue(options.build.threads);  // 0: one per core
+  const int threads = queue.threads();
   int workers = static_cast<int>(std::min<size_t>(count, static_cast<size_t>(threads)));
   if (count > 1) build.threads = 1;
   std::vector<CapturePass> passes(count);
@@ -91,7 +81,7 @@ Result<std::string> JobJson(size_t count, const CaptureOpener& open, const Repor
     pass->path = (*index)->path();
     auto stats = CollectWindowStats(**index, build, count == 1 ? progress : builder::ProgressFn());
     if (!stats.ok()) {
-      pass->status = Named(stats.status(), pass->path);
+      pass->status = NamingCapture(stats.status(), pass->path);
       return;
     }
     CaptureData data{index->get(), std::move(stats).value(), i};
@@ -113,7 +103,6 @@ Result<std::string> JobJson(size_t count, const CaptureOpener& open, const Repor
     }
     return Status::Ok();
   };
-  builder::WorkQueue queue(threads);
   GPUCAP_RETURN_IF_ERROR(queue.Each(std::max(1, workers), work));
   for (const CapturePass& p : passes) GPUCAP_RETURN_IF_ERROR(p.status);
 

@@ -5,7 +5,6 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "gpucap/builder/work_queue.h"
 #include "gpucap/tools/stats/window_stats.h"
@@ -36,16 +35,18 @@ struct Part {
   RankSummary summary;
 };
 
-int Threads(int threads) {
-  return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 }  // namespace
+
+Status NamingCapture(const Status& status, const std::string& path) {
+  if (status.ok() || status.message().find(path) != std::string::npos) return status;
+  return Status(status.code(), path + ": " + status.message());
+}
 
 Result<JobStats> CollectJobStats(size_t count, const CaptureOpener& open, const builder::BuildOptions& options,
                                  const builder::ProgressFn& progress) {
   JobStats job;
-  int threads = Threads(options.threads);
+  builder::WorkQueue queue(options.threads);  // 0: one per core
+  const int threads = queue.threads();
   builder::BuildOptions each = options;
   if (count > 1) each.threads = 1;
   // Parts wait in `ready` until every capture before them is merged: the
@@ -81,10 +82,7 @@ Result<JobStats> CollectJobStats(size_t count, const CaptureOpener& open, const 
       } else {
         auto stats = CollectWindowStats(**index, each, count == 1 ? progress : builder::ProgressFn());
         if (!stats.ok()) {
-          const Status& s = stats.status();
-          part.status = s.message().find((*index)->path()) != std::string::npos
-                            ? s
-                            : Status(s.code(), (*index)->path() + ": " + s.message());
+          part.status = NamingCapture(stats.status(), (*index)->path());
         } else {
           part.summary = Summarize(*stats);
           part.rank.path = (*index)->path();
@@ -115,7 +113,6 @@ Result<JobStats> CollectJobStats(size_t count, const CaptureOpener& open, const 
     }
     return Status::Ok();
   };
-  builder::WorkQueue queue(threads);
   int workers = static_cast<int>(std::min<size_t>(count, static_cast<size_t>(threads)));
   GPUCAP_RETURN_IF_ERROR(queue.Each(std::max(1, workers), work));
   if (!first_error.ok()) return first_error;

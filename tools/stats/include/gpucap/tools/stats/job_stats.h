@@ -44,6 +44,10 @@ struct JobStats {
   std::vector<RankSummary> steps;   // per capture, its windows (rank_steps.h)
 };
 
+// `status` with the capture's path in front, unless its message names it
+// already: with several captures, which one it was.
+Status NamingCapture(const Status& status, const std::string& path);
+
 Result<JobStats> CollectJobStats(size_t count, const CaptureOpener& open, const builder::BuildOptions& options,
                                  const builder::ProgressFn& progress);
 
