@@ -30,6 +30,10 @@
 #                                      ranges) under --sample SAMPLE (default 10) --sample-random, N runs: each
 #                                      checked for its RESULT line and a capture with a trailer; the detaches'
 #                                      holds (p50/p99/max per capture) summed up by detach_holds.py
+#   graph-detach [CASE...]             tests/gpu/graph_detach.cu's cases (a graph instantiated before, while and after
+#                                      recording, replayed across detaches and re-attaches), --pause-detach on
+#   emit-nvtx ROUNDS VARIANT...        emit_nvtx_rounds.sh (base, emit, emit_old: OLD's gpucap, emit_new: this dist's)
+#   ranks ARGS...                      bench/ranks/scale.sh ARGS (report, stats, export, merge over synthetic jobs)
 #   paused-graph                       a graph captured while paused, replayed while recording: recorded,
 #                                      --start-paused, --start-paused --paused-graphs (graph_kernels.py)
 #   toggle [N]                         the yardstick's toggle_ab.py under SIGUSR2, N runs
@@ -191,6 +195,19 @@ part_compile-sample() {  # [N] [SAMPLE]
   echo "compile-sample: $fails failed ($hangs hung), of $runs runs"
   python3 "$here/detach_holds.py" "$d"/c*.json
 }
+part_graph-detach() {  # tests/gpu/graph_detach.cu's cases under capture ranges, the detach on
+  local d="$WORK/gd-$n"; mkdir -p "$d"
+  for c in ${1:-before attached detached attached-reattach cycles}; do
+    timeout -k 3 60 "$g" record -q --pause-detach on --capture-range 'nvtx:rec#\d+' --capture-range-end repeat \
+      -o "$d/$c.gpucap" -- "$DIST/gpu/graph_detach" "$c" >"$d/$c.log" 2>&1
+    echo "graph_detach $c rc=$? $(info "$d/$c.gpucap")"; grep -v '^gpucap: \(paused\|recording\)' "$d/$c.log" | tail -6
+  done
+}
+part_emit-nvtx() {  # ROUNDS VARIANT...: emit_nvtx_rounds.sh (OLD: the dist before, NEW: this one)
+  local r=$1; shift
+  END=${until:+$((until - $(el)))} bash "$here/emit_nvtx_rounds.sh" "$WORK/emit-$n" "$r" "$@" | grep -v '^ROUND'
+}
+part_ranks() { bash "$root/bench/ranks/scale.sh" "$@"; }
 part_paused-graph() {
   local d="$WORK/pg-$n"; mkdir -p "$d"
   for v in recorded start_paused start_paused_graphs; do
@@ -251,7 +268,7 @@ run_part() {
   (($#)) || return 0
   local name=$1; shift
   declare -F "part_$name" >/dev/null || { echo "device_call: unknown part $name" >&2; exit 2; }
-  if [[ $name != scale ]] && ((!ready)); then  # the dist and tools, once, before the first GPU part
+  if [[ $name != scale && $name != ranks ]] && ((!ready)); then  # the dist and tools, once, before the first GPU part
     dist; tools >>"$OUT/build.log" 2>&1 || { echo "device_call: building the tools failed, see build.log" >&2; exit 1; }
     ready=1
   fi

@@ -38,7 +38,7 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
   pending_ = true;
   // A gate nothing went through cannot say who is in CUDA: the program got
   // its driver functions some other way.
-  if (!gate_ || gate_->stubs_made() == 0) {
+  if (!gate_ || gate_->stubs_made() == 0 || HooksUnwrapped()) {
     ++no_gate_;
     pending_ = false;
     return Outcome::kNoGate;
@@ -69,6 +69,12 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
       return Outcome::kFailed;
   }
   return Outcome::kFailed;
+}
+
+bool CuptiDetach::HooksUnwrapped() const {
+  uint64_t refused = 0;
+  gate_->export_tables(nullptr, nullptr, &refused);
+  return refused != 0;
 }
 
 void CuptiDetach::NewPause() {
@@ -104,6 +110,10 @@ void CuptiDetach::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) co
   if (gate_) {
     extra->emplace_back("entry_gate_stubs", gate_->stubs_made());
     extra->emplace_back("entry_gate_held_calls", gate_->held());
+    uint64_t tables = 0, entries = 0, refused = 0;
+    gate_->export_tables(&tables, &entries, &refused);
+    extra->emplace_back("entry_gate_hook_entries", entries);
+    extra->emplace_back("entry_gate_tables_unwrapped", refused);
   }
 }
 

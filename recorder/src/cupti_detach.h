@@ -5,8 +5,9 @@
 // up because calls stayed in flight, and when it may try again.
 //
 // Runs on the recorder's control thread. Without the gate in the process
-// (libgpucap_gate.so not preloaded, or no driver function went through it)
-// nothing is finalized: Run answers kNoGate.
+// (libgpucap_gate.so not preloaded, or no driver function went through it),
+// or when libcudart got the runtime-callback hooks table unwrapped
+// (export_tables.h), nothing is finalized: Run answers kNoGate.
 #ifndef GPUCAP_RECORDER_CUPTI_DETACH_H_
 #define GPUCAP_RECORDER_CUPTI_DETACH_H_
 
@@ -54,13 +55,16 @@ class CuptiDetach {
 
   // cupti_detaches, cupti_detach_give_ups, cupti_detach_busy,
   // cupti_detach_failures, cupti_detach_hold_ns_p50/p99/max,
-  // cupti_detach_wait_ns_max, entry_gate_stubs, entry_gate_held_calls.
+  // cupti_detach_wait_ns_max, entry_gate_stubs, entry_gate_held_calls,
+  // entry_gate_hook_entries, entry_gate_tables_unwrapped.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
   // The q-quantile (0..1) of `samples` by nearest rank; 0 when empty.
   static uint64_t Quantile(std::vector<uint64_t> samples, double q);
 
  private:
+  bool HooksUnwrapped() const;
+
   const GpucapEntryGateV1* gate_;
   std::chrono::microseconds wait_;
   mutable std::mutex mu_;

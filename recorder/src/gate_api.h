@@ -23,6 +23,10 @@ struct GpucapEntryGateV1 {
   uint64_t (*held)(void);
   uint32_t (*depth)(void);          // the calling thread's nesting depth
   int (*is_stub)(const void* fn);
+  // The driver's export tables handed out as wrapped copies, the functions
+  // among their entries, and the tables handed out as they were (then a
+  // thread can be inside CUPTI unseen: never finalize). export_tables.h.
+  void (*export_tables)(uint64_t* tables, uint64_t* entries, uint64_t* refused);
 };
 
 typedef const GpucapEntryGateV1* (*GpucapEntryGateV1Fn)(void);

@@ -7,21 +7,29 @@
 //   cuGetProcAddress[_v2] as gpucap's own;
 // - cuGetProcAddress, cuGetProcAddress_v2 (exported here too, for programs
 //   linked against libcuda): every function they hand out comes back wrapped.
+// - cuGetExportTable: the runtime-callback hooks table (through which every
+//   runtime API call reaches CUPTI) comes back as a copy whose functions are
+//   wrapped (export_tables.h), except to libcupti itself;
+//   GPUCAP_GATE_HOOKS=0 hands out the original (for measuring what the
+//   wrapping prevents), and the gate then cannot vouch for quiescence.
 // Not covered: calls bound directly to libcuda's other exported symbols (a
 // program linked with -lcuda calling cuLaunchKernel by name) and the
-// tables of cuGetExportTable (docs/recorder-detach.md says what that means).
+// driver's other export tables (docs/recorder-detach.md).
 // In a process without CUDA it costs one dlsym check per lookup.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <link.h>
 // cuda.h maps the name to _v2; the exported cuGetProcAddress keeps the
 // first ABI (no status argument).
 #undef cuGetProcAddress
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "driver_wrap.h"
 #include "entry_gate.h"
+#include "export_tables.h"
 #include "gate_api.h"
 
 using gpucap::gate::EntryGate;
@@ -32,9 +40,11 @@ namespace {
 using DlsymFn = void* (*)(void*, const char*);
 using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
 using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using GetExportTable = CUresult (*)(const void**, const CUuuid*);
 
 std::atomic<GetProcV1> g_real_v1{nullptr};
 std::atomic<GetProcV2> g_real_v2{nullptr};
+std::atomic<GetExportTable> g_real_export{nullptr};
 
 DlsymFn RealDlsym();
 
@@ -57,6 +67,66 @@ Fn Real(std::atomic<Fn>* slot, const char* name) {
   if (h) f = reinterpret_cast<Fn>(RealDlsym()(h, name));
   if (f) slot->store(f, std::memory_order_release);
   return f;
+}
+
+bool InLibrary(const void* p, const char* prefix) {
+  Dl_info info;
+  if (!p || !dladdr(p, &info) || !info.dli_fname) return false;
+  const char* base = std::strrchr(info.dli_fname, '/');
+  base = base ? base + 1 : info.dli_fname;
+  return std::strncmp(base, prefix, std::strlen(prefix)) == 0;
+}
+
+// An address in an executable segment of libcuda: a function of the
+// driver's, as opposed to a data word of an export table.
+bool InDriverCode(const void* p) {
+  Dl_info info;
+  if (!InLibrary(p, "libcuda.so") || !dladdr(p, &info)) return false;
+  struct Query {
+    uintptr_t base, pc;
+    bool code = false;
+  } q{reinterpret_cast<uintptr_t>(info.dli_fbase), reinterpret_cast<uintptr_t>(p)};
+  dl_iterate_phdr(
+      [](dl_phdr_info* i, size_t, void* data) {
+        auto* q = static_cast<Query*>(data);
+        for (int k = 0; k < i->dlpi_phnum; ++k) {
+          const ElfW(Phdr)& ph = i->dlpi_phdr[k];
+          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+          uintptr_t b = i->dlpi_addr + ph.p_vaddr;
+          if (i->dlpi_addr != q->base && b != q->base) continue;
+          if (q->pc >= b && q->pc < b + ph.p_memsz) q->code = true;
+        }
+        return 0;
+      },
+      &q);
+  return q.code;
+}
+
+bool HooksWrapped() {
+  static const bool on = [] {
+    const char* v = std::getenv("GPUCAP_GATE_HOOKS");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return on;
+}
+
+// The driver's cuGetExportTable as the program gets it: the runtime-callback
+// hooks table wrapped (export_tables.h). libcupti gets the driver's own.
+__attribute__((noinline)) CUresult GateGetExportTable(const void** table, const CUuuid* id) {
+  GetExportTable real = g_real_export.load(std::memory_order_acquire);
+  if (!real) return CUDA_ERROR_NOT_INITIALIZED;
+  const void* caller = __builtin_return_address(0);
+  EntryGate::Process().Enter(caller);
+  CUresult r = real(table, id);
+  EntryGate::Process().Leave();
+  if (r != CUDA_SUCCESS || !table || !*table || !id || !gpucap::gate::IsRuntimeCallbackHooks(id->bytes)) return r;
+  if (InLibrary(caller, "libcupti")) return r;
+  if (!HooksWrapped()) {
+    gpucap::gate::CountRefusedTable();
+    return r;
+  }
+  if (const void* copy = gpucap::gate::WrapTable(*table, &InDriverCode)) *table = copy;
+  return r;
 }
 
 }  // namespace
@@ -88,6 +158,10 @@ void* Route(const char* symbol, void* fn) {
     return reinterpret_cast<void*>(&cuGetProcAddress_v2);
   }
   if (fn == reinterpret_cast<void*>(g_real_v1.load())) return reinterpret_cast<void*>(&cuGetProcAddress);
+  if (symbol && std::strcmp(symbol, "cuGetExportTable") == 0) {
+    g_real_export.store(reinterpret_cast<GetExportTable>(fn), std::memory_order_release);
+    return reinterpret_cast<void*>(&GateGetExportTable);
+  }
   if (symbol && std::strcmp(symbol, "cuGetProcAddress") == 0) {
     // By name through cuGetProcAddress: which ABI depends on the version
     // asked for; tell them apart by the address.
@@ -113,9 +187,15 @@ uint64_t GateStubs() { return gpucap::gate::stubs_made(); }
 uint64_t GateHeld() { return EntryGate::Process().held(); }
 uint32_t GateDepth() { return EntryGate::Process().depth(); }
 int GateIsStub(const void* p) { return gpucap::gate::IsStub(p) ? 1 : 0; }
+void GateExportTables(uint64_t* tables, uint64_t* entries, uint64_t* refused) {
+  gpucap::gate::ExportTableCounts c = gpucap::gate::export_table_counts();
+  if (tables) *tables = c.tables_wrapped;
+  if (entries) *entries = c.entries_wrapped;
+  if (refused) *refused = c.tables_refused;
+}
 
 const GpucapEntryGateV1 kGate = {sizeof(GpucapEntryGateV1), GateClose, GateOpen, GateExempt,
-                                 GateStubs, GateHeld, GateDepth, GateIsStub};
+                                 GateStubs, GateHeld, GateDepth, GateIsStub, GateExportTables};
 
 }  // namespace
 

@@ -21,6 +21,7 @@ using gate::EntryGate;
 using namespace std::chrono_literals;
 
 std::atomic<uint64_t> g_stubs{1};
+std::atomic<uint64_t> g_tables_unwrapped{0};
 
 // The C interface over the test process's gate, as libgpucap_gate.so
 // exports it.
@@ -38,6 +39,11 @@ const GpucapEntryGateV1 kGate = {
     [] { return EntryGate::Process().held(); },
     [] { return EntryGate::Process().depth(); },
     [](const void*) { return 0; },
+    [](uint64_t* tables, uint64_t* entries, uint64_t* refused) {
+      if (tables) *tables = 1;
+      if (entries) *entries = 5;
+      if (refused) *refused = g_tables_unwrapped.load();
+    },
 };
 
 std::map<std::string, uint64_t> StatsOf(const CuptiDetach& d) {
@@ -78,6 +84,12 @@ TEST(CuptiDetach, NeverFinalizesWithoutAGateOrOneNothingWentThrough) {
   CuptiDetach unused(&kGate, 60s);
   EXPECT_EQ(unused.Run(finalize), CuptiDetach::Outcome::kNoGate);
   g_stubs.store(1);
+  // libcudart got the runtime-callback hooks table unwrapped: a thread can
+  // be inside CUPTI without the gate knowing.
+  g_tables_unwrapped.store(1);
+  CuptiDetach unwrapped(&kGate, 60s);
+  EXPECT_EQ(unwrapped.Run(finalize), CuptiDetach::Outcome::kNoGate);
+  g_tables_unwrapped.store(0);
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(StatsOf(unused)["cupti_detach_without_gate"], 1u);
   EXPECT_FALSE(unused.RetryDue()) << "no gate now, no gate at the next tick";

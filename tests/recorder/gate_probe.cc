@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gate_api.h"
@@ -89,6 +90,64 @@ int main() {
   // A driver call inside a driver call counts as nested.
   Check(reinterpret_cast<CUresult (*)()>(fns[3])() == CUDA_SUCCESS && *last_depth == 2,
         "a wrapped call inside a wrapped call is nested (depth 2)");
+  // Export tables: the runtime-callback hooks table comes back as a copy
+  // whose functions are wrapped; its data words and every other table as
+  // the driver made them.
+  using GetExportTable = CUresult (*)(const void**, const CUuuid*);
+  void* get_table = nullptr;
+  Dl_info where{};
+  Check(get("cuGetExportTable", &get_table, 13000, 0, &q) == CUDA_SUCCESS && get_table &&
+            dladdr(get_table, &where) && where.dli_fname && strstr(where.dli_fname, "libgpucap_gate") &&
+            get_table == dlsym(h, "cuGetExportTable"),
+        "cuGetExportTable through cuGetProcAddress_v2 and dlsym is gpucap's own");
+  const CUuuid hooks_id = {{static_cast<char>(0xa0), static_cast<char>(0x94), 0x79, static_cast<char>(0x8c), 0x2e,
+                            0x74, 0x2e, 0x74, static_cast<char>(0x93), static_cast<char>(0xf2), 0x08, 0x00, 0x20,
+                            0x0c, 0x0a, 0x66}};
+  const CUuuid other_id = {{1, 2, 3}};
+  const void* hooks = nullptr;
+  const void* other = nullptr;
+  auto* fake_hooks = static_cast<const void**>(dlsym(h, "fake_hooks_table"));
+  auto* fake_other = dlsym(h, "fake_other_table");
+  auto* hook_data = static_cast<uint64_t*>(dlsym(h, "fake_hook_data"));
+  if (get_table && fake_hooks && fake_other && hook_data) {
+    auto lookup = reinterpret_cast<GetExportTable>(get_table);
+    const char* hooks_env = getenv("GPUCAP_GATE_HOOKS");
+    if (hooks_env && strcmp(hooks_env, "0") == 0) {
+      // Not wrapped on request: handed out as the driver's, and counted, so
+      // that the recorder knows it cannot finalize safely.
+      Check(lookup(&hooks, &hooks_id) == CUDA_SUCCESS && hooks == fake_hooks,
+            "with GPUCAP_GATE_HOOKS=0 the hooks table is the driver's");
+      Check(lookup(&other, &other_id) == CUDA_SUCCESS && other == fake_other, "another table comes back as it is");
+      uint64_t tables = 0, entries = 0, refused = 0;
+      gate->export_tables(&tables, &entries, &refused);
+      Check(tables == 0 && refused == 1, "the gate counts the hooks table as handed out unwrapped");
+    } else {
+      Check(lookup(&hooks, &hooks_id) == CUDA_SUCCESS && hooks && hooks != fake_hooks,
+            "the runtime-callback hooks table comes back as a copy");
+      Check(lookup(&other, &other_id) == CUDA_SUCCESS && other == fake_other, "another table comes back as it is");
+      if (hooks && hooks != fake_hooks) {
+        auto* copy = static_cast<const void* const*>(hooks);
+        Check(copy[0] == fake_hooks[0], "the copy keeps the size word");
+        Check(gate->is_stub(copy[1]) && gate->is_stub(copy[3]), "the copy's functions are wrapped");
+        Check(copy[2] == hook_data, "the copy's data word is the driver's");
+        unsigned out = 0;
+        reinterpret_cast<void (*)(unsigned*)>(copy[1])(&out);
+        Check(out == 7 && *last_depth == 1, "a hook through the copy runs inside the gate");
+        uint64_t sum = reinterpret_cast<uint64_t (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                                                     uint64_t, uint64_t)>(copy[3])(1, 2, 3, 4, 5, 6, 7, 8);
+        Check(sum == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64 && *last_depth == 1,
+              "a hook's eight arguments (two on the stack) arrive intact");
+        const void* again_table = nullptr;
+        Check(lookup(&again_table, &hooks_id) == CUDA_SUCCESS && again_table == hooks,
+              "a second request gets the same copy");
+      }
+      uint64_t tables = 0, entries = 0, refused = 0;
+      gate->export_tables(&tables, &entries, &refused);
+      Check(tables == 1 && entries == 2 && refused == 0, "the gate counts one table and its two functions wrapped");
+    }
+  } else {
+    Check(false, "the fake driver's export tables are found");
+  }
   Check(gate->depth() == 0, "every call left the gate");
   printf("checked %d, failed %d, stubs %llu\n", g_checked, g_failed,
          static_cast<unsigned long long>(gate->stubs_made()));

@@ -1,0 +1,132 @@
+// Which CUDA graphs survive a detach of CUPTI (issue 40): a graph replayed
+// after `cuptiFinalize` and a later re-attach faulted ("unspecified launch
+// failure") in a torch.compile job. Each CASE instantiates one graph in one
+// recorder state and replays it in others; recording is driven by NVTX
+// ranges `rec#N` under `gpucap record --capture-range 'nvtx:rec#\d+'
+// --pause-detach on`, and each range's end is followed by a wait for the
+// control thread's detach.
+//
+//   graph_detach CASE     CASE: before, attached, detached, attached-reattach, cycles
+//
+// before            instantiated before any recording; replayed while recording, after the detach, after re-attach
+// attached          instantiated while recording; replayed after the detach (CUPTI finalized)
+// detached          instantiated after the detach; replayed after re-attach
+// attached-reattach instantiated while recording; replayed after a detach and a re-attach
+// cycles            six detaches and re-attaches; in each state a new graph is instantiated and every
+//                   graph made so far is replayed (Kineto saw graphs break at the second re-init)
+//
+// Prints "STEP <what> ok" after each replay's synchronize; the first error
+// ends the program with its CUDA error (exit 1), so the last STEP line says
+// where a graph broke.
+#include <nvtx3/nvToolsExt.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+__global__ void axpy(float* y, const float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += a * x[i];
+}
+
+namespace {
+
+constexpr int kN = 1 << 16;
+float *g_x, *g_y;
+cudaStream_t g_stream;
+int g_range = 0;
+
+cudaGraphExec_t Instantiate() {
+  cudaGraph_t graph;
+  CK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < 8; ++i) axpy<<<kN / 256, 256, 0, g_stream>>>(g_y, g_x, 0.5f, kN);
+  CK(cudaStreamEndCapture(g_stream, &graph));
+  cudaGraphExec_t exec;
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  CK(cudaGraphDestroy(graph));
+  return exec;
+}
+
+void Replay(cudaGraphExec_t exec, const char* what) {
+  for (int i = 0; i < 4; ++i) CK(cudaGraphLaunch(exec, g_stream));
+  cudaError_t e = cudaStreamSynchronize(g_stream);
+  if (e != cudaSuccess) {
+    std::printf("STEP %s FAILED: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+  std::printf("STEP %s ok\n", what);
+  std::fflush(stdout);
+}
+
+// A recorded range, then time for the control thread to detach (it runs
+// every 50 ms; a detach waits up to 2 ms for calls in flight).
+template <typename Body>
+void Recorded(Body body) {
+  nvtxRangePushA(("rec#" + std::to_string(g_range++)).c_str());
+  body();
+  CK(cudaStreamSynchronize(g_stream));
+  nvtxRangePop();
+  usleep(400 * 1000);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string which = argc > 1 ? argv[1] : "attached";
+  CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+  CK(cudaMalloc(&g_x, kN * sizeof(float)));
+  CK(cudaMalloc(&g_y, kN * sizeof(float)));
+  CK(cudaMemset(g_x, 0, kN * sizeof(float)));
+  CK(cudaMemset(g_y, 0, kN * sizeof(float)));
+  cudaGraphExec_t g = nullptr;
+  if (which == "before") {
+    g = Instantiate();
+    Replay(g, "before-instantiated, not yet recording");
+    Recorded([&] { Replay(g, "before-instantiated, recording"); });
+    Replay(g, "before-instantiated, after the detach");
+    Recorded([&] { Replay(g, "before-instantiated, re-attached"); });
+    Replay(g, "before-instantiated, after the second detach");
+  } else if (which == "attached") {
+    Recorded([&] {
+      g = Instantiate();
+      Replay(g, "attached-instantiated, recording");
+    });
+    Replay(g, "attached-instantiated, after the detach");
+  } else if (which == "detached") {
+    Recorded([&] {});
+    g = Instantiate();
+    Replay(g, "detached-instantiated, detached");
+    Recorded([&] { Replay(g, "detached-instantiated, re-attached"); });
+    Replay(g, "detached-instantiated, after the second detach");
+  } else if (which == "attached-reattach") {
+    Recorded([&] { g = Instantiate(); });
+    Recorded([&] { Replay(g, "attached-instantiated, re-attached"); });
+    Replay(g, "attached-instantiated, after the second detach");
+  } else if (which == "cycles") {
+    std::vector<cudaGraphExec_t> all;
+    auto replay_all = [&](const std::string& when) {
+      for (size_t i = 0; i < all.size(); ++i) Replay(all[i], (when + ", graph " + std::to_string(i)).c_str());
+    };
+    for (int c = 0; c < 6; ++c) {
+      Recorded([&] {
+        all.push_back(Instantiate());
+        replay_all("cycle " + std::to_string(c) + " recording");
+      });
+      all.push_back(Instantiate());
+      replay_all("cycle " + std::to_string(c) + " detached");
+    }
+    for (cudaGraphExec_t e : all) CK(cudaGraphExecDestroy(e));
+    g = Instantiate();
+  } else {
+    std::fprintf(stderr, "graph_detach: unknown case %s\n", which.c_str());
+    return 2;
+  }
+  CK(cudaGraphExecDestroy(g));
+  CK(cudaDeviceSynchronize());
+  std::printf("DONE %s\n", which.c_str());
+  return 0;
+}
