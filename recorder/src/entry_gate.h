@@ -4,9 +4,10 @@
 //
 // Contract:
 // - Enter()/Leave() bracket every driver call the process makes through a
-//   wrapped entry point (driver_wrap.h). They nest: a driver call made inside
-//   another (from a CUPTI callback, from a wrapped call's own work) is
-//   counted once per thread and never waits.
+//   wrapped entry point (driver_wrap.h; the stubs' fast path does their work
+//   itself while the gate is open, and calls Enter() otherwise). They nest:
+//   a driver call made inside another (from a CUPTI callback, from a wrapped
+//   call's own work) is counted once per thread and never waits.
 // - Close(bound) makes new outermost calls of other threads wait, then waits
 //   up to `bound` for the calls in flight on other threads to leave. Either
 //   it returns closed (no other thread in flight; new ones held until
