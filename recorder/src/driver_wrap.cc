@@ -135,9 +135,9 @@ void* Wrap(void* fn) {
   auto tramp = reinterpret_cast<uint64_t>(&gpucap_gate_trampoline);
   code[0] = 0x49, code[1] = 0xbb;  // movabs r11, fn
   std::memcpy(code + 2, &target, 8);
-  code[10] = 0xff, code[11] = 0x25;  // jmp *0(%rip): to the address that follows
-  std::memset(code + 12, 0, 4);
-  std::memcpy(code + 16, &tramp, 8);
+  code[10] = 0xff, code[11] = 0x25;  // jmp *2(%rip): to the address at 18,
+  code[12] = 2, code[13] = code[14] = code[15] = 0;
+  std::memcpy(code + 18, &tramp, 8);  // after two int3 that stop the decoder's straight-line speculation
   std::memcpy(t.region.rw + t.region.used, code, kStubBytes);
   void* stub = t.region.rx + t.region.used;
   t.region.used += kStubBytes;
