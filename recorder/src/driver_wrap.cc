@@ -4,40 +4,56 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
 
+#include "driver_wrap_abi.h"
 #include "entry_gate.h"
 
 namespace gpucap::gate {
-namespace {
 
-constexpr uint32_t kMaxDepth = 64;
+constexpr uint32_t kMaxDepth = GPUCAP_GATE_MAX_DEPTH;
 
+// The caller return addresses of a thread's wrapped calls in flight,
+// innermost last (the trampoline's fast path pushes and pops them itself).
 struct Frames {
   uint32_t n;
   const void* ret[kMaxDepth];
 };
-thread_local Frames t_frames __attribute__((tls_model("initial-exec")));
+static_assert(offsetof(Frames, n) == GPUCAP_GATE_FRAMES_N && sizeof(Frames::n) == 4 &&
+              offsetof(Frames, ret) == GPUCAP_GATE_FRAMES_RET);
 
+namespace {
 std::atomic<uint64_t> g_unwrapped{0};
-
+thread_local uint64_t t_full_path __attribute__((tls_model("initial-exec")));
 }  // namespace
 }  // namespace gpucap::gate
 
 extern "C" {
 
+// Named for the trampoline's assembly; initial-exec, as the gate's slot.
+__attribute__((visibility("hidden"))) thread_local gpucap::gate::Frames gpucap_gate_frames
+    __attribute__((tls_model("initial-exec")));
+
+// The trampoline's full path (not taken by its fast path).
 // 1: entered (the caller's return address is kept); 0: too deep, the stub
 // calls fn unwrapped.
 __attribute__((visibility("hidden"))) uintptr_t gpucap_gate_enter(const void* ret) {
   using namespace gpucap::gate;
-  Frames& f = t_frames;
-  if (f.n == kMaxDepth) {
+  Frames& f = gpucap_gate_frames;
+  ++t_full_path;
+  uint32_t n = f.n;
+  if (n == kMaxDepth) {
     g_unwrapped.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
-  f.ret[f.n++] = ret;
+  // The count grows before the frame is written (and shrinks after it is
+  // read, below): a signal handler's wrapped call in between keeps it.
+  f.n = n + 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  f.ret[n] = ret;
   EntryGate::Process().Enter(ret);
   return 1;
 }
@@ -45,8 +61,11 @@ __attribute__((visibility("hidden"))) uintptr_t gpucap_gate_enter(const void* re
 __attribute__((visibility("hidden"))) const void* gpucap_gate_leave() {
   using namespace gpucap::gate;
   EntryGate::Process().Leave();
-  Frames& f = t_frames;
-  return f.ret[--f.n];
+  Frames& f = gpucap_gate_frames;
+  const void* ret = f.ret[f.n - 1];
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  --f.n;
+  return ret;
 }
 
 void gpucap_gate_trampoline();
@@ -116,9 +135,9 @@ void* Wrap(void* fn) {
   auto tramp = reinterpret_cast<uint64_t>(&gpucap_gate_trampoline);
   code[0] = 0x49, code[1] = 0xbb;  // movabs r11, fn
   std::memcpy(code + 2, &target, 8);
-  code[10] = 0x49, code[11] = 0xba;  // movabs r10, trampoline
-  std::memcpy(code + 12, &tramp, 8);
-  code[20] = 0x41, code[21] = 0xff, code[22] = 0xe2;  // jmp r10
+  code[10] = 0xff, code[11] = 0x25;  // jmp *2(%rip): to the address at 18,
+  code[12] = 2, code[13] = code[14] = code[15] = 0;
+  std::memcpy(code + 18, &tramp, 8);  // after two int3 that stop the decoder's straight-line speculation
   std::memcpy(t.region.rw + t.region.used, code, kStubBytes);
   void* stub = t.region.rx + t.region.used;
   t.region.used += kStubBytes;
@@ -150,5 +169,7 @@ uint64_t stubs_made() {
 }
 
 uint64_t unwrapped_calls() { return g_unwrapped.load(std::memory_order_relaxed); }
+
+uint64_t full_path_calls() { return t_full_path; }
 
 }  // namespace gpucap::gate

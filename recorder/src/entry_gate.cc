@@ -24,6 +24,12 @@ pthread_key_t g_slot_key;
 
 thread_local EntryGate::Slot* EntryGate::t_slot = nullptr;
 
+}  // namespace gpucap::gate
+
+std::atomic<uint32_t> gpucap_gate_state{0};
+
+namespace gpucap::gate {
+
 EntryGate& EntryGate::Process() {
   // Never destroyed: driver calls made by other libraries' destructors at
   // exit still pass through it.
@@ -39,6 +45,8 @@ EntryGate::EntryGate() {
   // does not model membarrier, so under it the symmetric path runs.
   asymmetric_ = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 #endif
+  // Before any thread has a slot, so before any stub can take its fast path.
+  if (!asymmetric_) gpucap_gate_state.fetch_or(GPUCAP_GATE_SYMMETRIC, std::memory_order_seq_cst);
   pthread_atfork(nullptr, nullptr, [] { Process().AfterForkInChild(); });
 }
 
@@ -95,9 +103,11 @@ void EntryGate::WaitWhileClosed(Slot* s, const void* caller) {
     // Not in flight while held: the closer must not wait for us.
     held_.fetch_add(1, std::memory_order_relaxed);
     s->depth.store(0, std::memory_order_seq_cst);
-    while (closed_.load(std::memory_order_acquire)) closed_.wait(1, std::memory_order_acquire);
+    for (uint32_t v; (v = gpucap_gate_state.load(std::memory_order_acquire)) & GPUCAP_GATE_CLOSED;) {
+      gpucap_gate_state.wait(v, std::memory_order_acquire);
+    }
     s->depth.store(1, std::memory_order_seq_cst);
-    if (!closed_.load(std::memory_order_seq_cst)) return;
+    if (!(gpucap_gate_state.load(std::memory_order_seq_cst) & GPUCAP_GATE_CLOSED)) return;
   }
 }
 
@@ -123,9 +133,10 @@ CloseResult EntryGate::Close(std::chrono::nanoseconds bound) {
   while (closing_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
   auto t0 = std::chrono::steady_clock::now();
   owner_.store(Tid(), std::memory_order_release);
-  closed_.store(1, std::memory_order_seq_cst);
+  gpucap_gate_state.fetch_or(GPUCAP_GATE_CLOSED, std::memory_order_seq_cst);
   // From here every thread either shows its depth to the scan below or sees
-  // the gate closed at its next outermost entry.
+  // the gate closed at its next outermost entry (in Enter() or in a stub's
+  // fast path, which then goes to Enter()).
   Barrier();
   CloseResult r;
   for (int spins = 0;; ++spins) {
@@ -148,8 +159,8 @@ CloseResult EntryGate::Close(std::chrono::nanoseconds bound) {
 
 void EntryGate::Open() {
   owner_.store(0, std::memory_order_release);
-  closed_.store(0, std::memory_order_seq_cst);
-  closed_.notify_all();
+  gpucap_gate_state.fetch_and(~uint32_t{GPUCAP_GATE_CLOSED}, std::memory_order_seq_cst);
+  gpucap_gate_state.notify_all();
   closing_.clear(std::memory_order_release);
 }
 
@@ -164,7 +175,6 @@ void EntryGate::AfterForkInChild() {
     }
   }
   owner_.store(0, std::memory_order_relaxed);
-  closed_.store(0, std::memory_order_relaxed);
   closing_.clear();
   registry_.clear();
   held_.store(0, std::memory_order_relaxed);
@@ -172,6 +182,7 @@ void EntryGate::AfterForkInChild() {
     // Registration is per process (mm): the child registers again.
     asymmetric_ = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
   }
+  gpucap_gate_state.store(asymmetric_ ? 0 : GPUCAP_GATE_SYMMETRIC, std::memory_order_relaxed);
 }
 
 }  // namespace gpucap::gate

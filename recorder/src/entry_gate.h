@@ -4,9 +4,10 @@
 //
 // Contract:
 // - Enter()/Leave() bracket every driver call the process makes through a
-//   wrapped entry point (driver_wrap.h). They nest: a driver call made inside
-//   another (from a CUPTI callback, from a wrapped call's own work) is
-//   counted once per thread and never waits.
+//   wrapped entry point (driver_wrap.h; the stubs' fast path does their work
+//   itself while the gate is open, and calls Enter() otherwise). They nest:
+//   a driver call made inside another (from a CUPTI callback, from a wrapped
+//   call's own work) is counted once per thread and never waits.
 // - Close(bound) makes new outermost calls of other threads wait, then waits
 //   up to `bound` for the calls in flight on other threads to leave. Either
 //   it returns closed (no other thread in flight; new ones held until
@@ -19,15 +20,29 @@
 //   driver calls while it finalizes) passes a closed gate.
 // - After fork the child's gate is open, with only its one thread known.
 //
-// Cost on the call path: a thread-local load, a store, a load of the closed
-// flag and a branch (with membarrier(2)'s private expedited command; without
-// it, a sequentially consistent store: an xchg on x86).
+// Cost on the call path: a thread-local load, a store of the thread's
+// depth, then a load of the process's gate word and a branch (with
+// membarrier(2)'s private expedited command; without it, a sequentially
+// consistent store: an xchg on x86). The stubs (driver_wrap.h) do exactly
+// this in assembly on their fast path and call Enter() only when the word
+// is not 0 (closed, or no membarrier) or the thread has no slot yet; the
+// two must stay one protocol (driver_wrap_abi.h names what they share).
 #ifndef GPUCAP_RECORDER_ENTRY_GATE_H_
 #define GPUCAP_RECORDER_ENTRY_GATE_H_
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+
+#include "driver_wrap_abi.h"
+
+extern "C" {
+// The process's gate word (GPUCAP_GATE_CLOSED | GPUCAP_GATE_SYMMETRIC): a
+// global rather than a member, so that the stubs' assembly reads it at a
+// fixed address. Written by the one EntryGate only.
+extern __attribute__((visibility("hidden"))) std::atomic<uint32_t> gpucap_gate_state;
+}
 
 namespace gpucap::gate {
 
@@ -52,7 +67,8 @@ class EntryGate {
     } else {
       s->depth.store(d + 1, std::memory_order_seq_cst);
     }
-    if (d == 0 && closed_.load(asymmetric_ ? std::memory_order_relaxed : std::memory_order_seq_cst)) {
+    if (d == 0 && (gpucap_gate_state.load(asymmetric_ ? std::memory_order_relaxed : std::memory_order_seq_cst) &
+                   GPUCAP_GATE_CLOSED)) {
       WaitWhileClosed(s, caller);
     }
   }
@@ -70,7 +86,7 @@ class EntryGate {
   // The calling thread's nesting depth (tests).
   uint32_t depth() const { return t_slot ? t_slot->depth.load(std::memory_order_relaxed) : 0; }
   uint64_t held() const { return held_.load(std::memory_order_relaxed); }  // calls that waited
-  bool closed() const { return closed_.load(std::memory_order_acquire) != 0; }
+  bool closed() const { return (gpucap_gate_state.load(std::memory_order_acquire) & GPUCAP_GATE_CLOSED) != 0; }
   bool asymmetric() const { return asymmetric_; }
 
   // In the child after fork (registered with pthread_atfork by Process()).
@@ -78,9 +94,10 @@ class EntryGate {
 
  private:
   struct alignas(64) Slot {
-    std::atomic<uint32_t> depth{0};
+    std::atomic<uint32_t> depth{0};  // the stubs' assembly adds to it in place
     std::atomic<bool> in_use{false};
   };
+  static_assert(offsetof(Slot, depth) == GPUCAP_GATE_SLOT_DEPTH && sizeof(std::atomic<uint32_t>) == 4);
   static constexpr int kChunkSlots = 64;
   struct Chunk {
     Slot slots[kChunkSlots];
@@ -95,10 +112,10 @@ class EntryGate {
   uint32_t InFlightOthers() const;
   void Barrier() const;
 
+  // Read by the stubs' assembly as GPUCAP_GATE_SLOT_TLS.
   static thread_local Slot* t_slot __attribute__((tls_model("initial-exec")));
 
   bool asymmetric_ = false;  // membarrier registered
-  std::atomic<int> closed_{0};
   std::atomic<long> owner_{0};  // the closing thread's tid
   std::atomic<uint64_t> held_{0};
   std::atomic_flag closing_ = ATOMIC_FLAG_INIT;   // one closer

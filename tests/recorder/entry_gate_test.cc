@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdarg>
+#include <cstdint>
 #include <future>
 #include <thread>
 
@@ -220,6 +222,264 @@ TEST(DriverWrap, AStubCalledWhileTheGateIsClosedWaitsForItToOpen) {
   Gate().Open();
   caller.join();
   EXPECT_EQ(got.load(), Direct(1) + 1000);
+}
+
+// --- the stubs' fast path (driver_wrap_x86_64.S) and its fall-backs ---
+//
+// A thread's first call through a stub takes the full path (it registers
+// with the gate); after it, with the gate open and membarrier there, every
+// call takes the fast path: full_path_calls() tells which ran. Without
+// membarrier (ThreadSanitizer runs, old kernels) every call takes the full
+// path, and the tests say so instead.
+
+template <typename Fn>
+Fn Stub(Fn fn) {
+  return reinterpret_cast<Fn>(Wrap(reinterpret_cast<void*>(fn)));
+}
+
+// Runs `body` on a new thread and waits for it.
+template <typename Body>
+void OnNewThread(Body body) {
+  std::thread t(body);
+  t.join();
+}
+
+// Ten integer arguments (four on the stack) and nine doubles (one on the
+// stack), each with its own weight, and the depth inside the gate.
+extern "C" uint64_t WeighAll(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f, uint64_t g,
+                             uint64_t h, uint64_t i, uint64_t j, double x0, double x1, double x2, double x3, double x4,
+                             double x5, double x6, double x7, double x8) {
+  uint64_t ints = a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h + 9 * i + 10 * j;
+  double fl = 11 * x0 + 12 * x1 + 13 * x2 + 14 * x3 + 15 * x4 + 16 * x5 + 17 * x6 + 18 * x7 + 19 * x8;
+  return ints + static_cast<uint64_t>(fl) + 1000000 * EntryGate::Process().depth();
+}
+using WeighAllFn = decltype(&WeighAll);
+// Arguments k, 2k, ..., 10k and doubles 11k ... 19k: sum of w * w * k for
+// w = 1..19 is 2470k.
+uint64_t CallWeighAll(WeighAllFn fn, uint64_t k) {
+  double x = static_cast<double>(k);
+  return fn(k, 2 * k, 3 * k, 4 * k, 5 * k, 6 * k, 7 * k, 8 * k, 9 * k, 10 * k, 11 * x, 12 * x, 13 * x, 14 * x, 15 * x,
+            16 * x, 17 * x, 18 * x, 19 * x);
+}
+
+// A double result (xmm0) from doubles in every vector argument register and
+// on the stack.
+extern "C" double Blend(double x0, double x1, double x2, double x3, double x4, double x5, double x6, double x7,
+                        double x8, int depth_weight) {
+  return x0 - x1 + x2 - x3 + x4 - x5 + x6 - x7 + x8 + depth_weight * EntryGate::Process().depth();
+}
+
+// A result in rax and rdx.
+struct Pair {
+  uint64_t lo, hi;
+};
+extern "C" Pair Split(uint64_t v, uint64_t w) { return {v * 3, w * 5 + EntryGate::Process().depth()}; }
+
+// A variadic call: al says how many vector registers hold arguments; a stub
+// that lost it would make va_arg read doubles the callee never saved.
+extern "C" double AddDoubles(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += va_arg(ap, double);
+  va_end(ap);
+  return sum;
+}
+
+TEST(GateFastPath, ARegisteredThreadsCallsPassItWithEveryArgumentAndResultIntact) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto weigh = Stub(&WeighAll);
+  auto blend = Stub(&Blend);
+  auto split = Stub(&Split);
+  auto add = Stub(&AddDoubles);
+  OnNewThread([&] {
+    EXPECT_EQ(full_path_calls(), 0u);
+    // The first call registers the thread: the full path.
+    EXPECT_EQ(CallWeighAll(weigh, 1), 2470u + 1000000u);
+    EXPECT_EQ(full_path_calls(), 1u);
+    EXPECT_EQ(Gate().depth(), 0u);
+    for (uint64_t k = 2; k < 40; ++k) {
+      EXPECT_EQ(CallWeighAll(weigh, k), 2470u * k + 1000000u) << "k " << k;
+      EXPECT_EQ(Gate().depth(), 0u);
+    }
+    // 1 - 2 + 3 - 4 + 5 - 6 + 7 - 8 + 9.5 = 5.5, and 4 for depth 1.
+    EXPECT_EQ(blend(1, 2, 3, 4, 5, 6, 7, 8, 9.5, 4), 5.5 + 4);
+    Pair p = split(7, 11);
+    EXPECT_EQ(p.lo, 21u);
+    EXPECT_EQ(p.hi, 56u) << "rdx: 55 and depth 1";
+    EXPECT_EQ(add(9, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5), 22.5) << "al, and a double on the stack";
+    uint64_t expect_full = Gate().asymmetric() ? 1 : 42;
+    EXPECT_EQ(full_path_calls(), expect_full) << (Gate().asymmetric() ? "fast path after the first call"
+                                                                      : "no membarrier: always the full path");
+  });
+}
+
+// A wrapped function that calls another one (a driver call inside a CUPTI
+// callback), each seeing its own depth.
+extern "C" uint64_t CallInside(WeighAllFn inner, uint64_t k) {
+  return CallWeighAll(inner, k) + 10 * EntryGate::Process().depth();
+}
+
+TEST(GateFastPath, NestedCallsCountTheirDepthAndReturnToTheirOwnCallers) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto inner = Stub(&WeighAll);
+  auto outer = Stub(&CallInside);
+  OnNewThread([&] {
+    // The outer call registers the thread (the full path); the inner one
+    // finds its slot.
+    EXPECT_EQ(outer(inner, 3), 2470u * 3 + 2000000u + 10u);
+    uint64_t full = full_path_calls();
+    EXPECT_EQ(full, Gate().asymmetric() ? 1u : 2u);
+    EXPECT_EQ(outer(inner, 5), 2470u * 5 + 2000000u + 10u);
+    EXPECT_EQ(Gate().depth(), 0u);
+    EXPECT_EQ(full_path_calls(), Gate().asymmetric() ? full : full + 2);
+  });
+}
+
+// Calls itself through its stub, `levels` deep; returns the deepest depth.
+// Seven long arguments: one on the stack, for the unwrapped calls too.
+using DiveFn = uint64_t (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+std::atomic<DiveFn> g_dive_stub{nullptr};
+extern "C" uint64_t Dive(uint64_t levels, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f, uint64_t g) {
+  if (b + c + d + e + f + g != 21) return 0;  // an argument moved
+  if (levels == 0) return EntryGate::Process().depth();
+  return g_dive_stub.load()(levels - 1, b, c, d, e, f, g);
+}
+
+TEST(GateFastPath, CallsDeeperThanTheFramesRunUnwrappedAndAreCounted) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  g_dive_stub.store(Stub(&Dive));
+  OnNewThread([&] {
+    uint64_t unwrapped = unwrapped_calls();
+    // 71 calls: the first 64 in the gate, the 7 below them unwrapped.
+    EXPECT_EQ(g_dive_stub.load()(70, 1, 2, 3, 4, 5, 6), 64u);
+    EXPECT_EQ(unwrapped_calls() - unwrapped, 7u);
+    EXPECT_EQ(Gate().depth(), 0u);
+    uint64_t full = full_path_calls();
+    EXPECT_EQ(full, Gate().asymmetric() ? 1u + 7u : 71u) << "the first call, then the seven too deep";
+    EXPECT_EQ(g_dive_stub.load()(70, 1, 2, 3, 4, 5, 6), 64u) << "the frames were all given back";
+    EXPECT_EQ(unwrapped_calls() - unwrapped, 14u);
+    EXPECT_EQ(full_path_calls() - full, Gate().asymmetric() ? 7u : 71u);
+  });
+}
+
+// A function that waits inside the gate until told.
+std::atomic<bool> g_inside{false}, g_leave{false};
+extern "C" uint64_t StayInside(uint64_t v) {
+  g_inside.store(true);
+  Await([] { return g_leave.load(); });
+  return v + EntryGate::Process().depth();
+}
+
+TEST(GateFastPath, ACallInFlightThroughTheFastPathKeepsTheGateFromClosing) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto stay = Stub(&StayInside);
+  g_inside.store(false);
+  g_leave.store(true);
+  std::atomic<uint64_t> got{0}, full{0};
+  std::atomic<int> phase{0};
+  std::thread caller([&] {
+    stay(1);  // registers
+    phase.store(1);
+    Await([&] { return phase.load() == 2; });
+    uint64_t before = full_path_calls();
+    got.store(stay(41));
+    full.store(full_path_calls() - before);
+  });
+  Await([&] { return phase.load() == 1; });
+  g_leave.store(false);
+  g_inside.store(false);
+  phase.store(2);
+  Await([] { return g_inside.load(); });
+  // The call is in flight: the close must see it, however it got in.
+  CloseResult r = Gate().Close(1ms);
+  EXPECT_FALSE(r.closed);
+  EXPECT_EQ(r.in_flight, 1u);
+  if (r.closed) Gate().Open();
+  g_leave.store(true);
+  caller.join();
+  EXPECT_EQ(got.load(), 42u);
+  EXPECT_EQ(full.load(), Gate().asymmetric() ? 0u : 1u);
+}
+
+TEST(GateFastPath, ARegisteredThreadsCallWaitsAtAClosedGateThenProceeds) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto weigh = Stub(&WeighAll);
+  std::atomic<int> phase{0};
+  std::atomic<uint64_t> got{0}, full{0};
+  std::thread caller([&] {
+    CallWeighAll(weigh, 1);  // registers: its next call reaches the fast path
+    phase.store(1);
+    Await([&] { return phase.load() == 2; });
+    uint64_t before = full_path_calls();
+    got.store(CallWeighAll(weigh, 2));
+    full.store(full_path_calls() - before);
+  });
+  Await([&] { return phase.load() == 1; });
+  ASSERT_TRUE(Gate().Close(60s).closed);
+  uint64_t held_before = Gate().held();
+  phase.store(2);
+  // Held, or (the failure) through.
+  Await([&] { return Gate().held() > held_before || got.load() != 0; });
+  EXPECT_EQ(got.load(), 0u) << "a call passed a closed gate";
+  Gate().Open();
+  caller.join();
+  EXPECT_EQ(got.load(), 2470u * 2 + 1000000u);
+  EXPECT_EQ(full.load(), 1u) << "the fast path saw the gate closed and fell back";
+}
+
+TEST(GateFastPath, TheClosersOwnCallsThroughAStubPassItsClosedGate) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto weigh = Stub(&WeighAll);
+  OnNewThread([&] {
+    CallWeighAll(weigh, 1);
+    ASSERT_TRUE(Gate().Close(60s).closed);
+    uint64_t before = full_path_calls();
+    EXPECT_EQ(CallWeighAll(weigh, 3), 2470u * 3 + 1000000u);
+    EXPECT_EQ(full_path_calls() - before, 1u);
+    EXPECT_EQ(Gate().depth(), 0u);
+    Gate().Open();
+  });
+}
+
+TEST(GateFastPath, AGateWordWithoutMembarrierSendsEveryCallToTheFullPath) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto weigh = Stub(&WeighAll);
+  OnNewThread([&] {
+    CallWeighAll(weigh, 1);
+    uint32_t was = gpucap_gate_state.fetch_or(GPUCAP_GATE_SYMMETRIC);
+    uint64_t before = full_path_calls();
+    for (uint64_t k = 1; k <= 5; ++k) EXPECT_EQ(CallWeighAll(weigh, k), 2470u * k + 1000000u);
+    EXPECT_EQ(full_path_calls() - before, 5u);
+    EXPECT_EQ(Gate().depth(), 0u);
+    gpucap_gate_state.store(was);
+  });
+}
+
+// fork() inside a wrapped call: the child returns through the stub to its
+// caller and finds an open gate whose fast path works.
+extern "C" pid_t ForkInside() { return fork(); }
+
+TEST(GateFastPath, AChildForkedInsideAWrappedCallReturnsThroughItAndCallsOn) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto fork_inside = Stub(&ForkInside);
+  auto weigh = Stub(&WeighAll);
+  CallWeighAll(weigh, 1);
+  pid_t pid = fork_inside();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int code = 0;
+    if (Gate().depth() != 0) code |= 1;
+    uint64_t before = full_path_calls();
+    if (CallWeighAll(weigh, 4) != 2470u * 4 + 1000000u) code |= 2;
+    if (Gate().asymmetric() && full_path_calls() != before) code |= 4;
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: depth after the return, 2: a wrong result, 4: not the fast path";
+  EXPECT_EQ(Gate().depth(), 0u);
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "gate_api.h"
 
@@ -80,13 +82,28 @@ int main() {
   // Calls: arguments intact, the gate's depth 1 inside, 0 after.
   Check(reinterpret_cast<CUresult (*)(unsigned)>(fns[0])(0) == CUDA_SUCCESS && *last_depth == 1,
         "cuInit ran inside the gate");
-  unsigned sum = 0;
-  void* params[] = {&sum};
-  CUresult r = reinterpret_cast<CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                             unsigned, CUstream, void**, void**)>(fns[2])(
-      reinterpret_cast<CUfunction>(11), 1, 2, 3, 4, 5, 6, 7, reinterpret_cast<CUstream>(10), params, nullptr);
-  unsigned expect = 1 + 2 * 2 + 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 + 7 * 7 + 8 * 10 + 9 * 11;
-  Check(r == CUDA_SUCCESS && sum == expect && *last_depth == 1, "cuLaunchKernel's eleven arguments arrived intact");
+  // cuLaunchKernel with every argument k times its position: a checksum of
+  // sum(w * w * k) for w = 1..9, 285 k.
+  auto launch = [&](unsigned k) {
+    unsigned sum = 0;
+    void* params[] = {&sum};
+    CUresult r = reinterpret_cast<CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                               unsigned, CUstream, void**, void**)>(fns[2])(
+        reinterpret_cast<CUfunction>(uintptr_t{9} * k), k, 2 * k, 3 * k, 4 * k, 5 * k, 6 * k, 7 * k,
+        reinterpret_cast<CUstream>(uintptr_t{8} * k), params, nullptr);
+    return r == CUDA_SUCCESS && sum == 285 * k && *last_depth == 1;
+  };
+  Check(launch(1), "cuLaunchKernel's eleven arguments arrived intact");
+  // The calls after a thread's first take the stubs' fast path (with the
+  // preloaded library's thread-local data).
+  for (unsigned k = 2; k <= 4; ++k) {
+    char what[96];
+    snprintf(what, sizeof what, "cuLaunchKernel call %u: arguments intact, inside the gate", k);
+    Check(launch(k), what);
+  }
+  bool other_thread_ok = false;
+  std::thread([&] { other_thread_ok = launch(5) && launch(6) && gate->depth() == 0; }).join();
+  Check(other_thread_ok, "a second thread's calls, its first and then the fast path");
   // A driver call inside a driver call counts as nested.
   Check(reinterpret_cast<CUresult (*)()>(fns[3])() == CUDA_SUCCESS && *last_depth == 2,
         "a wrapped call inside a wrapped call is nested (depth 2)");
