@@ -34,6 +34,9 @@
 #                                      recording, replayed across detaches and re-attaches), --pause-detach on
 #   emit-nvtx ROUNDS VARIANT...        emit_nvtx_rounds.sh (base, emit, emit_old: OLD's gpucap, emit_new: this dist's)
 #   ranks ARGS...                      bench/ranks/scale.sh ARGS (report, stats, export, merge over synthetic jobs)
+#   nvtx-price ROUNDS VARIANT...       nvtx_price.sh: ns per NVTX range natively, rotated rounds (PER, BLOCKS, CPUS)
+#   emit-traces                        emit_nvtx_job.py recorded by OLD twice and by this dist once, traces compared
+#                                      per thread lane (same_ranges.py) and whole (same_trace.py)
 #   paused-graph                       a graph captured while paused, replayed while recording: recorded,
 #                                      --start-paused, --start-paused --paused-graphs (graph_kernels.py)
 #   toggle [N]                         the yardstick's toggle_ab.py under SIGUSR2, N runs
@@ -55,6 +58,9 @@
 #   TOOLS  launch_loop, paused_after, kernels, libnull_cupti.so, libcallgrind_mark.so, libsegv_trace.so; built
 #          into $WORK/tools with nvcc, g++ and gcc (valgrind's headers for the callgrind marks: VALGRIND_INCLUDE).
 #   VALGRIND, VALGRIND_LIB   for `instr` (Debian 12's valgrind, carried where the machine has none).
+#   OLD    for the *_old variants, emit-nvtx and emit-traces: a dist of the recorder to compare against, made
+#          where Debian's packages are: `git worktree add /tmp/old REV && cd /tmp/old && ./scripts/setup &&
+#          scripts/package /tmp/old-dist` (issue 44's figures: REV 11a9517), carried beside this checkout.
 #   OUT    where results go (the device machine's $OUT); WORK scratch (default /tmp/device_call).
 # Results: $OUT/<n>-<part>.txt per part, and $OUT/summary.txt (each part's start, end and exit status).
 #
@@ -208,6 +214,23 @@ part_emit-nvtx() {  # ROUNDS VARIANT...: emit_nvtx_rounds.sh (OLD: the dist befo
   END=${until:+$((until - $(el)))} bash "$here/emit_nvtx_rounds.sh" "$WORK/emit-$n" "$r" "$@" | grep -v '^ROUND'
 }
 part_ranks() { bash "$root/bench/ranks/scale.sh" "$@"; }
+part_nvtx-price() {  # ROUNDS VARIANT...: nvtx_price.sh (PER, BLOCKS, CPUS), ns per range natively
+  local r=$1; shift
+  bash "$here/nvtx_price.sh" "$WORK/nvtx-price-$n" "$r" "$@" | tail -16
+}
+part_emit-traces() {  # emit_nvtx_job.py's traces: OLD twice, NEW once (3 steps after 1), per thread lane
+  local d="$WORK/et-$n"; mkdir -p "$d"
+  for x in old:o1 old:o2 new:n1; do
+    local dist_of=$OLD; [[ ${x%:*} == new ]] && dist_of=$NEW
+    EMIT=1 STEPS=3 WARMUP=1 timeout -k 3 60 "$dist_of/bin/gpucap" record -q -o "$d/${x#*:}.gpucap" -- \
+      python3 "$here/emit_nvtx_job.py" | tail -1
+    "$g" info "$d/${x#*:}.gpucap" 2>&1 | grep -E "^(ranges|drops|closed|damage)"
+    "$g" build -q "$d/${x#*:}.gpucap" -o "$d/${x#*:}.json"
+  done
+  echo "old against old"; python3 "$here/same_ranges.py" "$d/o1.json" "$d/o2.json"
+  echo "old against new"; python3 "$here/same_ranges.py" "$d/o1.json" "$d/n1.json"
+  python3 "$here/same_trace.py" "$d/o1.json" "$d/n1.json" | grep -v "^same"
+}
 part_paused-graph() {
   local d="$WORK/pg-$n"; mkdir -p "$d"
   for v in recorded start_paused start_paused_graphs; do
