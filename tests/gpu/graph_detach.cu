@@ -6,18 +6,23 @@
 // --pause-detach on`, and each range's end is followed by a wait for the
 // control thread's detach.
 //
-//   graph_detach CASE     CASE: before, attached, detached, attached-reattach, cycles
+//   graph_detach CASE     CASE: before, attached, detached, attached-reattach, module-detached,
+//                         module-attached, cycles
 //
 // before            instantiated before any recording; replayed while recording, after the detach, after re-attach
 // attached          instantiated while recording; replayed after the detach (CUPTI finalized)
 // detached          instantiated after the detach; replayed after re-attach
 // attached-reattach instantiated while recording; replayed after a detach and a re-attach
+// module-detached   a module loaded (cuModuleLoadData, as Triton loads its kernels) after the detach; its
+//                   kernel launched and captured into a graph while detached, launched and replayed after re-attach
+// module-attached   a module loaded while recording; its kernel launched after the detach and after re-attach
 // cycles            six detaches and re-attaches; in each state a new graph is instantiated and every
 //                   graph made so far is replayed (Kineto saw graphs break at the second re-init)
 //
 // Prints "STEP <what> ok" after each replay's synchronize; the first error
 // ends the program with its CUDA error (exit 1), so the last STEP line says
 // where a graph broke.
+#include <cuda.h>
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
@@ -60,6 +65,90 @@ void Replay(cudaGraphExec_t exec, const char* what) {
   }
   std::printf("STEP %s ok\n", what);
   std::fflush(stdout);
+}
+
+// bump(float* y, int n): y[i] += 1, as PTX for cuModuleLoadData.
+const char kBumpPtx[] =
+    ".version 9.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    "\n"
+    "	// .globl	bump\n"
+    "\n"
+    ".visible .entry bump(\n"
+    "	.param .u64 bump_param_0,\n"
+    "	.param .u32 bump_param_1\n"
+    ")\n"
+    "{\n"
+    "	.reg .pred 	%p<2>;\n"
+    "	.reg .f32 	%f<3>;\n"
+    "	.reg .b32 	%r<6>;\n"
+    "	.reg .b64 	%rd<5>;\n"
+    "\n"
+    "\n"
+    "	ld.param.u64 	%rd1, [bump_param_0];\n"
+    "	ld.param.u32 	%r2, [bump_param_1];\n"
+    "	mov.u32 	%r3, %ctaid.x;\n"
+    "	mov.u32 	%r4, %ntid.x;\n"
+    "	mov.u32 	%r5, %tid.x;\n"
+    "	mad.lo.s32 	%r1, %r3, %r4, %r5;\n"
+    "	setp.ge.s32 	%p1, %r1, %r2;\n"
+    "	@%p1 bra 	$L__BB0_2;\n"
+    "\n"
+    "	cvta.to.global.u64 	%rd2, %rd1;\n"
+    "	mul.wide.s32 	%rd3, %r1, 4;\n"
+    "	add.s64 	%rd4, %rd2, %rd3;\n"
+    "	ld.global.f32 	%f1, [%rd4];\n"
+    "	add.f32 	%f2, %f1, 0f3F800000;\n"
+    "	st.global.f32 	[%rd4], %f2;\n"
+    "\n"
+    "$L__BB0_2:\n"
+    "	ret;\n"
+    "\n"
+    "}\n";
+
+CUfunction LoadBump() {
+  CUmodule module;
+  CUfunction f;
+  if (cuModuleLoadData(&module, kBumpPtx) != CUDA_SUCCESS || cuModuleGetFunction(&f, module, "bump") != CUDA_SUCCESS) {
+    std::printf("STEP cuModuleLoadData FAILED\n");
+    std::exit(1);
+  }
+  return f;
+}
+
+void Bump(CUfunction f, const char* what) {
+  int n = kN;
+  void* args[] = {&g_y, &n};
+  for (int i = 0; i < 4; ++i) {
+    if (cuLaunchKernel(f, kN / 256, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(g_stream), args, nullptr) !=
+        CUDA_SUCCESS) {
+      std::printf("STEP %s FAILED: cuLaunchKernel\n", what);
+      std::exit(1);
+    }
+  }
+  cudaError_t e = cudaStreamSynchronize(g_stream);
+  if (e != cudaSuccess) {
+    std::printf("STEP %s FAILED: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+  std::printf("STEP %s ok\n", what);
+  std::fflush(stdout);
+}
+
+cudaGraphExec_t CaptureBump(CUfunction f) {
+  cudaGraph_t graph;
+  int n = kN;
+  void* args[] = {&g_y, &n};
+  CK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < 4; ++i) {
+    cuLaunchKernel(f, kN / 256, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(g_stream), args, nullptr);
+  }
+  CK(cudaStreamEndCapture(g_stream, &graph));
+  cudaGraphExec_t exec;
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  CK(cudaGraphDestroy(graph));
+  return exec;
 }
 
 // A recorded range, then time for the control thread to detach (it runs
@@ -106,6 +195,32 @@ int main(int argc, char** argv) {
     Recorded([&] { g = Instantiate(); });
     Recorded([&] { Replay(g, "attached-instantiated, re-attached"); });
     Replay(g, "attached-instantiated, after the second detach");
+  } else if (which == "module-detached") {
+    Recorded([&] {});
+    CUfunction f = LoadBump();
+    Bump(f, "module loaded detached, launched detached");
+    g = CaptureBump(f);
+    Replay(g, "module loaded detached, its graph replayed detached");
+    Recorded([&] {
+      Bump(f, "module loaded detached, launched re-attached");
+      Replay(g, "module loaded detached, its graph replayed re-attached");
+    });
+    Bump(f, "module loaded detached, launched after the second detach");
+    Replay(g, "module loaded detached, its graph replayed after the second detach");
+  } else if (which == "module-attached") {
+    CUfunction f = nullptr;
+    Recorded([&] {
+      f = LoadBump();
+      Bump(f, "module loaded recording, launched recording");
+      g = CaptureBump(f);
+    });
+    Bump(f, "module loaded recording, launched after the detach");
+    Replay(g, "module loaded recording, its graph replayed after the detach");
+    Recorded([&] {
+      Bump(f, "module loaded recording, launched re-attached");
+      Replay(g, "module loaded recording, its graph replayed re-attached");
+    });
+    Bump(f, "module loaded recording, launched after the second detach");
   } else if (which == "cycles") {
     std::vector<cudaGraphExec_t> all;
     auto replay_all = [&](const std::string& when) {
