@@ -20,16 +20,10 @@ std::string DefaultStepPattern(const format::Capture& capture) {
   return "(?:" + pattern + ")|(?:" + marked + ")";
 }
 
-namespace {
-
-// A range's name as the trace shows it: an emit_nvtx user scope's without
-// its suffix ("train#3, op_id = 7" -> "train#3"); any other name as recorded.
 std::string_view ShownStepName(std::string_view recorded) {
   std::optional<TorchOperatorName> scope = ParseTorchRangeName(recorded);
   return scope && !IsTorchOperatorName(scope->name) ? scope->name : recorded;
 }
-
-}  // namespace
 
 bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded) {
   if (pattern.Matches(recorded)) return true;
@@ -40,14 +34,14 @@ bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded) {
   return shown.size() != recorded.size() && pattern.Matches(shown);
 }
 
-bool RepeatedSteps::Repeats(const Range& r, std::string_view recorded) {
+bool RepeatedSteps::Repeats(uint32_t os_tid, uint64_t start_ns, uint64_t end_ns, std::string_view recorded) {
   std::string_view shown = ShownStepName(recorded);
-  std::vector<Taken>& open = open_[r.os_tid];
-  while (!open.empty() && open.back().end_ns < r.start_ns) open.pop_back();
+  std::vector<Taken>& open = open_[os_tid];
+  while (!open.empty() && open.back().end_ns < start_ns) open.pop_back();
   for (const Taken& t : open) {
-    if (t.shown == shown && r.end_ns <= t.end_ns) return true;
+    if (t.shown == shown && end_ns <= t.end_ns) return true;
   }
-  open.push_back(Taken{r.end_ns, shown});
+  open.push_back(Taken{end_ns, shown});
   return false;
 }
 

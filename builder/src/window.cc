@@ -293,20 +293,23 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
         return a->timestamp_ns < b->timestamp_ns;
       });
       std::vector<size_t> opened;  // windows of open marks, by time
+      std::vector<const format::WindowMark*> opener;  // by window: its open mark, or null
       const format::WindowMark* last_instant = nullptr;
       for (const format::WindowMark* m : marks) {
         switch (m->kind) {
           case format::WindowMarkKind::kOpen:
             opened.push_back(out.size());
             open[m->id] = out.size();
-            out.push_back({0, m->label, m->timestamp_ns, end, true});
+            opener.resize(out.size() + 1, nullptr);
+            opener[out.size()] = m;
+            out.push_back({0, std::string(ShownStepName(m->label)), m->timestamp_ns, end, true});
             break;
           case format::WindowMarkKind::kClose: {
             auto it = open.find(m->id);
             if (it == open.end()) break;
             Window& w = out[it->second];
             w.end_ns = std::max(m->timestamp_ns, w.start_ns + 1);
-            if (w.label.empty()) w.label = m->label;
+            if (w.label.empty()) w.label = std::string(ShownStepName(m->label));
             open.erase(it);
             break;
           }
@@ -319,6 +322,29 @@ Result<std::vector<Window>> ResolveWindows(const WindowSpec& spec, const format:
         }
       }
       EndUnclosedMarks(open, opened, &out);
+      // A step marked twice (its own range and emit_nvtx's, both matching
+      // --window-nvtx) is one window, as with nvtx:REGEX (RepeatedSteps).
+      opener.resize(out.size(), nullptr);
+      std::vector<size_t> by_start;
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (opener[i]) by_start.push_back(i);
+      }
+      std::stable_sort(by_start.begin(), by_start.end(), [&](size_t a, size_t b) {
+        if (out[a].start_ns != out[b].start_ns) return out[a].start_ns < out[b].start_ns;
+        return out[a].end_ns > out[b].end_ns;  // the outer first
+      });
+      RepeatedSteps repeated;
+      std::vector<bool> drop(out.size(), false);
+      for (size_t i : by_start) {
+        drop[i] = repeated.Repeats(opener[i]->os_tid, out[i].start_ns, out[i].end_ns, opener[i]->label);
+      }
+      size_t kept = 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (drop[i]) continue;
+        if (kept != i) out[kept] = std::move(out[i]);  // never onto itself: a self-moved string is empty
+        ++kept;
+      }
+      out.resize(kept);
       if (out.empty()) return Bad(spec.text, "the capture has no window marks");
       break;
     }

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace gpucap::builder {
 namespace {
 
@@ -276,6 +278,35 @@ TEST(ResolveWindows, MarksPairByIdAndInstantsSplit) {
   format::Capture none;
   RangeIndex empty(none, 0);
   EXPECT_FALSE(ResolveWindows(*ParseWindowSpec("marks"), none, ComputeExtent(none), empty).ok());
+}
+
+// The recorder marks a step marked twice twice: `--window-nvtx 'train#\d+'`
+// takes both the program's "train#N" and emit_nvtx's "train#N, op_id = K"
+// inside it. `-w marks` gives one window per step, as nvtx:REGEX does
+// (AStepMarkedTwiceIsOneWindow), labelled as the trace shows the step; the
+// same name on another thread, or after the outer one closed, stays a window.
+TEST(ResolveWindows, MarksOfAStepMarkedTwiceAreOneWindow) {
+  format::Capture c;
+  auto mark = [&](format::WindowMarkKind k, uint64_t ts, uint32_t tid, uint64_t id, std::string label) {
+    c.windows.push_back({k, ts, tid, id, std::move(label)});
+  };
+  using K = format::WindowMarkKind;
+  mark(K::kOpen, 1000, 1, 1, "train#0");
+  mark(K::kOpen, 1010, 1, 2, "train#0, op_id = 2");
+  mark(K::kClose, 1900, 1, 2, "");
+  mark(K::kClose, 2000, 1, 1, "");
+  mark(K::kOpen, 2000, 1, 3, "train#1, op_id = 9");  // only emit_nvtx's range: its name as shown
+  mark(K::kClose, 2900, 1, 3, "");
+  mark(K::kOpen, 2500, 2, 4, "train#1, op_id = 11");  // another thread
+  mark(K::kClose, 2600, 2, 4, "");
+  CaptureExtent extent = ComputeExtent(c);
+  RangeIndex ranges(c, extent.end_ns);
+  auto w = ResolveWindows(*ParseWindowSpec("marks"), c, extent, ranges);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  std::vector<std::tuple<std::string, uint64_t, uint64_t>> got;
+  for (const Window& x : *w) got.emplace_back(x.label, x.start_ns, x.end_ns);
+  EXPECT_EQ(got, (std::vector<std::tuple<std::string, uint64_t, uint64_t>>{
+                     {"train#0", 1000, 2000}, {"train#1", 2000, 2900}, {"train#1", 2500, 2600}}));
 }
 
 }  // namespace

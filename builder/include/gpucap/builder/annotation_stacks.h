@@ -46,6 +46,10 @@ std::string DefaultStepPattern(const format::Capture& capture);
 // the suffix). The one rule for --steps and nvtx:REGEX windows.
 bool MatchesRangeName(const NameMatcher& pattern, std::string_view recorded);
 
+// A range's name as the trace shows it: an emit_nvtx user scope's without
+// its suffix ("train#3, op_id = 7" -> "train#3"); any other name as recorded.
+std::string_view ShownStepName(std::string_view recorded);
+
 // One step marked twice. Under emit_nvtx, PyTorch's record_function("train#3")
 // is an NVTX range "train#3, op_id = 7"; a program that also pushes "train#3"
 // itself (so that tools without emit_nvtx see it) has two nested ranges for
@@ -59,7 +63,10 @@ class RepeatedSteps {
  public:
   // Whether `r`, named `recorded`, repeats the step its thread is in; when
   // it does not, it becomes the thread's step to compare later ones with.
-  bool Repeats(const Range& r, std::string_view recorded);
+  bool Repeats(const Range& r, std::string_view recorded) { return Repeats(r.os_tid, r.start_ns, r.end_ns, recorded); }
+  // The same for a window the recorder marked (`--window-nvtx`: it marks
+  // both ranges of a step marked twice) on thread `os_tid`.
+  bool Repeats(uint32_t os_tid, uint64_t start_ns, uint64_t end_ns, std::string_view recorded);
 
  private:
   struct Taken {
