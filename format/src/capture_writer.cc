@@ -492,68 +492,15 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       return;
     }
     std::unique_ptr<Sink> sink = std::move(made).value();
-    FileHeader file_header = MakeFileHeader(RealtimeNs());
-    ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
-    Status s = sink->Append({&head, 1});
-    uint64_t offset = sizeof(file_header);
-    uint32_t sequence = 0;
-    std::vector<IndexEntry> index;
-    uint64_t records = 0;
-    std::map<uint32_t, uint64_t> per_kind;
-    ring_->ForEach([&](const RingFrame& f) {
-      if (!s.ok()) return;
-      FrameHeader h = f.header;
-      h.sequence = sequence;
-      h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
-      std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
-                                        ByteSpan(f.payload.data(), f.payload.size())};
-      s = sink->Append(pieces);
-      if (!s.ok()) return;
-      index.push_back(IndexEntry{offset, h.type, h.length, f.min_ts, f.max_ts});
-      offset += f.bytes();
-      ++sequence;
-      records += f.activity_records;
-      for (const KindCount& kc : f.kind_counts) per_kind[kc.kind] += kc.count;
-    });
-    if (s.ok()) {
-      trailer.clean_shutdown = true;
-      trailer.trigger = trigger;
-      trailer.frames = sequence;
-      trailer.activity_records = records;
-      trailer.records_per_kind.clear();
-      for (auto [kind, count] : per_kind) trailer.records_per_kind.push_back({kind, count});
-      WriterCounters c = counters();
-      RecorderStats& st = trailer.stats;
-      st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
-      st.bytes_dropped += c.bytes_dropped;
-      st.messages_dropped += c.messages_dropped;
-      st.queue_high_water = c.queue_high_water;
-      st.frames_written = sequence;
-      st.bytes_written = offset;
-      const RingCounters& rc = ring_->counters();
-      st.extra.emplace_back("ring_dump_number", number);
-      st.extra.emplace_back("ring_frames_dropped", rc.frames_dropped);
-      st.extra.emplace_back("ring_bytes_dropped", rc.bytes_dropped);
-      st.extra.emplace_back("ring_records_dropped", rc.records_dropped);
-      st.extra.emplace_back("ring_span_bytes", rc.span_bytes);
-      st.extra.emplace_back("ring_span_bytes_high", rc.span_bytes_high);
-      st.extra.emplace_back("ring_bound_bytes", ring_->limits().max_span_bytes);
-      st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
-      trailer.index = std::move(index);
-      capnp::MallocMessageBuilder builder;
-      EncodeTrailer(trailer, builder.initRoot<schema::Trailer>());
-      FlatMessage flat(builder);
-      FrameHeader th = MakeFrameHeader(static_cast<uint16_t>(FrameType::kTrailer), 0, sequence, flat.pieces());
-      std::vector<ByteSpan> all;
-      all.emplace_back(reinterpret_cast<const uint8_t*>(&th), sizeof(th));
-      all.insert(all.end(), flat.pieces().begin(), flat.pieces().end());
-      s = sink->Append(all);
-      if (s.ok()) {
-        Footer footer = MakeFooter(offset);
-        ByteSpan foot(reinterpret_cast<const uint8_t*>(&footer), sizeof(footer));
-        s = sink->Append({&foot, 1});
-      }
-    }
+    trailer.trigger = trigger;
+    WriterCounters c = counters();
+    RecorderStats& st = trailer.stats;
+    st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
+    st.bytes_dropped += c.bytes_dropped;
+    st.messages_dropped += c.messages_dropped;
+    st.queue_high_water = c.queue_high_water;
+    st.extra.emplace_back("ring_dump_number", number);
+    Status s = WriteRingCapture(*ring_, std::move(trailer), RealtimeNs(), sink.get());
     Status closed = sink->Close();
     if (s.ok()) s = closed;
     if (!s.ok()) {

@@ -1,6 +1,16 @@
 #include "gpucap/format/frame_ring.h"
 
+#include <capnp/message.h>
+
 #include <algorithm>
+#include <array>
+#include <cstddef>
+#include <map>
+
+#include "capture.capnp.h"
+#include "crc32c.h"
+#include "frame_codec.h"
+#include "message_codec.h"
 
 namespace gpucap::format {
 
@@ -85,6 +95,63 @@ void FrameRing::ForEach(const std::function<void(const RingFrame&)>& fn) const {
         s == spans_.size() || (d < definitions_.size() && definitions_[d].order < spans_[s].order);
     fn(take_definition ? definitions_[d++] : spans_[s++]);
   }
+}
+
+Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink) {
+  FileHeader file_header = MakeFileHeader(created_realtime_ns);
+  ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
+  Status s = sink->Append({&head, 1});
+  uint64_t offset = sizeof(file_header);
+  uint32_t sequence = 0;
+  std::vector<IndexEntry> index;
+  uint64_t records = 0;
+  std::map<uint32_t, uint64_t> per_kind;
+  ring.ForEach([&](const RingFrame& f) {
+    if (!s.ok()) return;
+    // Only the sequence changes: the payload and its checksum are as made.
+    FrameHeader h = f.header;
+    h.sequence = sequence;
+    h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
+    std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
+                                      ByteSpan(f.payload.data(), f.payload.size())};
+    s = sink->Append(pieces);
+    if (!s.ok()) return;
+    index.push_back(IndexEntry{offset, h.type, h.length, f.min_ts, f.max_ts});
+    offset += f.bytes();
+    ++sequence;
+    records += f.activity_records;
+    for (const KindCount& kc : f.kind_counts) per_kind[kc.kind] += kc.count;
+  });
+  if (!s.ok()) return s;
+  trailer.clean_shutdown = true;
+  trailer.frames = sequence;
+  trailer.activity_records = records;
+  trailer.records_per_kind.clear();
+  for (auto [kind, count] : per_kind) trailer.records_per_kind.push_back({kind, count});
+  RecorderStats& st = trailer.stats;
+  st.frames_written = sequence;
+  st.bytes_written = offset;
+  const RingCounters& rc = ring.counters();
+  st.extra.emplace_back("ring_frames_dropped", rc.frames_dropped);
+  st.extra.emplace_back("ring_bytes_dropped", rc.bytes_dropped);
+  st.extra.emplace_back("ring_records_dropped", rc.records_dropped);
+  st.extra.emplace_back("ring_span_bytes", rc.span_bytes);
+  st.extra.emplace_back("ring_span_bytes_high", rc.span_bytes_high);
+  st.extra.emplace_back("ring_bound_bytes", ring.limits().max_span_bytes);
+  st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
+  trailer.index = std::move(index);
+  capnp::MallocMessageBuilder builder;
+  EncodeTrailer(trailer, builder.initRoot<schema::Trailer>());
+  FlatMessage flat(builder);
+  FrameHeader th = MakeFrameHeader(static_cast<uint16_t>(FrameType::kTrailer), 0, sequence, flat.pieces());
+  std::vector<ByteSpan> all;
+  all.emplace_back(reinterpret_cast<const uint8_t*>(&th), sizeof(th));
+  all.insert(all.end(), flat.pieces().begin(), flat.pieces().end());
+  s = sink->Append(all);
+  if (!s.ok()) return s;
+  Footer footer = MakeFooter(offset);
+  ByteSpan foot(reinterpret_cast<const uint8_t*>(&footer), sizeof(footer));
+  return sink->Append({&foot, 1});
 }
 
 }  // namespace gpucap::format

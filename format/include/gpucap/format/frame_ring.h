@@ -90,6 +90,13 @@ class FrameRing {
   uint64_t next_order_ = 0;
 };
 
+// Writes what `ring` holds to `sink` as a complete capture: a file header
+// (created at `created_realtime_ns`), every frame in ForEach's order,
+// numbered afresh from 0, then `trailer` with the dump's own totals, index
+// and frame counts, the ring's counters (ring_* in stats.extra) and
+// clean_shutdown set, and the footer. The caller closes the sink.
+Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink);
+
 }  // namespace gpucap::format
 
 #endif  // GPUCAP_FORMAT_FRAME_RING_H_
