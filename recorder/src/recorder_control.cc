@@ -160,6 +160,11 @@ void Recorder::Stop(const char* reason) {
   trailer.end_cupti_ns = Now();
   trailer.stats = Stats();
   trailer.stop_reason = reason;
+  // Dumps asked for that the control thread had not taken yet (a program
+  // that calls gpucap_dump() and exits) are written before the end.
+  if (config_.ring()) {
+    for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
+  }
   state_.store(kStopped);
   if (config_.ring() && config_.ring_dump_at_exit) {
     std::string why = reason;
