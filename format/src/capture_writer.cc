@@ -294,18 +294,40 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
         WriteBatch(type, one);
         continue;
       }
-      Batch& b = pending_[type];
+      // In a ring, NVTX's names and payload schemas are definitions: their
+      // own frames, kept when the ranges around them age out.
+      bool range_def = ring_ && IsRangeDefinition(m);
+      Batch& b = range_def ? range_defs_ : pending_[type];
       if (b.messages.empty()) b.first = Clock::now();
       b.bytes += ApproxEncodedSize(m);
       b.messages.push_back(std::move(m));
       if (b.bytes >= options_.batch_bytes) {
-        WriteBatch(type, b.messages);
+        WriteBatch(type, b.messages, range_def);
         b = Batch{};
       }
     }
   }
 
+  static bool IsRangeDefinition(const SmallMessage& m) {
+    const auto* e = std::get_if<RangeEvent>(&m);
+    if (!e) return false;
+    switch (e->kind) {
+      case RangeKind::kNameThread:
+      case RangeKind::kNameDomain:
+      case RangeKind::kNameCategory:
+      case RangeKind::kPayloadSchema:
+      case RangeKind::kPayloadEnum:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   void WritePending() {
+    if (!range_defs_.messages.empty()) {
+      WriteBatch(FrameType::kRanges, range_defs_.messages, /*definition=*/true);
+      range_defs_ = Batch{};
+    }
     for (FrameType type : kBatchOrder) {
       auto it = pending_.find(type);
       if (it == pending_.end() || it->second.messages.empty()) continue;
@@ -317,6 +339,10 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   void WriteAgedBatches() {
     auto now = Clock::now();
     auto max_age = std::chrono::milliseconds(options_.batch_max_age_ms);
+    if (!range_defs_.messages.empty() && now - range_defs_.first >= max_age) {
+      WritePending();
+      return;
+    }
     for (auto& [type, b] : pending_) {
       if (!b.messages.empty() && now - b.first >= max_age) {
         // Age out everything at once so strings stay ahead of later chunks.
@@ -326,7 +352,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     }
   }
 
-  void WriteBatch(FrameType type, const std::vector<SmallMessage>& messages) {
+  // `definition`: a ring keeps the frame with its definitions (frame_ring.h).
+  void WriteBatch(FrameType type, const std::vector<SmallMessage>& messages, bool definition = false) {
     if (!writing()) {
       counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
       return;
@@ -358,11 +385,11 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
         size_t len = (8 + static_cast<size_t>(n) + 7) & ~size_t{7};
         std::memset(lz4_scratch_.data() + 8 + n, 0, len - 8 - n);
         ByteSpan piece(lz4_scratch_.data(), len);
-        WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi);
+        WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi, false, nullptr, definition);
         return;
       }
     }
-    WriteFrame(type, 0, flat.pieces(), lo, hi);
+    WriteFrame(type, 0, flat.pieces(), lo, hi, false, nullptr, definition);
   }
 
   void WriteChunk(ActivityBuffer& buffer) {
@@ -416,14 +443,14 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   // activity chunk's counts, for a dump's trailer).
   bool WriteFrame(FrameType type, uint16_t flags, std::span<const ByteSpan> pieces,
                   uint64_t min_ts, uint64_t max_ts, bool is_trailer = false,
-                  const ChunkInfo* chunk = nullptr) {
+                  const ChunkInfo* chunk = nullptr, bool definition = false) {
     if (failed_) return false;
     FrameHeader header =
         MakeFrameHeader(static_cast<uint16_t>(type), flags, sequence_, pieces);
     uint64_t frame_bytes = sizeof(header) + header.length;
     if (ring_) {
       ring_->Add(header, pieces, min_ts, max_ts, SteadyNs(), chunk ? chunk->record_count : 0,
-                 chunk ? chunk->kind_counts : std::vector<KindCount>{});
+                 chunk ? chunk->kind_counts : std::vector<KindCount>{}, definition);
       ++sequence_;
       counters_.frames_written.fetch_add(1, std::memory_order_relaxed);
       counters_.bytes_written.fetch_add(frame_bytes, std::memory_order_relaxed);
@@ -642,6 +669,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   // Ring mode only.
   DumpSinkFactory dump_sink_;
   std::unique_ptr<FrameRing> ring_;
+  Batch range_defs_;  // NVTX names and payload schemas, batched apart in a ring
   uint64_t dumps_begun_ = 0;
   std::string last_dump_;          // guarded by error_mu_
   RingCounters ring_counters_;     // guarded by error_mu_

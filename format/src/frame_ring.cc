@@ -31,7 +31,7 @@ bool IsDefinitionFrame(FrameType type) {
 
 void FrameRing::Add(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts,
                     uint64_t max_ts, uint64_t now_ns, uint64_t activity_records,
-                    std::vector<KindCount> kind_counts) {
+                    std::vector<KindCount> kind_counts, bool keep) {
   RingFrame f;
   f.order = next_order_++;
   f.header = header;
@@ -43,7 +43,7 @@ void FrameRing::Add(const FrameHeader& header, std::span<const ByteSpan> pieces,
   size_t size = 0;
   for (const ByteSpan& p : pieces) size += p.size();
   ++counters_.frames_added;
-  bool definition = IsDefinitionFrame(static_cast<FrameType>(header.type));
+  bool definition = keep || IsDefinitionFrame(static_cast<FrameType>(header.type));
   if (!definition && sizeof(FrameHeader) + size > limits_.max_span_bytes) {
     // Keeping it would mean dropping everything else and still be over.
     ++counters_.frames_dropped;

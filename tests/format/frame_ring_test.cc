@@ -232,6 +232,50 @@ TEST(RingWriter, ADumpIsACompleteCaptureWithItsDefinitionsAndTrigger) {
   EXPECT_EQ(second->chunks.size(), c->chunks.size());
 }
 
+// NVTX's names travel as range events: in a ring they are batched apart and
+// kept, while the pushes and pops around them age out.
+TEST(RingWriter, NvtxNamesOutliveTheRangesAroundThem) {
+  Dumps dumps;
+  WriterOptions options;
+  options.batch_bytes = 512;  // many small ranges frames, so that the old ones age out
+  auto w = CaptureWriter::StartRing(dumps.Factory(), {/*max_span_bytes=*/4096, 0}, options);
+  ASSERT_TRUE(w.ok());
+  auto event = [](RangeKind kind, uint64_t ts, std::string name) {
+    RangeEvent e;
+    e.kind = kind;
+    e.timestamp_ns = ts;
+    e.os_tid = 9;
+    e.domain = 0x77;
+    e.name = std::move(name);
+    return SmallMessage(e);
+  };
+  ASSERT_TRUE((*w)->Submit(event(RangeKind::kPush, 1, "early push")));
+  ASSERT_TRUE((*w)->Submit(event(RangeKind::kNameDomain, 2, "my domain")));
+  ASSERT_TRUE((*w)->Submit(event(RangeKind::kNameThread, 3, "trainer")));
+  std::vector<SmallMessage> steps;  // one submission: the queue holds 1024
+  for (uint64_t i = 0; i < 2000; ++i) {
+    steps.push_back(event(i % 2 ? RangeKind::kPop : RangeKind::kPush, 10 + i, "step " + std::to_string(i)));
+  }
+  ASSERT_TRUE((*w)->Submit(std::move(steps)));
+  ASSERT_TRUE((*w)->RequestDump("test", {}));
+  ASSERT_TRUE((*w)->Flush(std::chrono::seconds(10)));
+  ASSERT_TRUE((*w)->Close({}, std::chrono::seconds(10)).ok());
+  ASSERT_EQ(dumps.made.size(), 1u);
+  auto c = LoadCapture(dumps.made[0]);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::vector<std::string> names;
+  bool early = false, last = false;
+  for (const RangeEvent& e : c->ranges) {
+    if (e.kind == RangeKind::kNameDomain || e.kind == RangeKind::kNameThread) names.push_back(e.name);
+    early |= e.name == "early push";
+    last |= e.name == "step 1999";
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"my domain", "trainer"}));
+  EXPECT_FALSE(early) << "the bound dropped the oldest ranges";
+  EXPECT_TRUE(last);
+  EXPECT_LT(c->ranges.size(), 2003u);
+}
+
 TEST(RingWriter, ADumpThatCannotBeCreatedFailsAloneAndTheRingGoesOn) {
   Dumps dumps;
   int calls = 0;

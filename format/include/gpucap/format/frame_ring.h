@@ -6,7 +6,8 @@
 // Frames are of two sorts (IsDefinitionFrame):
 //  - definitions: what records refer to by id or pointer and what a reader
 //    needs first (session, devices, threads, streams, strings, graphs,
-//    clocks). They are small and cumulative, and never dropped: a dump
+//    clocks; and the ranges frames the writer fills with NVTX's thread,
+//    domain and category names and payload schemas only). They are small and cumulative, and never dropped: a dump
 //    without the name of a kernel in its span would be useless.
 //  - spans: activity chunks, ranges, window marks, metadata, counters,
 //    stats. They are what the ring bounds: when a new one takes the span
@@ -68,8 +69,12 @@ class FrameRing {
 
   // Keeps a copy of the frame (`header` and the payload `pieces`). A span
   // frame larger than the whole bound is dropped at once (counted).
+  // `definition` keeps a frame of a span type as a definition: the writer
+  // batches NVTX's names and payload schemas (range events) apart, in
+  // ranges frames of their own.
   void Add(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts, uint64_t max_ts,
-           uint64_t now_ns, uint64_t activity_records = 0, std::vector<KindCount> kind_counts = {});
+           uint64_t now_ns, uint64_t activity_records = 0, std::vector<KindCount> kind_counts = {},
+           bool definition = false);
   // Drops spans older than the age bound at `now_ns` (Add does it too).
   void Age(uint64_t now_ns);
 
