@@ -389,4 +389,7 @@ struct Trailer {
   stats @5 :Stats;
   index @6 :List(IndexEntry);
   stopReason @7 :Text;
+  # Set in a flight-recorder dump (frame_ring.h): what asked for it
+  # ("signal", "api: <why>", "exit", ...). Empty in a whole recording.
+  trigger @8 :Text;
 }

@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -31,6 +32,11 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
  public:
   Impl(std::unique_ptr<Sink> sink, const WriterOptions& options)
       : options_(options), queue_(options.queue_capacity), sink_(std::move(sink)) {}
+  Impl(DumpSinkFactory dump_sink, RingLimits limits, const WriterOptions& options)
+      : options_(options),
+        queue_(options.queue_capacity),
+        dump_sink_(std::move(dump_sink)),
+        ring_(std::make_unique<FrameRing>(limits)) {}
 
   ~Impl() {
     if (thread_.joinable()) {
@@ -46,6 +52,10 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   }
 
   Status Begin() {
+    if (ring_) {
+      thread_ = std::thread([self = shared_from_this()] { self->Run(); });
+      return Status::Ok();
+    }
     int64_t created = options_.created_realtime_ns ? options_.created_realtime_ns : RealtimeNs();
     FileHeader header = MakeFileHeader(created);
     ByteSpan piece(reinterpret_cast<const uint8_t*>(&header), sizeof(header));
@@ -89,6 +99,30 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     return true;
   }
 
+  bool RequestDump(std::string trigger, Trailer trailer) {
+    if (!ring_ || stopped_.load(std::memory_order_acquire)) return false;
+    auto* w = new Work;
+    w->kind = Work::Kind::kDump;
+    w->trigger = std::move(trigger);
+    w->trailer = std::move(trailer);
+    if (!Push(w)) {
+      counters_.dumps_failed.fetch_add(1, std::memory_order_relaxed);
+      delete w;
+      return false;
+    }
+    return true;
+  }
+
+  std::string last_dump() const {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    return last_dump_;
+  }
+
+  RingCounters ring_counters() const {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    return ring_counters_;
+  }
+
   bool Flush(std::chrono::milliseconds timeout) {
     if (stopped_.load()) return false;
     uint64_t ticket = flush_requested_.fetch_add(1) + 1;
@@ -101,7 +135,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   Status Close(Trailer trailer, std::chrono::milliseconds timeout) {
     {
       std::lock_guard<std::mutex> lock(done_mu_);
-      if (close_requested_) return Status::InvalidArgument(sink_->name() + ": closed twice");
+      if (close_requested_) return Status::InvalidArgument(name() + ": closed twice");
       close_trailer_ = std::move(trailer);
       close_requested_ = true;
     }
@@ -112,7 +146,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       // The thread may be stuck in a write to a hung disk; leave it to finish
       // on its own rather than block the process.
       thread_.detach();
-      return Status::IoError(sink_->name() + ": close timed out after " +
+      return Status::IoError(name() + ": close timed out after " +
                              std::to_string(timeout.count()) + " ms; the file has no trailer");
     }
     lock.unlock();
@@ -134,6 +168,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     c.bytes_dropped = counters_.bytes_dropped.load();
     c.messages_dropped = counters_.messages_dropped.load();
     c.queue_high_water = counters_.queue_high_water.load();
+    c.dumps_written = counters_.dumps_written.load();
+    c.dumps_failed = counters_.dumps_failed.load();
     return c;
   }
 
@@ -148,7 +184,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   struct AtomicCounters {
     std::atomic<uint64_t> frames_written{0}, bytes_written{0}, chunks_written{0},
         chunk_raw_bytes{0}, chunk_stored_bytes{0}, buffers_dropped_queue_full{0},
-        buffers_dropped_stopped{0}, bytes_dropped{0}, messages_dropped{0}, queue_high_water{0};
+        buffers_dropped_stopped{0}, bytes_dropped{0}, messages_dropped{0}, queue_high_water{0},
+        dumps_written{0}, dumps_failed{0};
   };
 
   bool Push(Work* w) {
@@ -176,6 +213,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     while (queue_.Pop(&w)) {
       if (w->kind == Work::Kind::kActivity) {
         DropBuffer(w->buffer, &counters_.buffers_dropped_stopped);
+      } else if (w->kind == Work::Kind::kDump) {
+        counters_.dumps_failed.fetch_add(1);
       } else {
         counters_.messages_dropped.fetch_add(w->messages.size());
       }
@@ -227,6 +266,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       any = true;
       if (w->kind == Work::Kind::kActivity) {
         WriteChunk(w->buffer);
+      } else if (w->kind == Work::Kind::kDump) {
+        WriteDump(w->trigger, std::move(w->trailer));
       } else {
         AddMessages(w->messages);
       }
@@ -253,18 +294,40 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
         WriteBatch(type, one);
         continue;
       }
-      Batch& b = pending_[type];
+      // In a ring, NVTX's names and payload schemas are definitions: their
+      // own frames, kept when the ranges around them age out.
+      bool range_def = ring_ && IsRangeDefinition(m);
+      Batch& b = range_def ? range_defs_ : pending_[type];
       if (b.messages.empty()) b.first = Clock::now();
       b.bytes += ApproxEncodedSize(m);
       b.messages.push_back(std::move(m));
       if (b.bytes >= options_.batch_bytes) {
-        WriteBatch(type, b.messages);
+        WriteBatch(type, b.messages, range_def);
         b = Batch{};
       }
     }
   }
 
+  static bool IsRangeDefinition(const SmallMessage& m) {
+    const auto* e = std::get_if<RangeEvent>(&m);
+    if (!e) return false;
+    switch (e->kind) {
+      case RangeKind::kNameThread:
+      case RangeKind::kNameDomain:
+      case RangeKind::kNameCategory:
+      case RangeKind::kPayloadSchema:
+      case RangeKind::kPayloadEnum:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   void WritePending() {
+    if (!range_defs_.messages.empty()) {
+      WriteBatch(FrameType::kRanges, range_defs_.messages, /*definition=*/true);
+      range_defs_ = Batch{};
+    }
     for (FrameType type : kBatchOrder) {
       auto it = pending_.find(type);
       if (it == pending_.end() || it->second.messages.empty()) continue;
@@ -276,6 +339,10 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   void WriteAgedBatches() {
     auto now = Clock::now();
     auto max_age = std::chrono::milliseconds(options_.batch_max_age_ms);
+    if (!range_defs_.messages.empty() && now - range_defs_.first >= max_age) {
+      WritePending();
+      return;
+    }
     for (auto& [type, b] : pending_) {
       if (!b.messages.empty() && now - b.first >= max_age) {
         // Age out everything at once so strings stay ahead of later chunks.
@@ -285,7 +352,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     }
   }
 
-  void WriteBatch(FrameType type, const std::vector<SmallMessage>& messages) {
+  // `definition`: a ring keeps the frame with its definitions (frame_ring.h).
+  void WriteBatch(FrameType type, const std::vector<SmallMessage>& messages, bool definition = false) {
     if (!writing()) {
       counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
       return;
@@ -317,11 +385,11 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
         size_t len = (8 + static_cast<size_t>(n) + 7) & ~size_t{7};
         std::memset(lz4_scratch_.data() + 8 + n, 0, len - 8 - n);
         ByteSpan piece(lz4_scratch_.data(), len);
-        WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi);
+        WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi, false, nullptr, definition);
         return;
       }
     }
-    WriteFrame(type, 0, flat.pieces(), lo, hi);
+    WriteFrame(type, 0, flat.pieces(), lo, hi, false, nullptr, definition);
   }
 
   void WriteChunk(ActivityBuffer& buffer) {
@@ -345,7 +413,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
 
     FlatMessage flat(builder);
     if (WriteFrame(FrameType::kActivityChunk, 0, flat.pieces(), info.min_start_ns,
-                   std::max(info.max_start_ns, info.max_end_ns))) {
+                   std::max(info.max_start_ns, info.max_end_ns), false, &info)) {
       counters_.chunks_written.fetch_add(1, std::memory_order_relaxed);
       counters_.chunk_raw_bytes.fetch_add(size, std::memory_order_relaxed);
       counters_.chunk_stored_bytes.fetch_add(stored_size, std::memory_order_relaxed);
@@ -371,12 +439,25 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   }
 
   // The one place bytes go to the sink. False when nothing was written.
+  // In ring mode, the frame goes to the ring instead (`chunk`: the
+  // activity chunk's counts, for a dump's trailer).
   bool WriteFrame(FrameType type, uint16_t flags, std::span<const ByteSpan> pieces,
-                  uint64_t min_ts, uint64_t max_ts, bool is_trailer = false) {
+                  uint64_t min_ts, uint64_t max_ts, bool is_trailer = false,
+                  const ChunkInfo* chunk = nullptr, bool definition = false) {
     if (failed_) return false;
     FrameHeader header =
         MakeFrameHeader(static_cast<uint16_t>(type), flags, sequence_, pieces);
     uint64_t frame_bytes = sizeof(header) + header.length;
+    if (ring_) {
+      ring_->Add(header, pieces, min_ts, max_ts, SteadyNs(), chunk ? chunk->record_count : 0,
+                 chunk ? chunk->kind_counts : std::vector<KindCount>{}, definition);
+      ++sequence_;
+      counters_.frames_written.fetch_add(1, std::memory_order_relaxed);
+      counters_.bytes_written.fetch_add(frame_bytes, std::memory_order_relaxed);
+      std::lock_guard<std::mutex> lock(error_mu_);
+      ring_counters_ = ring_->counters();
+      return true;
+    }
     if (!is_trailer && options_.max_file_bytes != 0) {
       uint64_t reserve = kTrailerReserveBase + kTrailerReservePerFrame * (index_.size() + 1);
       if (offset_ + frame_bytes + reserve > options_.max_file_bytes) {
@@ -419,9 +500,75 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     (void)sink_->Truncate(offset_);
   }
 
+  static uint64_t SteadyNs() {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  }
+
+  // Ring mode: the ring as a complete capture in a new sink: a file header,
+  // every frame held (definitions and spans in the order they were made,
+  // numbered afresh), a trailer with its own index and the trigger, the
+  // footer. A failure loses this dump only.
+  void WriteDump(const std::string& trigger, Trailer trailer) {
+    WritePending();  // what was batched before the request belongs in it
+    ring_->Age(SteadyNs());
+    uint64_t number = ++dumps_begun_;
+    auto made = dump_sink_(number);
+    if (!made.ok()) {
+      DumpFailed(made.status().message());
+      return;
+    }
+    std::unique_ptr<Sink> sink = std::move(made).value();
+    trailer.trigger = trigger;
+    WriterCounters c = counters();
+    RecorderStats& st = trailer.stats;
+    st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
+    st.bytes_dropped += c.bytes_dropped;
+    st.messages_dropped += c.messages_dropped;
+    st.queue_high_water = c.queue_high_water;
+    st.extra.emplace_back("ring_dump_number", number);
+    Status s = WriteRingCapture(*ring_, std::move(trailer), RealtimeNs(), sink.get());
+    Status closed = sink->Close();
+    if (s.ok()) s = closed;
+    if (!s.ok()) {
+      DumpFailed(s.message());
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      last_dump_ = sink->name();
+    }
+    counters_.dumps_written.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void DumpFailed(const std::string& why) {
+    {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      last_dump_ = "dump failed: " + why;
+    }
+    counters_.dumps_failed.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  const std::string& name() const {
+    static const std::string kRing = "flight-recorder ring";
+    return sink_ ? sink_->name() : kRing;
+  }
+
   void FinishFile() {
     stopped_.store(true, std::memory_order_release);
     WritePending();
+    if (ring_) {
+      // Nothing to close: the ring goes with the writer.
+      ring_.reset();
+      ReleaseQueued();
+      {
+        std::lock_guard<std::mutex> lock(done_mu_);
+        close_status_ = Status::Ok();
+        finished_ = true;
+      }
+      done_cv_.notify_all();
+      return;
+    }
     Trailer trailer;
     {
       std::lock_guard<std::mutex> lock(done_mu_);
@@ -519,12 +666,28 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   std::map<uint32_t, uint64_t> records_per_kind_;
   std::vector<uint8_t> flat_scratch_;
   std::vector<uint8_t> lz4_scratch_;
+  // Ring mode only.
+  DumpSinkFactory dump_sink_;
+  std::unique_ptr<FrameRing> ring_;
+  Batch range_defs_;  // NVTX names and payload schemas, batched apart in a ring
+  uint64_t dumps_begun_ = 0;
+  std::string last_dump_;          // guarded by error_mu_
+  RingCounters ring_counters_;     // guarded by error_mu_
 };
 
 Result<std::unique_ptr<CaptureWriter>> CaptureWriter::Start(std::unique_ptr<Sink> sink,
                                                             const WriterOptions& options) {
   if (!sink) return Status::InvalidArgument("capture writer needs a sink");
   auto impl = std::make_shared<Impl>(std::move(sink), options);
+  Status s = impl->Begin();
+  if (!s.ok()) return s;
+  return std::unique_ptr<CaptureWriter>(new CaptureWriter(std::move(impl)));
+}
+
+Result<std::unique_ptr<CaptureWriter>> CaptureWriter::StartRing(DumpSinkFactory dump_sink, RingLimits limits,
+                                                                const WriterOptions& options) {
+  if (!dump_sink) return Status::InvalidArgument("a ring writer needs a place for its dumps");
+  auto impl = std::make_shared<Impl>(std::move(dump_sink), limits, options);
   Status s = impl->Begin();
   if (!s.ok()) return s;
   return std::unique_ptr<CaptureWriter>(new CaptureWriter(std::move(impl)));
@@ -562,6 +725,11 @@ Status CaptureWriter::Close(Trailer trailer, std::chrono::milliseconds timeout) 
 }
 
 WriterCounters CaptureWriter::counters() const { return impl_->counters(); }
+bool CaptureWriter::RequestDump(std::string trigger, Trailer trailer) {
+  return impl_->RequestDump(std::move(trigger), std::move(trailer));
+}
+std::string CaptureWriter::last_dump() const { return impl_->last_dump(); }
+RingCounters CaptureWriter::ring_counters() const { return impl_->ring_counters(); }
 Status CaptureWriter::error() const { return impl_->error(); }
 bool CaptureWriter::stopped() const { return impl_->stopped(); }
 

@@ -63,6 +63,7 @@ void EncodeTrailer(const Trailer& t, schema::Trailer::Builder b) {
     index[i].setMaxTimestampNs(e.max_timestamp_ns);
   }
   b.setStopReason(Str(t.stop_reason));
+  b.setTrigger(Str(t.trigger));
 }
 
 Trailer DecodeTrailerMessage(schema::Trailer::Reader r) {
@@ -80,6 +81,7 @@ Trailer DecodeTrailerMessage(schema::Trailer::Reader r) {
                                  e.getMaxTimestampNs()});
   }
   t.stop_reason = Str(r.getStopReason());
+  t.trigger = Str(r.getTrigger());
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gpucap/format/capture_writer.h"  // ActivityBuffer
@@ -43,10 +44,13 @@ inline std::optional<uint64_t> TimestampOf(const SmallMessage& m) {
 }
 
 struct Work {
-  enum class Kind { kActivity, kMessages };
+  enum class Kind { kActivity, kMessages, kDump };
   Kind kind = Kind::kMessages;
   ActivityBuffer buffer;
   std::vector<SmallMessage> messages;
+  // kDump (ring mode): what asked for it, and the caller's trailer fields.
+  std::string trigger;
+  Trailer trailer;
 };
 
 // Pending small messages of one frame type.

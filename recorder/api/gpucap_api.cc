@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 
 #include "gpucap/gpucap.h"
@@ -42,7 +43,9 @@ const GpucapRecorderApiV1* Api() {
   }
   if (!fn) return nullptr;
   api = fn();
-  if (api && api->size >= sizeof(GpucapRecorderApiV1)) {
+  // A recorder older than the last fields added is still used: they are
+  // checked where called.
+  if (api && api->size >= offsetof(GpucapRecorderApiV1, dump)) {
     g_api.store(api, std::memory_order_release);
     return api;
   }
@@ -84,6 +87,12 @@ int gpucap_metadata(const char* name, const char* content_type, const void* data
 int gpucap_is_recording(void) {
   const auto* a = Api();
   return a ? a->is_recording() : 0;
+}
+
+int gpucap_dump(const char* why) {
+  const auto* a = Api();
+  if (!a || a->size < offsetof(GpucapRecorderApiV1, dump) + sizeof(a->dump) || !a->dump) return 0;
+  return a->dump(why);
 }
 
 }  // extern "C"

@@ -175,6 +175,10 @@ Config Config::FromEnvironment() {
   c.start_delay_s = EnvDouble("GPUCAP_DELAY_S", 0);
   c.duration_s = EnvDouble("GPUCAP_DURATION_S", 0);
   c.max_file_bytes = static_cast<uint64_t>(EnvDouble("GPUCAP_MAX_MB", 0) * (1 << 20));
+  c.ring_bytes = static_cast<uint64_t>(EnvDouble("GPUCAP_RING_MB", 0) * (1 << 20));
+  c.ring_seconds = EnvDouble("GPUCAP_RING_S", 0);
+  if (c.ring_seconds > 0 && c.ring_bytes == 0) c.ring_bytes = kDefaultRingBytes;
+  c.ring_dump_at_exit = EnvBool("GPUCAP_RING_DUMP_AT_EXIT", false);
   c.start_paused = EnvBool("GPUCAP_START_PAUSED", false);
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);
@@ -233,6 +237,16 @@ std::string ExpandOutputPath(const std::string& pattern, int pid, const std::str
     }
   }
   return out;
+}
+
+std::string RingDumpPath(const std::string& output, uint64_t n) {
+  std::string suffix = ".ring-" + std::to_string(n);
+  size_t dot = output.rfind('.');
+  size_t slash = output.rfind('/');
+  if (dot == std::string::npos || dot == 0 || (slash != std::string::npos && dot <= slash + 1)) {
+    return output + suffix;
+  }
+  return output.substr(0, dot) + suffix + output.substr(dot);
 }
 
 }  // namespace gpucap::recorder

@@ -18,6 +18,8 @@ enum class ApiSelection { kLean, kAll, kNone };
 // records, or the recorder's own from CUPTI's callbacks (api_records.h).
 enum class ApiRecordSource { kActivity, kCallback };
 
+inline constexpr uint64_t kDefaultRingBytes = 256ull << 20;
+
 struct Config {
   std::string output = "gpucap-%h-%p.gpucap";  // GPUCAP_OUTPUT, %p %r %h %t expanded
   std::vector<uint32_t> kinds;                // GPUCAP_KINDS: names, comma separated; empty = defaults
@@ -33,6 +35,15 @@ struct Config {
   double start_delay_s = 0;                   // GPUCAP_DELAY_S
   double duration_s = 0;                      // GPUCAP_DURATION_S (0: until exit)
   uint64_t max_file_bytes = 0;                // GPUCAP_MAX_MB
+  // The flight recorder (frame_ring.h): GPUCAP_RING_MB bounds the span
+  // frames kept in memory instead of written, GPUCAP_RING_S drops those
+  // older than that (with no GPUCAP_RING_MB, kDefaultRingBytes bound it);
+  // SIGUSR1, gpucap_dump() and, with GPUCAP_RING_DUMP_AT_EXIT=1, the end of
+  // the recording write dumps next to `output` (RingDumpPath).
+  uint64_t ring_bytes = 0;
+  double ring_seconds = 0;
+  bool ring_dump_at_exit = false;
+  bool ring() const { return ring_bytes > 0; }
   bool start_paused = false;                  // GPUCAP_START_PAUSED: wait for SIGUSR2
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0
@@ -109,6 +120,10 @@ struct Config {
 std::vector<uint32_t> DefaultKinds();
 // Parses "kernel,memcpy,..." into kind numbers; unknown names are reported in *bad.
 std::vector<uint32_t> ParseKinds(const std::string& text, std::string* bad);
+
+// A flight-recorder dump's name: `output` with ".ring-N" before its
+// extension (job.gpucap -> job.ring-1.gpucap), or after it when it has none.
+std::string RingDumpPath(const std::string& output, uint64_t n);
 
 // Expands %p (pid), %r (rank from RANK, else LOCAL_RANK, else "pid<pid>"), %h (host),
 // %t (start time, seconds) and %% in an output template.

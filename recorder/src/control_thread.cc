@@ -15,7 +15,7 @@ void ControlThread::Start(std::function<void()> loop) {
 bool ControlThread::Wait() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, std::chrono::milliseconds(50),
-               [&] { return quit_ || flush_wanted_.load() || ranges_wanted_.load(); });
+               [&] { return quit_ || flush_wanted_.load() || ranges_wanted_.load() || dump_wanted_.load(); });
   return !quit_;
 }
 
@@ -44,5 +44,24 @@ void ControlThread::WantFlush() {
 }
 
 void ControlThread::Wake() { cv_.notify_one(); }
+
+void ControlThread::RequestDump(std::string trigger) {
+  {
+    std::lock_guard<std::mutex> lock(dumps_mu_);
+    dumps_.push_back(std::move(trigger));
+  }
+  if (!dump_wanted_.exchange(true)) cv_.notify_one();
+}
+
+std::vector<std::string> ControlThread::TakeDumps() {
+  std::vector<std::string> out;
+  if (signal_dump_.exchange(false)) out.emplace_back("signal");
+  if (dump_wanted_.exchange(false)) {
+    std::lock_guard<std::mutex> lock(dumps_mu_);
+    for (auto& t : dumps_) out.push_back(std::move(t));
+    dumps_.clear();
+  }
+  return out;
+}
 
 }  // namespace gpucap::recorder

@@ -16,7 +16,9 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace gpucap::recorder {
 
@@ -45,6 +47,12 @@ class ControlThread {
   void RequestToggle() { toggle_requested_.store(true, std::memory_order_relaxed); }
   void RequestStop(int signal) { stop_signal_.store(signal, std::memory_order_relaxed); }
   bool TakeToggle() { return toggle_requested_.exchange(false); }
+  // Flight-recorder dumps: SIGUSR1's (async-signal-safe, trigger "signal")
+  // and the C API's (any thread; takes a lock, never blocks on the loop).
+  // The loop takes them all at once, the signal's first.
+  void RequestSignalDump() { signal_dump_.store(true, std::memory_order_relaxed); }
+  void RequestDump(std::string trigger);
+  std::vector<std::string> TakeDumps();
   int TakeStopSignal() { return stop_signal_.exchange(0); }
 
  private:
@@ -56,6 +64,10 @@ class ControlThread {
   std::atomic<bool> flush_wanted_{false};
   std::atomic<bool> ranges_wanted_{false};
   std::atomic<int> stop_signal_{0};
+  std::atomic<bool> signal_dump_{false};
+  std::atomic<bool> dump_wanted_{false};
+  std::mutex dumps_mu_;
+  std::vector<std::string> dumps_;  // guarded by dumps_mu_
 };
 
 }  // namespace gpucap::recorder

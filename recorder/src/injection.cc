@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "dump_signal.h"
 #include "gpucap/gpucap_recorder_api.h"
 #include "nvtx_hooks.h"
 #include "process_recorder.h"
@@ -67,13 +68,23 @@ Recorder* EnsureRecorder() {
     HandleIfDefault(SIGTERM, OnStopSignal);
     HandleIfDefault(SIGINT, OnStopSignal);
     if (config.toggle_signal) HandleIfDefault(SIGUSR2, OnToggleSignal);
+    if (config.ring() && !InstallDumpSignal() && !config.quiet) {
+      fprintf(stderr, "gpucap: SIGUSR1 is the program's: dump with gpucap_dump() instead\n");
+    }
     // The exec shim, when `gpucap record` preloaded it, closes the capture
     // before this process execs.
     using Register = void (*)(void (*)(), pid_t);
     if (auto reg = reinterpret_cast<Register>(dlsym(RTLD_DEFAULT, "gpucap_exec_shim_register"))) {
       reg(BeforeExec, getpid());
     }
-    if (!config.quiet) fprintf(stderr, "gpucap: recording to %s\n", r->output_path().c_str());
+    if (config.ring()) {
+      if (!config.quiet) {
+        fprintf(stderr, "gpucap: recording into a %.0f MB ring; dumps go to %s\n", config.ring_bytes / 1048576.0,
+                RingDumpPath(r->output_path(), 1).c_str());
+      }
+    } else if (!config.quiet) {
+      fprintf(stderr, "gpucap: recording to %s\n", r->output_path().c_str());
+    }
   });
   return ProcessRecorder();
 }
@@ -161,9 +172,15 @@ int ApiIsRecording() {
   return r && r->accepting() ? 1 : 0;
 }
 
+int ApiDump(const char* why) {
+  Recorder* r = ProcessRecorder();
+  return r && r->RequestApiDump(why) ? 1 : 0;
+}
+
 const GpucapRecorderApiV1 kApi = {
     sizeof(GpucapRecorderApiV1), ApiRangePush, ApiRangePop,  ApiMark,
     ApiWindowBegin,              ApiWindowEnd, ApiMetadata, ApiIsRecording,
+    ApiDump,
 };
 
 }  // namespace

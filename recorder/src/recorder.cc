@@ -93,12 +93,29 @@ bool Recorder::Open() {
   return true;
 }
 
-// The output file (its name expanded, kept apart from other processes'),
-// the writer behind it and what feeds the writer.
+// The output file (its name expanded, kept apart from other processes')
+// or the flight recorder's ring, the writer behind it and what feeds the
+// writer.
 bool Recorder::OpenOutput(const char* host, int pid) {
   int rank = EnvInt("RANK", EnvInt("LOCAL_RANK", -1));
   output_path_ = ExpandOutputPath(config_.output, pid, host, rank, ClockNs(CLOCK_REALTIME) / 1000000000);
 
+  if (!(config_.ring() ? OpenRing() : OpenFile(pid))) return false;
+  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_,
+                                            facts_.seen(), [this] { control_.WantFlush(); });
+  cupti_.UseBuffers(buffers_.get());
+  events_ = std::make_unique<EventLog>(
+      [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
+      512);
+  ranges_ = std::make_unique<RangeLog>(
+      [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
+      RangeLog::Limits{}, [this] { control_.WantRanges(); });
+  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx);
+  return true;
+}
+
+// The capture file of a whole recording.
+bool Recorder::OpenFile(int pid) {
   // Processes of one job that share an output name (no %p) must not clobber
   // each other: the first takes the name, later ones add their pid. A file
   // left by an earlier run (older than this recording session) is replaced.
@@ -146,16 +163,33 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     return false;
   }
   writer_ = std::move(writer).value();
-  buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_,
-                                            facts_.seen(), [this] { control_.WantFlush(); });
-  cupti_.UseBuffers(buffers_.get());
-  events_ = std::make_unique<EventLog>(
-      [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
-      512);
-  ranges_ = std::make_unique<RangeLog>(
-      [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
-      RangeLog::Limits{}, [this] { control_.WantRanges(); });
-  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx);
+  return true;
+}
+
+// The flight recorder: frames kept in a ring, dumps numbered next to the
+// output's name, each created anew (O_EXCL), so that no dump ever replaces
+// a file, another process's dump included.
+bool Recorder::OpenRing() {
+  format::WriterOptions options;
+  options.queue_capacity = 4096;
+  format::RingLimits limits;
+  limits.max_span_bytes = config_.ring_bytes;
+  limits.max_age_ns = static_cast<uint64_t>(config_.ring_seconds * 1e9);
+  auto dump_sink = [this, next = uint64_t{0}](uint64_t) mutable -> Result<std::unique_ptr<format::Sink>> {
+    for (int tries = 0; tries < 100000; ++tries) {
+      std::string path = RingDumpPath(output_path_, ++next);
+      int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd >= 0) return format::FileSinkFromFd(fd, path);
+      if (errno != EEXIST) return Status::IoError(path + ": cannot create the dump: " + std::strerror(errno));
+    }
+    return Status::IoError(output_path_ + ": no free dump name");
+  };
+  auto writer = format::CaptureWriter::StartRing(std::move(dump_sink), limits, options);
+  if (!writer.ok()) {
+    fprintf(stderr, "gpucap: %s; not recording\n", writer.status().message().c_str());
+    return false;
+  }
+  writer_ = std::move(writer).value();
   return true;
 }
 

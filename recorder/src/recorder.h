@@ -120,6 +120,15 @@ class Recorder {
 
   // Requests from signal handlers: async-signal-safe.
   void RequestToggle() { control_.RequestToggle(); }
+  // The flight recorder (config ring()): SIGUSR1's dump (async-signal-safe)
+  // and gpucap_dump()'s, trigger "api: <why>". The control thread collects
+  // what is pending and the writer thread writes the dump (Dump). False
+  // when there is no ring or the recorder stopped.
+  bool RequestSignalDump();
+  bool RequestApiDump(const char* why);
+  uint64_t dumps_written() const { return writer_->counters().dumps_written; }
+  // The last dump's path, or why it failed.
+  std::string last_dump() const { return writer_->last_dump(); }
   void RequestStop(int signal) { control_.RequestStop(signal); }
 
   const Config& config() const { return config_; }
@@ -138,6 +147,13 @@ class Recorder {
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);
   format::RecorderStats Stats();
+  // A flight-recorder dump: CUPTI's buffers and the pending events
+  // collected, then queued to the writer with `trigger`.
+  void Dump(const std::string& trigger);
+  // OpenOutput's writer: a file, or the flight recorder's ring (no file
+  // until a dump).
+  bool OpenFile(int pid);
+  bool OpenRing();
   // CUPTI's ways into this recorder (recorder_cupti.cc), and what each
   // attach of the session switches on for the recorder's parts.
   CuptiSession::Entry CuptiEntry();

@@ -24,8 +24,16 @@ void Recorder::ControlLoop() {
   auto last_pm_poll = started;
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
+  uint64_t dumps_logged = 0;
   for (;;) {
     if (!control_.Wait()) return;
+    for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
+    if (config_.ring() && dumps_written() + writer_->counters().dumps_failed > dumps_logged) {
+      dumps_logged = dumps_written() + writer_->counters().dumps_failed;
+      std::string last = last_dump();
+      bool failed = last.rfind("dump failed", 0) == 0;
+      if (failed || !config_.quiet) log_.Log("gpucap: flight recorder: " + (failed ? last : "wrote " + last));
+    }
     if (control_.TakeRangesWanted()) ranges_->Collect(/*full_only=*/true);
     if (control_.TakeFlushWanted() && cupti_.activity_enabled()) {
       cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
@@ -99,6 +107,38 @@ void Recorder::ControlLoop() {
   }
 }
 
+bool Recorder::RequestSignalDump() {
+  if (!config_.ring() || state_.load(std::memory_order_relaxed) == kStopped) return false;
+  control_.RequestSignalDump();
+  return true;
+}
+
+bool Recorder::RequestApiDump(const char* why) {
+  if (!config_.ring() || state_.load() == kStopped) return false;
+  control_.RequestDump(why && *why ? std::string("api: ") + why : std::string("api"));
+  return true;
+}
+
+void Recorder::Dump(const std::string& trigger) {
+  if (cupti_.started() && cupti_.activity_enabled()) {
+    // The buffers CUPTI is filling now hold the last moments: cut them short.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+  }
+  if (api_records_) api_records_->Collect();
+  facts_.ReportDevices();
+  facts_.ReportThreads();
+  events_->Collect();
+  ranges_->Collect();
+  format::Trailer trailer;
+  trailer.end_cupti_ns = Now();
+  trailer.stats = Stats();
+  trailer.stop_reason = "flight-recorder dump";
+  if (!writer_->RequestDump(trigger, std::move(trailer))) {
+    log_.Log("gpucap: flight recorder: dump (" + trigger + ") not written: the writer is behind or stopped");
+  }
+}
+
 void Recorder::Stop(const char* reason) {
   std::lock_guard<std::mutex> lock(stop_mu_);
   int state = state_.load();
@@ -120,11 +160,26 @@ void Recorder::Stop(const char* reason) {
   trailer.end_cupti_ns = Now();
   trailer.stats = Stats();
   trailer.stop_reason = reason;
+  // Dumps asked for that the control thread had not taken yet (a program
+  // that calls gpucap_dump() and exits) are written before the end.
+  if (config_.ring()) {
+    for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
+  }
   state_.store(kStopped);
+  if (config_.ring() && config_.ring_dump_at_exit) {
+    std::string why = reason;
+    writer_->RequestDump(why == "exit" ? why : "stop: " + why, trailer);
+  }
   Status s = writer_->Close(std::move(trailer), std::chrono::seconds(5));
   format::WriterCounters c = writer_->counters();
   if (!s.ok()) {
     fprintf(stderr, "gpucap: %s\n", s.message().c_str());
+  } else if (config_.ring()) {
+    if (!config_.quiet || c.dumps_failed) {
+      fprintf(stderr, "gpucap: flight recorder stopped (%s): %llu dumps written, %llu failed%s%s\n", reason,
+              static_cast<unsigned long long>(c.dumps_written), static_cast<unsigned long long>(c.dumps_failed),
+              c.dumps_written + c.dumps_failed ? "; last: " : "", writer_->last_dump().c_str());
+    }
   } else if (!config_.quiet) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stop_began).count();
     fprintf(stderr, "gpucap: wrote %s (%.1f MB, %llu chunks, %s; stop took %.1f ms)\n",

@@ -74,6 +74,28 @@ TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
 // A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
 // capture range, a signal or an unparsable range (which records as if none
 // were given) led to it; the entry gate decides at run time whether it can.
+TEST(Config, TheFlightRecordersRingIsOffUnlessBoundedAndSecondsAloneGetTheDefaultBound) {
+  const char* vars[] = {"GPUCAP_RING_MB", "GPUCAP_RING_S", "GPUCAP_RING_DUMP_AT_EXIT"};
+  for (const char* v : vars) unsetenv(v);
+  Config off = Config::FromEnvironment();
+  EXPECT_FALSE(off.ring());
+  EXPECT_FALSE(off.ring_dump_at_exit);
+  setenv("GPUCAP_RING_MB", "1.5", 1);
+  setenv("GPUCAP_RING_DUMP_AT_EXIT", "1", 1);
+  Config mb = Config::FromEnvironment();
+  EXPECT_TRUE(mb.ring());
+  EXPECT_EQ(mb.ring_bytes, 3u << 19);
+  EXPECT_EQ(mb.ring_seconds, 0);
+  EXPECT_TRUE(mb.ring_dump_at_exit);
+  unsetenv("GPUCAP_RING_MB");
+  setenv("GPUCAP_RING_S", "30", 1);
+  Config seconds = Config::FromEnvironment();
+  EXPECT_TRUE(seconds.ring());
+  EXPECT_EQ(seconds.ring_bytes, 256ull << 20);
+  EXPECT_EQ(seconds.ring_seconds, 30);
+  for (const char* v : vars) unsetenv(v);
+}
+
 TEST(Config, APauseDetachesOnlyWhenToldToWithOrWithoutACaptureRange) {
   unsetenv("GPUCAP_PAUSE_DETACH");
   setenv("GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+", 1);

@@ -14,7 +14,12 @@
 #include <cstring>
 #include <thread>
 
+#include <filesystem>
+#include <set>
+
+#include "dump_signal.h"
 #include "gpucap/format/capture.h"
+#include "process_recorder.h"
 #include "recorder.h"
 #include "../support/temp_dir.h"
 
@@ -328,6 +333,120 @@ TEST(Pipeline, NvtxAndApiWindowsNeverShareAnId) {
   }
   EXPECT_EQ(opened.size(), 3u);
   delete r;
+}
+
+// --- the flight recorder (--ring-mb) ---
+
+std::set<std::string> FilesIn(const testing::TempDir& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) names.insert(e.path().filename().string());
+  return names;
+}
+
+TEST(Pipeline, TheFlightRecorderWritesOnlyDumpsEachWithItsDefinitionsAndTrigger) {
+  testing::TempDir dir;
+  Config config = TestConfig(dir.File("job.gpucap"));
+  config.pool_buffers = 16;
+  config.ring_bytes = 96 << 10;  // a few buffers' worth: most of the 40 fed age out
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  const int kBuffers = 40;
+  for (int i = 0; i < kBuffers; ++i) {
+    // A refused buffer (pool empty while the writer works) is retried, as CUPTI would ask again.
+    bool fed = false;
+    for (int tries = 0; tries < 400 && !(fed = FeedBuffer(r, 100, 1'000'000 * (i + 1))); ++tries) usleep(5000);
+    ASSERT_TRUE(fed) << "buffer " << i;
+  }
+  r->AddRange(Push(42, "step"));
+  EXPECT_TRUE(FilesIn(dir).empty()) << "the ring writes nothing before a dump";
+
+  ASSERT_TRUE(r->RequestApiDump("loss spike"));  // what gpucap_dump("loss spike") does
+  WaitUntil([&] { return r->dumps_written() >= 1; });
+  ASSERT_EQ(r->dumps_written(), 1u) << r->last_dump();
+
+  // SIGUSR1 through the handler the injection installs.
+  SetProcessRecorder(r);
+  ASSERT_TRUE(InstallDumpSignal());
+  raise(SIGUSR1);
+  WaitUntil([&] { return r->dumps_written() >= 2; });
+  signal(SIGUSR1, SIG_DFL);
+  SetProcessRecorder(nullptr);
+  ASSERT_EQ(r->dumps_written(), 2u) << r->last_dump();
+  r->Stop("test");  // no dump at exit unless asked
+
+  EXPECT_EQ(FilesIn(dir), (std::set<std::string>{"job.ring-1.gpucap", "job.ring-2.gpucap"}));
+  auto first = format::LoadCapture(dir.File("job.ring-1.gpucap"), {.verify_chunks = true});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(first->report.clean());
+  ASSERT_TRUE(first->trailer.has_value());
+  EXPECT_EQ(first->trailer->trigger, "api: loss spike");
+  ASSERT_TRUE(first->session.has_value()) << "the session outlives the ring";
+  EXPECT_EQ(first->session->pid, static_cast<uint32_t>(getpid()));
+  ASSERT_EQ(first->strings.size(), 1u) << "the kernel's name, defined with the first buffer, is kept";
+  EXPECT_EQ(first->strings[0].def.text, kName);
+  EXPECT_FALSE(first->clocks.empty());
+  ASSERT_FALSE(first->chunks.empty());
+  EXPECT_LT(first->chunks.size(), static_cast<size_t>(kBuffers)) << "the bound dropped the oldest";
+  // The newest buffers, in the order fed.
+  for (size_t i = 0; i < first->chunks.size(); ++i) {
+    EXPECT_EQ(first->chunks[i].info.min_start_ns, 1'000'000 * (kBuffers - first->chunks.size() + i + 1));
+  }
+  EXPECT_EQ(first->trailer->activity_records, 100 * first->chunks.size());
+  EXPECT_GT(Extra(first->trailer->stats, "ring_frames_dropped"), 0u);
+  ASSERT_EQ(first->ranges.size(), 1u);
+  EXPECT_EQ(first->ranges[0].name, "step");
+
+  auto second = format::LoadCapture(dir.File("job.ring-2.gpucap"));
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_TRUE(second->trailer.has_value());
+  EXPECT_EQ(second->trailer->trigger, "signal");
+  ASSERT_EQ(second->strings.size(), 1u);
+  EXPECT_EQ(second->chunks.size(), first->chunks.size());
+  delete r;
+}
+
+TEST(Pipeline, ARingDumpsAtExitWhenAskedAndNeverOverAnEarlierFile) {
+  testing::TempDir dir;
+  Config config = TestConfig(dir.File("job.gpucap"));
+  config.ring_bytes = 1 << 20;
+  config.ring_dump_at_exit = true;
+  testing::WriteFile(dir.File("job.ring-1.gpucap"), "not ours");
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(FeedBuffer(r, 10, 5000));
+  r->Stop("exit");
+  EXPECT_EQ(testing::ReadFile(dir.File("job.ring-1.gpucap")), "not ours");
+  auto c = format::LoadCapture(dir.File("job.ring-2.gpucap"));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(c->trailer.has_value());
+  EXPECT_EQ(c->trailer->trigger, "exit");
+  EXPECT_EQ(c->chunks.size(), 1u);
+  EXPECT_EQ(FilesIn(dir).size(), 2u);
+  delete r;
+}
+
+TEST(Pipeline, WithoutARingADumpIsRefusedAndTheCaptureIsAsBefore) {
+  testing::TempDir dir;
+  std::string path = dir.File("whole.gpucap");
+  Recorder* r = Recorder::Create(TestConfig(path));
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->RequestApiDump("nothing to dump"));
+  EXPECT_FALSE(r->RequestSignalDump());
+  ASSERT_TRUE(FeedBuffer(r, 10, 5000));
+  r->Stop("test");
+  EXPECT_EQ(FilesIn(dir), (std::set<std::string>{"whole.gpucap"}));
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->trailer->trigger, "");
+  EXPECT_EQ(c->chunks.size(), 1u);
+  delete r;
+}
+
+TEST(RingDumpPath, NumbersGoBeforeTheExtension) {
+  EXPECT_EQ(RingDumpPath("job.gpucap", 1), "job.ring-1.gpucap");
+  EXPECT_EQ(RingDumpPath("/a.b/job.gpucap", 12), "/a.b/job.ring-12.gpucap");
+  EXPECT_EQ(RingDumpPath("/a.b/job", 2), "/a.b/job.ring-2");
+  EXPECT_EQ(RingDumpPath("out/.hidden", 3), "out/.hidden.ring-3");
 }
 
 }  // namespace

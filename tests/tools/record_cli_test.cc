@@ -62,6 +62,24 @@ class Record : public ::testing::Test {
   std::string lib_, env_file_;
 };
 
+TEST_F(Record, TheFlightRecordersFlagsReachTheRecorderAndBadOnesAreRefused) {
+  CliRun r = Run("-o " + dir_.File("job.gpucap") + " --ring-mb 64 --ring 30 --ring-dump-at-exit -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Env env = ReadEnv();
+  ASSERT_FALSE(env.empty()) << "the program did not run";
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_MB"]), 64);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_S"]), 30);
+  EXPECT_EQ(env["GPUCAP_RING_DUMP_AT_EXIT"], "1");
+
+  for (const char* bad : {"--ring-mb 0", "--ring -1", "--ring-dump-at-exit", "--ring-mb 8 --max-mb 10"}) {
+    std::filesystem::remove(env_file_);
+    CliRun refused = Run(bad);
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find("--ring"), std::string::npos) << bad << ": " << refused.output;
+    EXPECT_FALSE(std::filesystem::exists(env_file_)) << bad << ": the program ran";
+  }
+}
+
 TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   std::string out = dir_.File("run-%p.gpucap");
   CliRun r = Run("-o " + out +

@@ -74,6 +74,13 @@ po::options_description RecordOptions() {
       ("delay", po::value<double>(), "start recording after this many seconds (with --capture-range: look at ranges only after it)")
       ("duration", po::value<double>(), "stop recording after this many seconds of recording")
       ("max-mb", po::value<double>(), "stop cleanly when the capture reaches this size, MiB")
+      ("ring-mb", po::value<double>(),
+       "flight recorder: keep the last N MiB of the recording (compressed) in memory instead of writing it, "
+       "and write it out only when asked: SIGUSR1, gpucap_dump(), --ring-dump-at-exit; each dump is a new "
+       "capture, OUTPUT with .ring-1, .ring-2, ... before its extension")
+      ("ring", po::value<double>(),
+       "flight recorder: keep the last SECONDS of the recording (within --ring-mb, 256 MiB unless given)")
+      ("ring-dump-at-exit", "flight recorder: also dump when the recording ends (exit, SIGTERM, --duration)")
       ("counters", po::value<std::string>(),
        "GPU counters, comma separated: nvml (power, clocks, temperature, utilization every 100 ms), pm (CUPTI PM sampling: SM active, DRAM throughput, tensor pipe active; adds ~0.75 s to the first CUDA call)")
       ("counter-ms", po::value<double>(), "NVML sampling interval, ms (default 100)")
@@ -133,6 +140,9 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("delay")) set("GPUCAP_DELAY_S", std::to_string(vm["delay"].as<double>()));
   if (vm.count("duration")) set("GPUCAP_DURATION_S", std::to_string(vm["duration"].as<double>()));
   if (vm.count("max-mb")) set("GPUCAP_MAX_MB", std::to_string(vm["max-mb"].as<double>()));
+  if (vm.count("ring-mb")) set("GPUCAP_RING_MB", std::to_string(vm["ring-mb"].as<double>()));
+  if (vm.count("ring")) set("GPUCAP_RING_S", std::to_string(vm["ring"].as<double>()));
+  if (vm.count("ring-dump-at-exit")) set("GPUCAP_RING_DUMP_AT_EXIT", "1");
   if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
   if (vm.count("paused-graphs")) set("GPUCAP_PAUSED_GRAPHS", "1");
   if (vm.count("pause-detach")) set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
@@ -177,6 +187,17 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
     const char* old = getenv("LD_PRELOAD");
     set("LD_PRELOAD", old && *old ? preload + ":" + old : preload);
   }
+}
+
+// The flight recorder's flags: a positive bound, and nothing that only
+// makes sense of a file written as it goes.
+std::string RingUsageError(const po::variables_map& vm) {
+  bool ring = vm.count("ring-mb") || vm.count("ring");
+  if (vm.count("ring-mb") && !(vm["ring-mb"].as<double>() > 0)) return "--ring-mb must be above 0";
+  if (vm.count("ring") && !(vm["ring"].as<double>() > 0)) return "--ring must be above 0 seconds";
+  if (vm.count("ring-dump-at-exit") && !ring) return "--ring-dump-at-exit needs --ring-mb or --ring";
+  if (ring && vm.count("max-mb")) return "--max-mb bounds a capture file; with --ring-mb the ring is the bound";
+  return {};
 }
 
 // The capture-range flags that cannot work together; the recorder checks
@@ -306,6 +327,11 @@ int RunRecord(const std::vector<std::string>& args) {
       std::cerr << "gpucap record: --api-records must be activity or callback, not '" << source << "'\n";
       return 2;
     }
+  }
+
+  if (std::string bad = RingUsageError(vm); !bad.empty()) {
+    std::cerr << "gpucap record: " << bad << "\n";
+    return 2;
   }
 
   if (std::string bad = CaptureRangeUsageError(vm); !bad.empty()) {

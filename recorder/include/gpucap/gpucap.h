@@ -36,6 +36,10 @@ void gpucap_window_end(uint64_t window);
 int gpucap_metadata(const char* name, const char* content_type, const void* data, size_t size);
 /* 1 while the recorder is loaded and recording, else 0. */
 int gpucap_is_recording(void);
+/* Under `gpucap record --ring-mb N` (the flight recorder): asks for a dump
+ * of the ring, its trigger "api: <why>". Returns at once (the recorder's
+ * threads write it); 1 when asked, 0 when there is no recorder or no ring. */
+int gpucap_dump(const char* why);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,8 @@ typedef struct GpucapRecorderApiV1 {
   void (*window_end)(uint64_t id);
   int (*metadata)(const char* name, const char* content_type, const void* data, size_t size);
   int (*is_recording)(void);
+  /* Added later: present when size covers it. */
+  int (*dump)(const char* why);
 } GpucapRecorderApiV1;
 
 /* Exported by libgpucap_recorder.so. */

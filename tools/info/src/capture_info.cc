@@ -244,6 +244,7 @@ CaptureInfo DescribeCapture(const builder::CaptureIndex& index) {
   in.has_trailer = c.trailer.has_value();
   in.clean_shutdown = c.trailer && c.trailer->clean_shutdown;
   if (c.trailer) in.stop_reason = c.trailer->stop_reason;
+  if (c.trailer) in.trigger = c.trailer->trigger;
 
   in.damage = c.report.damage;
   in.tail_bytes_lost = c.report.tail_bytes_lost;
@@ -409,6 +410,7 @@ void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
     o << "closed    " << (in.clean_shutdown ? "cleanly" : "without a clean shutdown");
     if (!in.stop_reason.empty()) o << " (" << in.stop_reason << ")";
     o << "\n";
+    if (!in.trigger.empty()) o << "dump      flight-recorder dump, trigger: " << in.trigger << "\n";
   } else {
     o << "closed    no trailer: the recorder did not finish (crash, kill, or still running)\n";
   }
@@ -616,8 +618,10 @@ void InfoJsonRest(const CaptureInfo& in, JsonOut& j) {
   j.Key("shutdown").BeginObject()
       .Field("trailer", in.has_trailer)
       .Field("clean", in.clean_shutdown)
-      .Field("stop_reason", in.stop_reason)
-      .EndObject();
+      .Field("stop_reason", in.stop_reason);
+  // Only in a flight-recorder dump, so that a whole recording's JSON is as before.
+  if (!in.trigger.empty()) j.Field("trigger", in.trigger);
+  j.EndObject();
   j.Key("damage").BeginObject()
       .Field("intact", in.Intact())
       .Field("tail_bytes_lost", in.tail_bytes_lost)

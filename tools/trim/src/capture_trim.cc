@@ -215,6 +215,7 @@ format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const Anonymi
   if (c.trailer) {
     trailer.clean_shutdown = c.trailer->clean_shutdown;
     trailer.stop_reason = c.trailer->stop_reason;
+    trailer.trigger = c.trailer->trigger;  // a trimmed flight-recorder dump still says what wrote it
     trailer.stats = c.trailer->stats;
   } else if (!c.stats.empty()) {
     trailer.stats = c.stats.back();
@@ -222,6 +223,8 @@ format::Trailer TrimmedTrailer(const builder::CaptureIndex& index, const Anonymi
   if (anon) {
     anon->Stats(&trailer.stats);
     trailer.stop_reason = anon->StopReason(trailer.stop_reason);
+    // "api: <why>" carries the program's own words: hashed as a stop reason's are.
+    if (!trailer.trigger.empty()) trailer.trigger = anon->StopReason(trailer.trigger);
   }
   // The source's end, so ranges left open end where they ended there, and
   // windows relative to the capture resolve the same.

@@ -3,6 +3,12 @@
 // bounded lock-free queue and never wait for the disk. When the queue is full,
 // or the writer stopped after a disk error or at the size cap, a submission is
 // dropped and counted instead.
+//
+// Ring mode (StartRing, `gpucap record --ring-mb`): the frames go to a
+// FrameRing in memory (frame_ring.h) instead of a file, and a dump, asked
+// for with RequestDump, writes the ring as a complete capture to a new sink,
+// on the writer thread, in queue order (after everything submitted before
+// the request).
 #ifndef GPUCAP_FORMAT_CAPTURE_WRITER_H_
 #define GPUCAP_FORMAT_CAPTURE_WRITER_H_
 
@@ -13,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpucap/format/frame_ring.h"
 #include "gpucap/format/model.h"
 #include "gpucap/format/sink.h"
 #include "gpucap/status.h"
@@ -54,13 +61,23 @@ struct WriterCounters {
   uint64_t bytes_dropped = 0;         // CUPTI bytes in dropped buffers
   uint64_t messages_dropped = 0;
   uint64_t queue_high_water = 0;
+  // Ring mode.
+  uint64_t dumps_written = 0;
+  uint64_t dumps_failed = 0;
 };
+
+// Ring mode: the sink for dump number `n` (1, 2, ...), called on the writer
+// thread. It must never return a sink over an existing file.
+using DumpSinkFactory = std::function<Result<std::unique_ptr<Sink>>(uint64_t n)>;
 
 class CaptureWriter {
  public:
   // Writes the file header and starts the writer thread.
   static Result<std::unique_ptr<CaptureWriter>> Start(std::unique_ptr<Sink> sink,
                                                       const WriterOptions& options);
+  // Ring mode: no file until a dump; max_file_bytes does not apply.
+  static Result<std::unique_ptr<CaptureWriter>> StartRing(DumpSinkFactory dump_sink, RingLimits limits,
+                                                          const WriterOptions& options);
   // Closes without a clean-shutdown mark if Close was not called.
   ~CaptureWriter();
 
@@ -81,8 +98,19 @@ class CaptureWriter {
   // Drains the queue, writes the trailer (the caller's fields plus totals and
   // the frame index the writer kept) and the footer, and closes the sink.
   // Waits at most `timeout`; past it the writer thread is left to finish on
-  // its own and Close reports the timeout.
+  // its own and Close reports the timeout. In ring mode it writes no file
+  // (dumps queued before it are written first) and drops the ring.
   Status Close(Trailer trailer, std::chrono::milliseconds timeout);
+
+  // Ring mode: queues a dump of the ring, written once the writer reaches
+  // it. The dump's trailer is `trailer` (the caller's stats) with the
+  // writer's totals, `trigger` and the ring's counters (ring_* in
+  // stats.extra). False when not in ring mode, stopped, or the queue is full.
+  bool RequestDump(std::string trigger, Trailer trailer);
+  // Ring mode: the last dump's file name, or why it failed.
+  std::string last_dump() const;
+  // Ring mode: the ring's counters as of the last frame added.
+  RingCounters ring_counters() const;
 
   WriterCounters counters() const;
   // The error that stopped the writer (disk full, I/O error), or ok.

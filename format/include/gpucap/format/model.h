@@ -335,6 +335,8 @@ struct Trailer {
   RecorderStats stats;
   std::vector<IndexEntry> index;
   std::string stop_reason;
+  // A flight-recorder dump's trigger ("signal", "api: <why>", "exit"); empty otherwise.
+  std::string trigger;
   bool operator==(const Trailer&) const = default;
 };
 

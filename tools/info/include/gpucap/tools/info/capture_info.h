@@ -71,6 +71,9 @@ struct CaptureInfo {
   std::optional<format::RecorderStats> recorder;  // the recorder's last word on drops
   bool has_trailer = false, clean_shutdown = false;
   std::string stop_reason;
+  // A flight-recorder dump's trigger ("signal", "api: <why>", "exit");
+  // empty for a whole recording.
+  std::string trigger;
 
   std::vector<format::Damage> damage;
   uint64_t tail_bytes_lost = 0, sequence_gaps = 0;

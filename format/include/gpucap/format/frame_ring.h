@@ -1,0 +1,107 @@
+// The flight recorder's memory (`gpucap record --ring-mb N / --ring S`):
+// a capture's frames, already encoded and compressed, kept in memory instead
+// of written, so that a dump can write the last stretch of the recording as
+// a complete capture.
+//
+// Frames are of two sorts (IsDefinitionFrame):
+//  - definitions: what records refer to by id or pointer and what a reader
+//    needs first (session, devices, threads, streams, strings, graphs,
+//    clocks; and the ranges frames the writer fills with NVTX's thread,
+//    domain and category names and payload schemas only). They are small and cumulative, and never dropped: a dump
+//    without the name of a kernel in its span would be useless.
+//  - spans: activity chunks, ranges, window marks, metadata, counters,
+//    stats. They are what the ring bounds: when a new one takes the span
+//    bytes past the bound, or the oldest is older than the age bound, the
+//    oldest spans go first, counted.
+// Every frame keeps the place it was added in (`order`), so that a dump
+// writes definitions and spans interleaved as they were produced (a string
+// pointer reused later keeps its later meaning).
+//
+// Not thread-safe: the capture writer's thread is its only user.
+#ifndef GPUCAP_FORMAT_FRAME_RING_H_
+#define GPUCAP_FORMAT_FRAME_RING_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "gpucap/format/frame.h"
+#include "gpucap/format/model.h"
+#include "gpucap/format/sink.h"
+
+namespace gpucap::format {
+
+struct RingLimits {
+  uint64_t max_span_bytes = 64ull << 20;  // payload + header bytes of span frames held
+  uint64_t max_age_ns = 0;                // 0: no age bound; else spans added longer ago go
+};
+
+struct RingFrame {
+  uint64_t order = 0;      // 0, 1, 2, ... in the order frames were added
+  FrameHeader header{};    // as the frame was encoded (its sequence is rewritten on dump)
+  uint64_t min_ts = 0, max_ts = 0;
+  uint64_t added_ns = 0;   // the caller's clock at Add, for the age bound
+  uint64_t activity_records = 0;
+  std::vector<KindCount> kind_counts;
+  std::vector<uint8_t> payload;
+  uint64_t bytes() const { return sizeof(FrameHeader) + payload.size(); }
+};
+
+struct RingCounters {
+  uint64_t frames_added = 0;
+  uint64_t span_frames = 0;        // held now
+  uint64_t span_bytes = 0;         // held now
+  uint64_t span_bytes_high = 0;    // the most ever held (never above the bound but for one frame larger than it)
+  uint64_t definition_frames = 0;  // held (never dropped)
+  uint64_t definition_bytes = 0;
+  uint64_t frames_dropped = 0;     // spans aged or pushed out
+  uint64_t bytes_dropped = 0;
+  uint64_t records_dropped = 0;    // activity records in dropped chunks
+};
+
+bool IsDefinitionFrame(FrameType type);
+
+class FrameRing {
+ public:
+  explicit FrameRing(RingLimits limits) : limits_(limits) {}
+
+  // Keeps a copy of the frame (`header` and the payload `pieces`). A span
+  // frame larger than the whole bound is dropped at once (counted).
+  // `definition` keeps a frame of a span type as a definition: the writer
+  // batches NVTX's names and payload schemas (range events) apart, in
+  // ranges frames of their own.
+  void Add(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts, uint64_t max_ts,
+           uint64_t now_ns, uint64_t activity_records = 0, std::vector<KindCount> kind_counts = {},
+           bool definition = false);
+  // Drops spans older than the age bound at `now_ns` (Add does it too).
+  void Age(uint64_t now_ns);
+
+  // Every frame held, definitions and spans merged in the order they were
+  // added.
+  void ForEach(const std::function<void(const RingFrame&)>& fn) const;
+
+  const RingCounters& counters() const { return counters_; }
+  const RingLimits& limits() const { return limits_; }
+
+ private:
+  void DropOldestSpan();
+
+  RingLimits limits_;
+  RingCounters counters_;
+  std::vector<RingFrame> definitions_;
+  std::deque<RingFrame> spans_;
+  uint64_t next_order_ = 0;
+};
+
+// Writes what `ring` holds to `sink` as a complete capture: a file header
+// (created at `created_realtime_ns`), every frame in ForEach's order,
+// numbered afresh from 0, then `trailer` with the dump's own totals, index
+// and frame counts, the ring's counters (ring_* in stats.extra) and
+// clean_shutdown set, and the footer. The caller closes the sink.
+Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink);
+
+}  // namespace gpucap::format
+
+#endif  // GPUCAP_FORMAT_FRAME_RING_H_

@@ -1,0 +1,157 @@
+#include "gpucap/format/frame_ring.h"
+
+#include <capnp/message.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <map>
+
+#include "capture.capnp.h"
+#include "crc32c.h"
+#include "frame_codec.h"
+#include "message_codec.h"
+
+namespace gpucap::format {
+
+bool IsDefinitionFrame(FrameType type) {
+  switch (type) {
+    case FrameType::kSession:
+    case FrameType::kDevices:
+    case FrameType::kThreads:
+    case FrameType::kStreams:
+    case FrameType::kStrings:
+    case FrameType::kGraphs:
+    case FrameType::kClocks:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void FrameRing::Add(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts,
+                    uint64_t max_ts, uint64_t now_ns, uint64_t activity_records,
+                    std::vector<KindCount> kind_counts, bool keep) {
+  RingFrame f;
+  f.order = next_order_++;
+  f.header = header;
+  f.min_ts = min_ts;
+  f.max_ts = max_ts;
+  f.added_ns = now_ns;
+  f.activity_records = activity_records;
+  f.kind_counts = std::move(kind_counts);
+  size_t size = 0;
+  for (const ByteSpan& p : pieces) size += p.size();
+  ++counters_.frames_added;
+  bool definition = keep || IsDefinitionFrame(static_cast<FrameType>(header.type));
+  if (!definition && sizeof(FrameHeader) + size > limits_.max_span_bytes) {
+    // Keeping it would mean dropping everything else and still be over.
+    ++counters_.frames_dropped;
+    counters_.bytes_dropped += sizeof(FrameHeader) + size;
+    counters_.records_dropped += activity_records;
+    Age(now_ns);
+    return;
+  }
+  f.payload.reserve(size);
+  for (const ByteSpan& p : pieces) f.payload.insert(f.payload.end(), p.begin(), p.end());
+  if (definition) {
+    ++counters_.definition_frames;
+    counters_.definition_bytes += f.bytes();
+    definitions_.push_back(std::move(f));
+    Age(now_ns);
+    return;
+  }
+  uint64_t bytes = f.bytes();
+  while (!spans_.empty() && counters_.span_bytes + bytes > limits_.max_span_bytes) DropOldestSpan();
+  counters_.span_bytes += bytes;
+  ++counters_.span_frames;
+  counters_.span_bytes_high = std::max(counters_.span_bytes_high, counters_.span_bytes);
+  spans_.push_back(std::move(f));
+  Age(now_ns);
+}
+
+void FrameRing::Age(uint64_t now_ns) {
+  if (limits_.max_age_ns == 0) return;
+  while (!spans_.empty() && now_ns > spans_.front().added_ns &&
+         now_ns - spans_.front().added_ns > limits_.max_age_ns) {
+    DropOldestSpan();
+  }
+}
+
+void FrameRing::DropOldestSpan() {
+  const RingFrame& f = spans_.front();
+  counters_.span_bytes -= f.bytes();
+  --counters_.span_frames;
+  ++counters_.frames_dropped;
+  counters_.bytes_dropped += f.bytes();
+  counters_.records_dropped += f.activity_records;
+  spans_.pop_front();
+}
+
+void FrameRing::ForEach(const std::function<void(const RingFrame&)>& fn) const {
+  size_t d = 0, s = 0;
+  while (d < definitions_.size() || s < spans_.size()) {
+    bool take_definition =
+        s == spans_.size() || (d < definitions_.size() && definitions_[d].order < spans_[s].order);
+    fn(take_definition ? definitions_[d++] : spans_[s++]);
+  }
+}
+
+Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink) {
+  FileHeader file_header = MakeFileHeader(created_realtime_ns);
+  ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
+  Status s = sink->Append({&head, 1});
+  uint64_t offset = sizeof(file_header);
+  uint32_t sequence = 0;
+  std::vector<IndexEntry> index;
+  uint64_t records = 0;
+  std::map<uint32_t, uint64_t> per_kind;
+  ring.ForEach([&](const RingFrame& f) {
+    if (!s.ok()) return;
+    // Only the sequence changes: the payload and its checksum are as made.
+    FrameHeader h = f.header;
+    h.sequence = sequence;
+    h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
+    std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
+                                      ByteSpan(f.payload.data(), f.payload.size())};
+    s = sink->Append(pieces);
+    if (!s.ok()) return;
+    index.push_back(IndexEntry{offset, h.type, h.length, f.min_ts, f.max_ts});
+    offset += f.bytes();
+    ++sequence;
+    records += f.activity_records;
+    for (const KindCount& kc : f.kind_counts) per_kind[kc.kind] += kc.count;
+  });
+  if (!s.ok()) return s;
+  trailer.clean_shutdown = true;
+  trailer.frames = sequence;
+  trailer.activity_records = records;
+  trailer.records_per_kind.clear();
+  for (auto [kind, count] : per_kind) trailer.records_per_kind.push_back({kind, count});
+  RecorderStats& st = trailer.stats;
+  st.frames_written = sequence;
+  st.bytes_written = offset;
+  const RingCounters& rc = ring.counters();
+  st.extra.emplace_back("ring_frames_dropped", rc.frames_dropped);
+  st.extra.emplace_back("ring_bytes_dropped", rc.bytes_dropped);
+  st.extra.emplace_back("ring_records_dropped", rc.records_dropped);
+  st.extra.emplace_back("ring_span_bytes", rc.span_bytes);
+  st.extra.emplace_back("ring_span_bytes_high", rc.span_bytes_high);
+  st.extra.emplace_back("ring_bound_bytes", ring.limits().max_span_bytes);
+  st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
+  trailer.index = std::move(index);
+  capnp::MallocMessageBuilder builder;
+  EncodeTrailer(trailer, builder.initRoot<schema::Trailer>());
+  FlatMessage flat(builder);
+  FrameHeader th = MakeFrameHeader(static_cast<uint16_t>(FrameType::kTrailer), 0, sequence, flat.pieces());
+  std::vector<ByteSpan> all;
+  all.emplace_back(reinterpret_cast<const uint8_t*>(&th), sizeof(th));
+  all.insert(all.end(), flat.pieces().begin(), flat.pieces().end());
+  s = sink->Append(all);
+  if (!s.ok()) return s;
+  Footer footer = MakeFooter(offset);
+  ByteSpan foot(reinterpret_cast<const uint8_t*>(&footer), sizeof(footer));
+  return sink->Append({&foot, 1});
+}
+
+}  // namespace gpucap::format

@@ -1,0 +1,203 @@
+// A flight-recorder dump (frame_ring.h) of real captures, read by what reads
+// any capture: `gpucap info` names its trigger and counts what it holds, and
+// `gpucap build` accepts a dump whose oldest chunks, and so the launches of
+// some of the ops it holds, fell out of the ring.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "../support/gpucap_cli.h"
+#include "../support/temp_dir.h"
+#include "gpucap/format/activity_kind.h"
+#include "gpucap/format/capture_file.h"
+#include "gpucap/format/frame_ring.h"
+#include "gpucap/format/sink.h"
+#include "gpucap/tools/info/capture_info.h"
+#include "cli.h"
+#include "tool_test_util.h"
+#include "scene.h"
+#include "trace_util.h"
+
+namespace gpucap::tools {
+namespace {
+
+bool HoldsLaunches(const format::ChunkInfo& info) {
+  for (const format::KindCount& k : info.kind_counts) {
+    if (k.count && (k.kind == static_cast<uint32_t>(format::ActivityKind::kRuntime) ||
+                    k.kind == static_cast<uint32_t>(format::ActivityKind::kDriver))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Every frame of `capture` but its trailer through a FrameRing whose bound
+// is exactly what the span frames after the first activity chunk (with
+// `launches_first`: the first that holds API records) take: the ring drops
+// the spans up to and including that chunk, and keeps every definition.
+// The dump, trigger `trigger`, goes to `out`.
+void DumpWithoutFirstChunk(const std::string& capture, const std::string& out, const std::string& trigger,
+                           bool launches_first = false) {
+  auto file = format::CaptureFile::Open(capture);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  std::vector<format::FrameRef> frames;
+  (*file)->Scan([&](const format::FrameRef& f) {
+    if (f.type != static_cast<uint16_t>(format::FrameType::kTrailer)) frames.push_back(f);
+    return true;
+  });
+  uint64_t total = 0, cut = 0;
+  bool past_first_chunk = false;
+  for (const auto& f : frames) {
+    if (format::IsDefinitionFrame(static_cast<format::FrameType>(f.type))) continue;
+    uint64_t bytes = sizeof(format::FrameHeader) + f.length;
+    total += bytes;
+    if (!past_first_chunk) cut += bytes;
+    if (!past_first_chunk && f.type == static_cast<uint16_t>(format::FrameType::kActivityChunk)) {
+      auto chunk = format::DecodeChunk(**file, f);
+      ASSERT_TRUE(chunk.ok());
+      past_first_chunk = !launches_first || HoldsLaunches(chunk->info);
+    }
+  }
+  ASSERT_TRUE(past_first_chunk) << capture << " has no activity chunk";
+  ASSERT_GT(total, cut) << capture << " has nothing after its first chunk";
+  format::FrameRing ring({total - cut, 0});
+  auto bytes = (*file)->bytes();
+  for (const auto& f : frames) {
+    format::FrameHeader h;
+    std::memcpy(&h, bytes.data() + f.offset, sizeof(h));
+    format::ByteSpan payload = bytes.subspan(f.offset + sizeof(h), f.length);
+    uint64_t records = 0;
+    std::vector<format::KindCount> kinds;
+    if (f.type == static_cast<uint16_t>(format::FrameType::kActivityChunk)) {
+      auto chunk = format::DecodeChunk(**file, f);
+      ASSERT_TRUE(chunk.ok());
+      records = chunk->info.record_count;
+      kinds = chunk->info.kind_counts;
+    }
+    ring.Add(h, {&payload, 1}, 0, 0, 0, records, kinds);
+  }
+  ASSERT_GE(ring.counters().frames_dropped, 1u);
+  auto sink = format::OpenFileSink(out);
+  ASSERT_TRUE(sink.ok());
+  format::Trailer trailer;
+  trailer.trigger = trigger;
+  ASSERT_TRUE(format::WriteRingCapture(ring, trailer, 1, sink->get()).ok());
+  ASSERT_TRUE((*sink)->Close().ok());
+}
+
+CaptureInfo Describe(const std::string& path) {
+  auto index = OpenCapture(path, /*verify=*/true);
+  EXPECT_TRUE(index.ok()) << index.status().message();
+  return index.ok() ? DescribeCapture(**index) : CaptureInfo{};
+}
+
+TEST(RingDump, InfoNamesTheTriggerAndEveryRecordTheDumpClaimsIsThere) {
+  testing::TempDir dir;
+  std::string dump = dir.File("torch_train.ring-1.gpucap");
+  DumpWithoutFirstChunk(testing::Fixture("torch_train"), dump, "api: loss spike");
+  auto index = OpenCapture(dump, /*verify=*/true);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  CaptureInfo info = DescribeCapture(**index);
+  EXPECT_TRUE(info.Intact());
+  EXPECT_EQ(info.trigger, "api: loss spike");
+  ASSERT_TRUE(info.session.has_value()) << "the session is a definition: kept";
+  ASSERT_TRUE(info.records_written.has_value());
+  EXPECT_EQ(*info.records_written, info.records);
+  EXPECT_GT(info.records, 0u);
+  EXPECT_NE(InfoText(info).find("trigger: api: loss spike"), std::string::npos) << InfoText(info);
+  testing::Json j = testing::ParseOrFail(InfoJson(info));
+  EXPECT_EQ(j["shutdown"]["trigger"].text, "api: loss spike");
+
+  CaptureInfo whole = Describe(testing::Fixture("torch_train"));
+  EXPECT_LT(info.records, whole.records);
+  EXPECT_EQ(whole.trigger, "");
+
+  // As a user runs them: info prints it, and a trim of the dump keeps it
+  // (hashed when anonymized: the why is the program's own words).
+  testing::CliRun shown = testing::Gpucap("info " + dump);
+  EXPECT_EQ(shown.code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("trigger: api: loss spike"), std::string::npos) << shown.output;
+  std::string trimmed = dir.File("trimmed.gpucap");
+  testing::CliRun trim = testing::Gpucap("trim " + dump + " -o " + trimmed);
+  ASSERT_EQ(trim.code, 0) << trim.output;
+  EXPECT_EQ(Describe(trimmed).trigger, "api: loss spike");
+  std::string anonymized = dir.File("anonymized.gpucap");
+  trim = testing::Gpucap("trim " + dump + " --anonymize -o " + anonymized);
+  ASSERT_EQ(trim.code, 0) << trim.output;
+  std::string hidden = Describe(anonymized).trigger;
+  EXPECT_FALSE(hidden.empty());
+  EXPECT_EQ(hidden.find("loss spike"), std::string::npos) << hidden;
+}
+
+// Dumps of real captures whose oldest chunks, the first with launches
+// among them, fell out of the ring: every flow the builder draws has both
+// ends, and the dump holds no op the whole capture did not.
+TEST(RingDump, DumpsOfRealCapturesBuildWithEveryFlowBound) {
+  testing::TempDir dir;
+  for (const char* name : {"torch_train", "basics", "graphs_nvtx", "sync_events"}) {
+    SCOPED_TRACE(name);
+    std::string dump = dir.File(std::string(name) + ".ring-1.gpucap");
+    DumpWithoutFirstChunk(testing::Fixture(name), dump, "test", /*launches_first=*/true);
+    testing::Trace cut = testing::BuildOne(dump);
+    testing::ExpectImporterRules(cut);  // every flow has its two ends
+    testing::Trace whole = testing::BuildOne(testing::Fixture(name));
+    EXPECT_LT(cut.Count("gpu ops"), whole.Count("gpu ops"));
+    EXPECT_LE(cut.Count("flows"), whole.Count("flows"));
+  }
+}
+
+// The op cut in half at a span's start: its launch (an API record) was in
+// a chunk the ring dropped, the kernel in one it kept. The builder keeps the
+// kernel, counts it under "gpu ops without launch record" and draws no flow
+// for it, so no flow dangles; the op launched inside the span keeps its flow.
+TEST(RingDump, BuildKeepsAnOpWhoseLaunchFellOutOfTheRingWithoutAFlow) {
+  testing::Scene scene("launches.gpucap");
+  auto& c = scene.c();
+  testing::Scene::Ok(c.String(0x1000, "_Z6kernelv"));
+  auto api = [&](uint32_t correlation, uint64_t at) {
+    builder::testing::ApiRecord a;
+    a.start = testing::kT0 + at;
+    a.end = a.start + 2000;
+    a.tid = 11;
+    a.correlation = correlation;
+    c.Api(a);
+  };
+  auto kernel = [&](uint32_t correlation, uint64_t at) {
+    builder::testing::KernelRecord k;
+    k.start = testing::kT0 + at;
+    k.end = k.start + 5000;
+    k.correlation = correlation;
+    k.stream = 7;
+    k.name_pointer = 0x1000;
+    c.Kernel(k);
+  };
+  // Chunk 1: three launches and the first one's kernel.
+  api(1, 10'000);
+  api(2, 20'000);
+  api(3, 30'000);
+  kernel(1, 40'000);
+  testing::Scene::Ok(c.EndChunk());
+  // Chunk 2: the kernels of launches 2 and 3, then a launch and its kernel.
+  kernel(2, 50'000);
+  kernel(3, 60'000);
+  api(4, 70'000);
+  kernel(4, 80'000);
+  testing::Scene::Ok(c.EndChunk());
+  testing::TempDir dir;
+  std::string dump = dir.File("launches.ring-1.gpucap");
+  DumpWithoutFirstChunk(scene.Path(), dump, "test");
+
+  testing::Trace whole = testing::BuildOne(scene.Path());
+  EXPECT_EQ(whole.Count("gpu ops"), 4);
+  EXPECT_EQ(whole.Count("gpu ops without launch record"), 0);
+  testing::Trace cut = testing::BuildOne(dump);
+  testing::ExpectImporterRules(cut);
+  EXPECT_EQ(cut.Count("gpu ops"), 3) << "kernels 2, 3 and 4 are kept";
+  EXPECT_EQ(cut.Count("gpu ops without launch record"), 2) << "kernels 2 and 3 lost their launches";
+  EXPECT_EQ(cut.Count("flows"), 1) << "only kernel 4 has its launch";
+  EXPECT_EQ(cut.Events("s").size(), 1u);
+  EXPECT_EQ(cut.Events("f").size(), 1u);
+}
+
+}  // namespace
+}  // namespace gpucap::tools
