@@ -90,6 +90,8 @@ const std::vector<FieldRule>& SchemaFieldRules() {
       {"CounterDef.name", "kept", "the sampler's metric names (NVML, CUPTI PM sampling), the same on every machine"},
       {"CounterDef.unit", "kept", "units of those metrics"},
       {"Trailer.stopReason", "hashed", "the recorder's own reasons kept; others (errors with paths) hashed"},
+      {"Trailer.trigger", "hashed",
+       "a flight-recorder dump's trigger: the recorder's own words kept, the program's gpucap_dump reasons hashed"},
   };
   return rules;
 }
