@@ -1,7 +1,6 @@
 #include "cupti_detach.h"
 
 #include <dlfcn.h>
-#include <link.h>
 
 #include <algorithm>
 #include <cmath>
@@ -115,31 +114,6 @@ void CuptiDetach::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) co
     extra->emplace_back("entry_gate_hook_entries", entries);
     extra->emplace_back("entry_gate_tables_unwrapped", refused);
   }
-}
-
-std::vector<std::pair<const void*, const void*>> CodeRangesOf(const void* symbol) {
-  struct Query {
-    uintptr_t base = 0;
-    std::vector<std::pair<const void*, const void*>> ranges;
-  } q;
-  Dl_info info;
-  if (!symbol || !dladdr(symbol, &info)) return {};
-  q.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
-  dl_iterate_phdr(
-      [](dl_phdr_info* i, size_t, void* data) {
-        auto* q = static_cast<Query*>(data);
-        for (int k = 0; k < i->dlpi_phnum; ++k) {
-          const ElfW(Phdr)& p = i->dlpi_phdr[k];
-          if (p.p_type != PT_LOAD || !(p.p_flags & PF_X)) continue;
-          uintptr_t b = i->dlpi_addr + p.p_vaddr;
-          // The object whose mapping starts at dladdr's base.
-          if (i->dlpi_addr != q->base && b != q->base) continue;
-          q->ranges.emplace_back(reinterpret_cast<const void*>(b), reinterpret_cast<const void*>(b + p.p_memsz));
-        }
-        return 0;
-      },
-      &q);
-  return q.ranges;
 }
 
 }  // namespace gpucap::recorder

@@ -75,9 +75,6 @@ class CuptiDetach {
   bool pending_ = false;  // the last attempt of this pause did not detach
 };
 
-// [begin, end) of the executable segments of the object holding `symbol`.
-std::vector<std::pair<const void*, const void*>> CodeRangesOf(const void* symbol);
-
 }  // namespace gpucap::recorder
 
 #endif  // GPUCAP_RECORDER_CUPTI_DETACH_H_

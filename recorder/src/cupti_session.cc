@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "api_selection.h"
+#include "code_ranges.h"
 #include "gpucap/format/activity_kind.h"
 
 namespace gpucap::recorder {

@@ -18,7 +18,6 @@
 // In a process without CUDA it costs one dlsym check per lookup.
 #include <cuda.h>
 #include <dlfcn.h>
-#include <link.h>
 // cuda.h maps the name to _v2; the exported cuGetProcAddress keeps the
 // first ABI (no status argument).
 #undef cuGetProcAddress
@@ -27,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "code_ranges.h"
 #include "driver_wrap.h"
 #include "entry_gate.h"
 #include "export_tables.h"
@@ -48,13 +48,16 @@ std::atomic<GetExportTable> g_real_export{nullptr};
 
 DlsymFn RealDlsym();
 
-bool InDriver(const void* p) {
+// Whether `p` lies in a loaded object whose file name starts with `prefix`.
+bool InLibrary(const void* p, const char* prefix) {
   Dl_info info;
   if (!p || !dladdr(p, &info) || !info.dli_fname) return false;
   const char* base = std::strrchr(info.dli_fname, '/');
   base = base ? base + 1 : info.dli_fname;
-  return std::strncmp(base, "libcuda.so", 10) == 0;
+  return std::strncmp(base, prefix, std::strlen(prefix)) == 0;
 }
+
+bool InDriver(const void* p) { return InLibrary(p, "libcuda.so"); }
 
 // The real cuGetProcAddress[_v2]: from a lookup the program made, or from
 // libcuda (loaded by whoever calls us).
@@ -69,38 +72,9 @@ Fn Real(std::atomic<Fn>* slot, const char* name) {
   return f;
 }
 
-bool InLibrary(const void* p, const char* prefix) {
-  Dl_info info;
-  if (!p || !dladdr(p, &info) || !info.dli_fname) return false;
-  const char* base = std::strrchr(info.dli_fname, '/');
-  base = base ? base + 1 : info.dli_fname;
-  return std::strncmp(base, prefix, std::strlen(prefix)) == 0;
-}
-
 // An address in an executable segment of libcuda: a function of the
 // driver's, as opposed to a data word of an export table.
-bool InDriverCode(const void* p) {
-  Dl_info info;
-  if (!InLibrary(p, "libcuda.so") || !dladdr(p, &info)) return false;
-  struct Query {
-    uintptr_t base, pc;
-    bool code = false;
-  } q{reinterpret_cast<uintptr_t>(info.dli_fbase), reinterpret_cast<uintptr_t>(p)};
-  dl_iterate_phdr(
-      [](dl_phdr_info* i, size_t, void* data) {
-        auto* q = static_cast<Query*>(data);
-        for (int k = 0; k < i->dlpi_phnum; ++k) {
-          const ElfW(Phdr)& ph = i->dlpi_phdr[k];
-          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
-          uintptr_t b = i->dlpi_addr + ph.p_vaddr;
-          if (i->dlpi_addr != q->base && b != q->base) continue;
-          if (q->pc >= b && q->pc < b + ph.p_memsz) q->code = true;
-        }
-        return 0;
-      },
-      &q);
-  return q.code;
-}
+bool InDriverCode(const void* p) { return InDriver(p) && gpucap::recorder::InCodeOf(p, p); }
 
 bool HooksWrapped() {
   static const bool on = [] {

@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include "code_ranges.h"
 #include "entry_gate.h"
 
 namespace gpucap::recorder {
