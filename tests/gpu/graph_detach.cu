@@ -56,8 +56,9 @@ cudaGraphExec_t Instantiate() {
   return exec;
 }
 
-void Replay(cudaGraphExec_t exec, const char* what) {
-  for (int i = 0; i < 4; ++i) CK(cudaGraphLaunch(exec, g_stream));
+// The stream's work so far finished without error: STEP <what> ok, or the
+// error and exit 1 (a fault is sticky: nothing after it would mean anything).
+void Synchronized(const char* what) {
   cudaError_t e = cudaStreamSynchronize(g_stream);
   if (e != cudaSuccess) {
     std::printf("STEP %s FAILED: %s\n", what, cudaGetErrorString(e));
@@ -65,6 +66,11 @@ void Replay(cudaGraphExec_t exec, const char* what) {
   }
   std::printf("STEP %s ok\n", what);
   std::fflush(stdout);
+}
+
+void Replay(cudaGraphExec_t exec, const char* what) {
+  for (int i = 0; i < 4; ++i) CK(cudaGraphLaunch(exec, g_stream));
+  Synchronized(what);
 }
 
 // bump(float* y, int n): y[i] += 1, as PTX for cuModuleLoadData.
@@ -127,13 +133,7 @@ void Bump(CUfunction f, const char* what) {
       std::exit(1);
     }
   }
-  cudaError_t e = cudaStreamSynchronize(g_stream);
-  if (e != cudaSuccess) {
-    std::printf("STEP %s FAILED: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-  std::printf("STEP %s ok\n", what);
-  std::fflush(stdout);
+  Synchronized(what);
 }
 
 cudaGraphExec_t CaptureBump(CUfunction f) {
