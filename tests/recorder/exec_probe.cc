@@ -4,30 +4,16 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <cstdint>
-#include <cstdio>
-
 #include "gpucap/gpucap_recorder_api.h"
-
-namespace {
-// NVTX's export table lookup, here offering no table: the recorder starts,
-// declines to hook NVTX, and the process is recorded all the same.
-const void* NoExportTable(uint32_t) { return nullptr; }
-}  // namespace
+#include "recorder_as_nvtx.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
-  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    std::fprintf(stderr, "exec_probe: %s\n", dlerror());
-    return 3;
-  }
-  using InitNvtx = int (*)(const void* (*)(uint32_t));
+  void* lib = nullptr;
+  if (int failed = gpucap::testing::StartRecorderAsNvtx(argv[1], "exec_probe", &lib)) return failed;
   using Api = const GpucapRecorderApiV1* (*)();
-  auto init = reinterpret_cast<InitNvtx>(dlsym(lib, "InitializeInjectionNvtx2"));
   auto api = reinterpret_cast<Api>(dlsym(lib, "gpucap_recorder_api_v1"));
-  if (!init || !api) return 4;
-  init(NoExportTable);
+  if (!api) return 4;
   const GpucapRecorderApiV1* t = api();
   if (!t || !t->is_recording()) return 5;
   t->range_push("before exec");

@@ -3,29 +3,15 @@
 // through libgpucap_api (which finds the recorder by CUDA_INJECTION64_PATH),
 // SIGUSR1 through the handler the recorder installed, and its exit
 // (GPUCAP_RING_DUMP_AT_EXIT=1).
-#include <dlfcn.h>
 #include <signal.h>
 
-#include <cstdint>
-#include <cstdio>
-
 #include "gpucap/gpucap.h"
-
-namespace {
-const void* NoExportTable(uint32_t) { return nullptr; }
-}  // namespace
+#include "recorder_as_nvtx.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
-  void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    std::fprintf(stderr, "ring_probe: %s\n", dlerror());
-    return 3;
-  }
-  using InitNvtx = int (*)(const void* (*)(uint32_t));
-  auto init = reinterpret_cast<InitNvtx>(dlsym(lib, "InitializeInjectionNvtx2"));
-  if (!init) return 4;
-  init(NoExportTable);
+  void* lib = nullptr;
+  if (int failed = gpucap::testing::StartRecorderAsNvtx(argv[1], "ring_probe", &lib)) return failed;
   if (!gpucap_is_recording()) return 5;
   gpucap_range_push("before the dumps");
   gpucap_range_pop();
