@@ -6,7 +6,9 @@
 # Inductor's compile workers, autograd's thread and CUDA-graph replays about.
 # Prints RESULT with the final loss and the inference checksum.
 #
-#   python3 compile_job.py   (TRAIN, INFER: steps, default 100 each)
+#   python3 compile_job.py   (TRAIN, INFER: steps, default 100 each; INFER_MODE:
+#   graphs (default, mode="reduce-overhead"), compile (Inductor, no graphs),
+#   eager_graph (the eager model captured by torch.cuda.CUDAGraph), eager)
 import os, time, torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -63,13 +65,36 @@ torch.cuda.synchronize()
 t_train = time.perf_counter() - t0
 
 model.eval()
-serve = torch.compile(model, mode="reduce-overhead")
+INFER_MODE = os.environ.get("INFER_MODE", "graphs")
+if INFER_MODE == "graphs":
+    serve = torch.compile(model, mode="reduce-overhead")
+elif INFER_MODE == "compile":
+    serve = torch.compile(model)
+elif INFER_MODE == "eager_graph":
+    static_in = data[:, :-1].clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.no_grad(), torch.cuda.stream(side):
+        for _ in range(3):
+            model(static_in)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(graph):
+        static_out = model(static_in)
+
+    def serve(x):
+        static_in.copy_(x)
+        graph.replay()
+        return static_out
+else:
+    serve = model
 checksum = 0.0
 t0 = time.perf_counter()
 with torch.no_grad():
     for _ in range(INFER):
         torch.cuda.nvtx.range_push(f"step#{step}")
-        torch.compiler.cudagraph_mark_step_begin()
+        if INFER_MODE == "graphs":
+            torch.compiler.cudagraph_mark_step_begin()
         out = serve(data[:, :-1])
         checksum += float(out[:, -1].float().mean())
         torch.cuda.nvtx.range_pop()

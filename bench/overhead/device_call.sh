@@ -30,6 +30,12 @@
 #                                      ranges) under --sample SAMPLE (default 10) --sample-random, N runs: each
 #                                      checked for its RESULT line and a capture with a trailer; the detaches'
 #                                      holds (p50/p99/max per capture) summed up by detach_holds.py
+#   compile-probe SPEC...              compile_job.py once per SPEC, PAR (default 3) at a time, to find what makes
+#                                      its inference fault after a detach: SPEC is BASE[+VAR=value...], BASE one of
+#                                      none (no gpucap), attached (--sample SAMPLE, CUPTI kept at pauses), detach
+#                                      (the same, CUPTI finalized at pauses), gate (detach on, nothing ever recorded);
+#                                      the assignments go to gpucap and the job (TRAIN, INFER, INFER_MODE,
+#                                      CUDA_LAUNCH_BLOCKING, GPUCAP_KINDS, ...); each run's RESULT or error line
 #   graph-detach [CASE...]             tests/gpu/graph_detach.cu's cases (a graph instantiated before, while and after
 #                                      recording, replayed across detaches and re-attaches), --pause-detach on
 #   emit-nvtx ROUNDS VARIANT...        emit_nvtx_rounds.sh (base, emit, emit_old: OLD's gpucap, emit_new: this dist's)
@@ -200,6 +206,29 @@ part_compile-sample() {  # [N] [SAMPLE]
   done
   echo "compile-sample: $fails failed ($hangs hung), of $runs runs"
   python3 "$here/detach_holds.py" "$d"/c*.json
+}
+part_compile-probe() {  # SPEC...
+  local d="$WORK/cp-$n" k=0; mkdir -p "$d"
+  for spec in "$@"; do
+    k=$((k + 1))
+    (
+      IFS=+ read -r base assigns <<<"$spec"; IFS=+ read -ra vars <<<"$assigns"
+      local range='nvtx:step#\d+' detach=1 rec=1
+      case $base in none) rec=0 ;; attached) detach=0 ;; detach) ;; gate) range='nvtx:never#\d+' ;;
+        *) echo "compile-probe: unknown base $base" >&2; exit 2 ;; esac
+      local cmd=(python3 "$here/compile_job.py")
+      ((rec)) && cmd=("$g" record -q --capture-range "$range" --sample "${SAMPLE:-5}" -o "$d/p$k.gpucap" -- "${cmd[@]}")
+      env GPUCAP_PAUSE_DETACH=$detach TRAIN=${TRAIN:-30} INFER=${INFER:-30} "${vars[@]}" \
+        timeout -k 5 ${RUN_TIMEOUT:-200} "${cmd[@]}" >"$d/p$k.out" 2>"$d/p$k.err"
+      local rc=$? what
+      what=$(grep -h '^RESULT' "$d/p$k.out" | tail -1)
+      [[ -z $what ]] && what=$(grep -hE 'Error|error:|line [0-9]+, in' "$d/p$k.err" | tail -3 | tr '\n' ' ')
+      echo "probe $spec rc=$rc $what $( ((rec)) && info "$d/p$k.gpucap")"
+    ) &
+    (( k % ${PAR:-3} == 0 )) && wait
+  done
+  wait
+  for ((i = 1; i <= k; i++)); do grep -q '^RESULT' "$d/p$i.out" || { echo "--- p$i"; tail -n 12 "$d/p$i.err"; }; done
 }
 part_graph-detach() {  # tests/gpu/graph_detach.cu's cases under capture ranges, the detach on
   local d="$WORK/gd-$n"; mkdir -p "$d"
