@@ -306,15 +306,16 @@ void Recorder::SampleClock(format::ClockKind kind) {
   range_clock_.Check();
 }
 
-format::RecorderStats Recorder::Stats() {
+format::RecorderStats Recorder::Stats(WriterDrops writer_drops) {
   format::RecorderStats s;
   s.timestamp_ns = Now();
   format::WriterCounters c = writer_->counters();
   s.cupti_dropped_records = buffers_->cupti_dropped();
   s.buffers_dropped_pool_empty = buffers_->pool_empty();
   s.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
-  s.bytes_dropped = c.bytes_dropped;
-  s.messages_dropped = c.messages_dropped + events_->dropped() + ranges_->dropped();
+  const bool with_writer = writer_drops == WriterDrops::kInclude;
+  s.bytes_dropped = with_writer ? c.bytes_dropped : 0;
+  s.messages_dropped = (with_writer ? c.messages_dropped : 0) + events_->dropped() + ranges_->dropped();
   s.queue_high_water = c.queue_high_water;
   s.frames_written = c.frames_written;
   s.bytes_written = c.bytes_written;

@@ -146,7 +146,12 @@ class Recorder {
   void ControlLoop();
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);
-  format::RecorderStats Stats();
+  // The recorder's counters. For a stats frame the writer's own drops are
+  // included (kInclude); a trailer handed to the writer (Close,
+  // RequestDump) leaves them out, since the writer adds its final counts
+  // there itself: with both, each drop was counted twice.
+  enum class WriterDrops { kInclude, kLeaveToWriter };
+  format::RecorderStats Stats(WriterDrops writer_drops = WriterDrops::kInclude);
   // A flight-recorder dump: CUPTI's buffers and the pending events
   // collected, then queued to the writer with `trigger`.
   void Dump(const std::string& trigger);

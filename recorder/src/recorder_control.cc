@@ -132,7 +132,7 @@ void Recorder::Dump(const std::string& trigger) {
   ranges_->Collect();
   format::Trailer trailer;
   trailer.end_cupti_ns = Now();
-  trailer.stats = Stats();
+  trailer.stats = Stats(WriterDrops::kLeaveToWriter);
   trailer.stop_reason = "flight-recorder dump";
   if (!writer_->RequestDump(trigger, std::move(trailer))) {
     log_.Log("gpucap: flight recorder: dump (" + trigger + ") not written: the writer is behind or stopped");
@@ -158,7 +158,7 @@ void Recorder::Stop(const char* reason) {
   format::Trailer trailer;
   trailer.clean_shutdown = true;
   trailer.end_cupti_ns = Now();
-  trailer.stats = Stats();
+  trailer.stats = Stats(WriterDrops::kLeaveToWriter);
   trailer.stop_reason = reason;
   // Dumps asked for that the control thread had not taken yet (a program
   // that calls gpucap_dump() and exits) are written before the end.

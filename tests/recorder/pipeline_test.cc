@@ -236,6 +236,30 @@ TEST(Pipeline, SixtyFourProducersEverythingWrittenOrCounted) {
   delete r;
 }
 
+// The trailer counts each dropped byte once: the recorder leaves the writer's
+// drops to the writer, which adds its final counts to the trailer itself.
+TEST(Pipeline, TrailerCountsEachDroppedBufferOnce) {
+  testing::TempDir dir;
+  std::string path = dir.File("capped.gpucap");
+  Config config = TestConfig(path);
+  config.pool_buffers = 64;
+  config.max_file_bytes = 48 << 10;  // a few frames, then the writer stops
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  constexpr int kKernels = 100;
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(FeedBuffer(r, kKernels, 1'000'000ull * (i + 1)));
+  }
+  r->Stop("test");
+  auto c = format::LoadCapture(path);
+  ASSERT_TRUE(c.ok());
+  const auto& st = c->trailer->stats;
+  uint64_t dropped_buffers = 40 - c->chunks.size();
+  ASSERT_GT(dropped_buffers, 0u) << "the size cap should have dropped buffers";
+  EXPECT_EQ(st.bytes_dropped, dropped_buffers * kKernels * sizeof(CUpti_ActivityKernel10));
+  delete r;
+}
+
 void WaitUntil(const std::function<bool()>& done) {
   for (int i = 0; i < 400 && !done(); ++i) usleep(5000);
 }
