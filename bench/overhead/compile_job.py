@@ -96,7 +96,13 @@ with torch.no_grad():
         if INFER_MODE == "graphs":
             torch.compiler.cudagraph_mark_step_begin()
         out = serve(data[:, :-1])
-        checksum += float(out[:, -1].float().mean())
+        try:
+            checksum += float(out[:, -1].float().mean())
+        except Exception:
+            # Which step saw the fault (the capture's recording intervals say
+            # which steps were recorded): the first synchronizing call after it.
+            print(f"FAILED at step#{step} (inference step {step - TRAIN})", flush=True)
+            raise
         torch.cuda.nvtx.range_pop()
         step += 1
 torch.cuda.synchronize()

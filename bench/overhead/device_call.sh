@@ -201,7 +201,7 @@ part_compile-sample() {  # [N] [SAMPLE]
     if ((rc == 0)) && ! grep -q '^RESULT' "$d/c$i.out"; then rc=98; fi  # no result line
     "$g" info --json "$d/c$i.gpucap" >"$d/c$i.json" 2>&1
     if ((rc == 0)) && ! grep -q '"clean_shutdown": true' "$d/c$i.json"; then rc=97; fi  # no trailer
-    echo "compile $i rc=$rc $(grep -h '^RESULT' "$d/c$i.out" | tail -1) $(info "$d/c$i.gpucap")"
+    echo "compile $i rc=$rc $(grep -hE '^(RESULT|FAILED)' "$d/c$i.out" | tail -1) $(info "$d/c$i.gpucap")"
     ((rc)) && { fails=$((fails + 1)); tail -c 1500 "$d/c$i.err"; }
   done
   echo "compile-sample: $fails failed ($hangs hung), of $runs runs"
@@ -221,7 +221,7 @@ part_compile-probe() {  # SPEC...
       env GPUCAP_PAUSE_DETACH=$detach TRAIN=${TRAIN:-30} INFER=${INFER:-30} "${vars[@]}" \
         timeout -k 5 ${RUN_TIMEOUT:-200} "${cmd[@]}" >"$d/p$k.out" 2>"$d/p$k.err"
       local rc=$? what
-      what=$(grep -h '^RESULT' "$d/p$k.out" | tail -1)
+      what=$(grep -hE '^(RESULT|FAILED)' "$d/p$k.out" | tail -1)
       [[ -z $what ]] && what=$(grep -hE 'Error|error:|line [0-9]+, in' "$d/p$k.err" | tail -3 | tr '\n' ' ')
       echo "probe $spec rc=$rc $what $( ((rec)) && info "$d/p$k.gpucap")"
     ) &
