@@ -22,13 +22,14 @@ RangeRecorder::RangeRecorder(RangeLog* ranges, EventLog* events, FirstSeen* seen
     std::string why;
     default_steps_ = RangeMatcher::Make(default_steps, &why);
   }
+  names_ = window_names_ ? window_names_.get() : default_steps_.get();
 }
 
 void RangeRecorder::Add(const RangeFields& f, std::string_view name, const std::vector<format::ExtPayload>* ext,
                         RangeLog::WriterCache* cache) {
   RangeLog::Writer* w = cache ? ranges_->Mine(cache) : ranges_->Mine();
   if (!w->announced) AnnounceThread(w, f.os_tid ? f.os_tid : w->os_tid);
-  if (window_names_ || default_steps_) AddWindowMarks(w, f, name);
+  if (names_) AddWindowMarks(w, f, name);
   ranges_->AddRange(w, f, name, ext);
 }
 
@@ -50,8 +51,7 @@ void RangeRecorder::AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, st
   // push/pop per thread and domain, and NCCL's ranges interleave with the
   // application's on one thread.
   auto& open_pushes = w->open_windows;  // (domain, window id or 0, | kStepBit for a step)
-  const RangeMatcher& names = window_names_ ? *window_names_ : *default_steps_;
-  auto matches = [&] { return w->window_names.Matches(names, name); };
+  auto matches = [&] { return w->window_names.Matches(*names_, name); };
   switch (f.kind) {
     case format::RangeKind::kPush: {
       uint64_t entry = 0;

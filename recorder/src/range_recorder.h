@@ -61,6 +61,9 @@ class RangeRecorder {
   std::unique_ptr<RangeMatcher> window_names_;  // --window-nvtx
   StepLog* const steps_;
   std::unique_ptr<RangeMatcher> default_steps_;  // with steps_ and no window_names_
+  // The names AddWindowMarks looks at: window_names_, else default_steps_,
+  // else none (one test on every range, as before there were steps).
+  const RangeMatcher* names_ = nullptr;
   // A push's entry in open_windows: its window id, or'ed with kStepBit when
   // it opened a step.
   static constexpr uint64_t kStepBit = 1ull << 62;
