@@ -1,5 +1,6 @@
 // The flight recorder's step triggers in the recorder's pipeline with no
-// GPU: ranges with made-up timestamps, long past, stand in for the steps,
+// GPU: ranges with made-up timestamps, long past (or a minute ahead, for a
+// dump not yet due), stand in for the steps,
 // so a slow step's dump is due at the control thread's next pass and a
 // hang is one at once; each close the test makes is followed by the dumps
 // it causes and nothing else, whatever the machine's speed.
@@ -113,6 +114,29 @@ TEST(RingStepsPipeline, AHangDumpsOnceAndTheNextStepRearmsIt) {
     EXPECT_EQ(c->trailer->trigger,
               "hang: no step closed for 1 s (the last, ProfilerStep#" + std::to_string(n - 1) + ", on thread 5)");
   }
+  delete r;
+}
+
+// A slow step whose dump is not due yet when the recording ends (its
+// timestamps lie a minute ahead of the clock, so no pass finds it due) is
+// dumped by the stop, not lost.
+TEST(RingStepsPipeline, ASlowStepsDumpNotYetDueIsWrittenAtTheStop) {
+  testing::TempDir dir;
+  Config config = RingConfig(dir.File("job.gpucap"));
+  config.ring_slow_step = 2;
+  config.ring_slow_window = 1;
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  uint64_t ahead_ms = r->RangeNow() / kMs + 60'000;
+  Step(r, "ProfilerStep#0", ahead_ms, ahead_ms + 10);
+  Step(r, "ProfilerStep#1", ahead_ms + 20, ahead_ms + 50);  // 30 ms > 2 x 10 ms
+  r->Stop("test");
+  EXPECT_EQ(r->dumps_written(), 1u) << r->last_dump();
+  auto c = format::LoadCapture(dir.File("job.ring-1.gpucap"));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(c->trailer.has_value());
+  EXPECT_EQ(c->trailer->trigger,
+            "slow step: ProfilerStep#1 took 30.0 ms, 3.0x the median 10.0 ms of the last 1 on thread 5");
   delete r;
 }
 
