@@ -12,6 +12,8 @@
 //   control_thread.h  the recorder's thread, its wake-ups, the signals'
 //                     requests
 //   range_recorder.h  NVTX and API ranges and the window marks they derive
+//   step_watch.h      the flight recorder's hang and slow-step triggers, fed
+//                     the steps closed through step_log.h
 //   facts_reporter.h  devices and threads first seen, described; NVML
 //   pm_sessions.h     PM sampling per device
 //   recorder_phase.h  starting / recording / paused / stopped, read by all
