@@ -102,6 +102,9 @@ elif mode == "hang":
     hang = int(os.environ.get("HANG_STEP", "20"))
     release_after = float(os.environ.get("RELEASE_AFTER_S", "120"))
     cuda = ctypes.CDLL("libcuda.so.1")
+    vp, u = ctypes.c_void_p, ctypes.c_uint
+    cuda.cuLaunchKernel.argtypes = [vp, u, u, u, u, u, u, u, vp, ctypes.POINTER(vp), vp]
+    cuda.cuMemHostGetDevicePointer_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), vp, u]
 
     def check(rc, what):
         if rc != 0:
@@ -132,7 +135,7 @@ WAIT:
     check(cuda.cuModuleGetFunction(ctypes.byref(fn), module, b"spin_until_released"), "cuModuleGetFunction")
     flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
     device_flag = ctypes.c_uint64()
-    check(cuda.cuMemHostGetDevicePointer_v2(ctypes.byref(device_flag), ctypes.c_void_p(flag.data_ptr()), 0),
+    check(cuda.cuMemHostGetDevicePointer_v2(ctypes.byref(device_flag), flag.data_ptr(), 0),
           "cuMemHostGetDevicePointer")
     released = {}
 
@@ -146,7 +149,7 @@ WAIT:
             time.sleep(0.05)
         else:
             released.update(by="timeout", seen_after_s=None)
-        flag.numpy()[0] = 1  # the spinning kernel ends
+        ctypes.c_int32.from_address(flag.data_ptr()).value = 1  # the spinning kernel ends
 
     for n in range(steps):
         if n != hang:
@@ -155,7 +158,7 @@ WAIT:
         t = time.perf_counter()
         torch.cuda.nvtx.range_push(f"step#{n}")
         train_step()
-        params = (ctypes.c_void_p * 1)(ctypes.cast(ctypes.byref(device_flag), ctypes.c_void_p))
+        params = (ctypes.c_void_p * 1)(ctypes.addressof(device_flag))
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         check(cuda.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, stream, params, None), "cuLaunchKernel")
         w = threading.Thread(target=watcher)
