@@ -85,6 +85,13 @@ variant_prefix() {
     # every name, a cached answer for a repeated one).
     r_window) pre=("${inj[@]}" 'GPUCAP_WINDOW_NVTX=ProfilerStep#\d+') ;;
     r_window_re) pre=("${inj[@]}" 'GPUCAP_WINDOW_NVTX=(Profiler)?Step#\d+') ;;
+    # The flight recorder's ring, alone and with its step triggers (issue 46),
+    # with and without --window-nvtx naming the steps.
+    ring) pre=("${inj[@]}" GPUCAP_RING_MB=64) ;;
+    ring_steps) pre=("${inj[@]}" GPUCAP_RING_MB=64 GPUCAP_RING_HANG_S=30 GPUCAP_RING_SLOW_STEP=3) ;;
+    ring_window) pre=("${inj[@]}" GPUCAP_RING_MB=64 'GPUCAP_WINDOW_NVTX=ProfilerStep#\d+') ;;
+    ring_window_steps) pre=("${inj[@]}" GPUCAP_RING_MB=64 'GPUCAP_WINDOW_NVTX=ProfilerStep#\d+' GPUCAP_RING_HANG_S=30 \
+                             GPUCAP_RING_SLOW_STEP=3) ;;
     p_gate) pre=("${inj[@]}" 'GPUCAP_CAPTURE_RANGE=nvtx:NoSuchStep#\d+') ;;
     p_gate_re) pre=("${inj[@]}" 'GPUCAP_CAPTURE_RANGE=nvtx:(NoSuch|Never)Step#\d+') ;;
     p_nosub) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_PAUSED_GRAPHS=0) ;;

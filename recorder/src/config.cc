@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -179,6 +180,10 @@ Config Config::FromEnvironment() {
   c.ring_seconds = EnvDouble("GPUCAP_RING_S", 0);
   if (c.ring_seconds > 0 && c.ring_bytes == 0) c.ring_bytes = kDefaultRingBytes;
   c.ring_dump_at_exit = EnvBool("GPUCAP_RING_DUMP_AT_EXIT", false);
+  c.ring_hang_s = EnvDouble("GPUCAP_RING_HANG_S", 0);
+  c.ring_slow_step = EnvDouble("GPUCAP_RING_SLOW_STEP", 0);
+  c.ring_slow_window = static_cast<uint32_t>(std::max(1.0, EnvDouble("GPUCAP_RING_SLOW_WINDOW", 20)));
+  c.ring_dump_interval_s = std::max(0.0, EnvDouble("GPUCAP_RING_DUMP_INTERVAL_S", 60));
   c.start_paused = EnvBool("GPUCAP_START_PAUSED", false);
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);

@@ -19,6 +19,9 @@ enum class ApiSelection { kLean, kAll, kNone };
 enum class ApiRecordSource { kActivity, kCallback };
 
 inline constexpr uint64_t kDefaultRingBytes = 256ull << 20;
+// The steps the flight recorder watches when no --window-nvtx names them:
+// torch.profiler's, as the builder's default step rule has it.
+inline constexpr const char* kDefaultStepPattern = R"(ProfilerStep#\d+)";
 
 struct Config {
   std::string output = "gpucap-%h-%p.gpucap";  // GPUCAP_OUTPUT, %p %r %h %t expanded
@@ -44,6 +47,17 @@ struct Config {
   double ring_seconds = 0;
   bool ring_dump_at_exit = false;
   bool ring() const { return ring_bytes > 0; }
+  // The flight recorder's own triggers (step_watch.h): GPUCAP_RING_HANG_S,
+  // a dump when no step closed for that long; GPUCAP_RING_SLOW_STEP (K) with
+  // GPUCAP_RING_SLOW_WINDOW (M), a dump when a step lasts more than K times
+  // the median of its family's last M; GPUCAP_RING_DUMP_INTERVAL_S, at most
+  // one slow-step dump per that many seconds. The steps: the window_nvtx
+  // ranges, else kDefaultStepPattern. Ignored (said once) without a ring.
+  double ring_hang_s = 0;
+  double ring_slow_step = 0;
+  uint32_t ring_slow_window = 20;
+  double ring_dump_interval_s = 60;
+  bool watches_steps() const { return ring_hang_s > 0 || ring_slow_step > 0; }
   bool start_paused = false;                  // GPUCAP_START_PAUSED: wait for SIGUSR2
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0

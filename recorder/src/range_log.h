@@ -27,6 +27,7 @@
 
 #include "gpucap/format/model.h"
 #include "range_matcher.h"
+#include "step_log.h"
 #include "thread_buffers.h"
 
 namespace gpucap::recorder {
@@ -129,6 +130,7 @@ class RangeLog {
     bool announced = false;
     std::vector<std::pair<uint64_t, uint64_t>> open_windows;
     MatchCache window_names;
+    StepLog::Slot* steps = nullptr;  // the flight recorder's step watch (step_log.h), on the first step
     RangeLog* log = nullptr;
     Chunk* current = nullptr;              // owner only
     size_t used = 0;                       // bytes of `current` written, owner only

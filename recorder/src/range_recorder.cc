@@ -7,8 +7,9 @@
 
 namespace gpucap::recorder {
 
-RangeRecorder::RangeRecorder(RangeLog* ranges, EventLog* events, FirstSeen* seen, const std::string& window_nvtx)
-    : ranges_(ranges), events_(events), seen_(seen) {
+RangeRecorder::RangeRecorder(RangeLog* ranges, EventLog* events, FirstSeen* seen, const std::string& window_nvtx,
+                             StepLog* steps, const std::string& default_steps)
+    : ranges_(ranges), events_(events), seen_(seen), steps_(steps) {
   if (!window_nvtx.empty()) {
     std::string why;
     window_names_ = RangeMatcher::Make(window_nvtx, &why);
@@ -17,13 +18,18 @@ RangeRecorder::RangeRecorder(RangeLog* ranges, EventLog* events, FirstSeen* seen
               window_nvtx.c_str(), why.c_str());
     }
   }
+  if (steps_ && !window_names_) {
+    std::string why;
+    default_steps_ = RangeMatcher::Make(default_steps, &why);
+  }
+  names_ = window_names_ ? window_names_.get() : default_steps_.get();
 }
 
 void RangeRecorder::Add(const RangeFields& f, std::string_view name, const std::vector<format::ExtPayload>* ext,
                         RangeLog::WriterCache* cache) {
   RangeLog::Writer* w = cache ? ranges_->Mine(cache) : ranges_->Mine();
   if (!w->announced) AnnounceThread(w, f.os_tid ? f.os_tid : w->os_tid);
-  if (window_names_) AddWindowMarks(w, f, name);
+  if (names_) AddWindowMarks(w, f, name);
   ranges_->AddRange(w, f, name, ext);
 }
 
@@ -44,26 +50,39 @@ void RangeRecorder::AddWindowMarks(RangeLog::Writer* w, const RangeFields& f, st
   // id is kept per thread until the pop of the same domain: NVTX nests
   // push/pop per thread and domain, and NCCL's ranges interleave with the
   // application's on one thread.
-  auto& open_pushes = w->open_windows;  // (domain, window id or 0)
-  auto matches = [&] { return w->window_names.Matches(*window_names_, name); };
+  auto& open_pushes = w->open_windows;  // (domain, window id or 0, | kStepBit for a step)
+  auto matches = [&] { return w->window_names.Matches(*names_, name); };
   switch (f.kind) {
     case format::RangeKind::kPush: {
-      uint64_t id = matches() ? NextWindowId() : 0;
-      open_pushes.emplace_back(f.domain, id);
-      if (id) ranges_->AddMark(w, format::WindowMarkKind::kOpen, f.timestamp_ns, f.os_tid, id, name);
+      uint64_t entry = 0;
+      if (matches()) {
+        if (window_names_) {
+          entry = NextWindowId();
+          ranges_->AddMark(w, format::WindowMarkKind::kOpen, f.timestamp_ns, f.os_tid, entry, name);
+        }
+        if (steps_) {
+          if (!w->steps) w->steps = steps_->Register(f.os_tid ? f.os_tid : w->os_tid);
+          w->steps->Open(f.domain, f.timestamp_ns, name);
+          entry |= kStepBit;
+        }
+      }
+      open_pushes.emplace_back(f.domain, entry);
       break;
     }
     case format::RangeKind::kPop:
       for (size_t i = open_pushes.size(); i-- > 0;) {
         if (open_pushes[i].first != f.domain) continue;
-        uint64_t id = open_pushes[i].second;
+        uint64_t entry = open_pushes[i].second;
         open_pushes.erase(open_pushes.begin() + static_cast<std::ptrdiff_t>(i));
-        if (id) ranges_->AddMark(w, format::WindowMarkKind::kClose, f.timestamp_ns, f.os_tid, id, "");
+        if (uint64_t id = entry & ~kStepBit) {
+          ranges_->AddMark(w, format::WindowMarkKind::kClose, f.timestamp_ns, f.os_tid, id, "");
+        }
+        if (entry & kStepBit) w->steps->Close(f.domain, f.timestamp_ns);
         break;
       }
       break;
     case format::RangeKind::kStart:
-      if (matches()) {
+      if (window_names_ && matches()) {
         {
           std::lock_guard<std::mutex> lock(started_windows_mu_);
           started_windows_.insert(f.id);

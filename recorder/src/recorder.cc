@@ -110,7 +110,21 @@ bool Recorder::OpenOutput(const char* host, int pid) {
   ranges_ = std::make_unique<RangeLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },
       RangeLog::Limits{}, [this] { control_.WantRanges(); });
-  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx);
+  if (config_.watches_steps() && !config_.ring()) {
+    log_.Log("gpucap: GPUCAP_RING_HANG_S and GPUCAP_RING_SLOW_STEP need the flight recorder (GPUCAP_RING_MB or "
+             "GPUCAP_RING_S); ignored");
+  } else if (config_.watches_steps()) {
+    StepWatchOptions o;
+    o.hang_ns = static_cast<uint64_t>(config_.ring_hang_s * 1e9);
+    o.slow_factor = config_.ring_slow_step;
+    o.slow_window = config_.ring_slow_window;
+    o.min_interval_ns = static_cast<uint64_t>(config_.ring_dump_interval_s * 1e9);
+    o.settle_ns = kSlowStepSettleNs;
+    steps_ = std::make_unique<StepLog>();
+    step_watch_ = std::make_unique<StepWatch>(o);
+  }
+  range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx,
+                                                    steps_.get(), kDefaultStepPattern);
   return true;
 }
 

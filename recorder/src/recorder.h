@@ -12,6 +12,8 @@
 //   control_thread.h  the recorder's thread, its wake-ups, the signals'
 //                     requests
 //   range_recorder.h  NVTX and API ranges and the window marks they derive
+//   step_watch.h      the flight recorder's hang and slow-step triggers, fed
+//                     the steps closed through step_log.h
 //   facts_reporter.h  devices and threads first seen, described; NVML
 //   pm_sessions.h     PM sampling per device
 //   recorder_phase.h  starting / recording / paused / stopped, read by all
@@ -47,6 +49,8 @@
 #include "range_log.h"
 #include "range_recorder.h"
 #include "recorder_phase.h"
+#include "step_log.h"
+#include "step_watch.h"
 #include "gpucap/format/capture_writer.h"
 
 namespace gpucap::recorder {
@@ -155,6 +159,11 @@ class Recorder {
   // A flight-recorder dump: CUPTI's buffers and the pending events
   // collected, then queued to the writer with `trigger`.
   void Dump(const std::string& trigger);
+  // The hang and slow-step triggers (config watches_steps()): the steps
+  // closed since the last pass judged, and the dumps due written. A pass of
+  // the control thread; `final`: the recording ends, the slow steps' dumps
+  // not yet due are written now.
+  void WatchSteps(bool final);
   // OpenOutput's writer: a file, or the flight recorder's ring (no file
   // until a dump).
   bool OpenFile(int pid);
@@ -186,6 +195,12 @@ class Recorder {
   // Ranges from the application's threads and the window marks they
   // derive (--window-nvtx); made with the range log.
   std::unique_ptr<RangeRecorder> range_recorder_;
+  // The flight recorder's step triggers: the steps closed, handed over by
+  // the range recorder, and what the control thread decides of them; null
+  // unless the ring watches steps.
+  std::unique_ptr<StepLog> steps_;
+  std::unique_ptr<StepWatch> step_watch_;
+  std::vector<StepEnd> steps_drained_;  // the control thread's
   // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
   std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.

@@ -28,6 +28,7 @@ void Recorder::ControlLoop() {
   for (;;) {
     if (!control_.Wait()) return;
     for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
+    if (step_watch_) WatchSteps(false);
     if (config_.ring() && dumps_written() + writer_->counters().dumps_failed > dumps_logged) {
       dumps_logged = dumps_written() + writer_->counters().dumps_failed;
       std::string last = last_dump();
@@ -139,6 +140,16 @@ void Recorder::Dump(const std::string& trigger) {
   }
 }
 
+void Recorder::WatchSteps(bool final) {
+  steps_drained_.clear();
+  steps_->Drain(&steps_drained_);
+  for (const StepEnd& step : steps_drained_) step_watch_->Observe(step);
+  // Paused, no range reaches the log: a pause is not a hang.
+  if (state_.load() != kRecording) step_watch_->Disarm();
+  std::vector<std::string> due = final ? step_watch_->TakePending() : step_watch_->Poll(RangeNow());
+  for (const std::string& trigger : due) Dump(trigger);
+}
+
 void Recorder::Stop(const char* reason) {
   std::lock_guard<std::mutex> lock(stop_mu_);
   int state = state_.load();
@@ -164,6 +175,7 @@ void Recorder::Stop(const char* reason) {
   // that calls gpucap_dump() and exits) are written before the end.
   if (config_.ring()) {
     for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
+    if (step_watch_) WatchSteps(true);
   }
   state_.store(kStopped);
   if (config_.ring() && config_.ring_dump_at_exit) {

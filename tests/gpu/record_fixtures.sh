@@ -47,4 +47,23 @@ record capture_nvtx --capture-range 'nvtx:step#\d+' --sample 2 -- \
 # torchrun itself starts no CUDA here, so the one capture is the rank's.
 record nccl_graph --window-nvtx 'ProfilerStep#\d+' -- \
   torchrun --standalone --nproc_per_node=1 "$dist/gpu/torch_nccl_graph.py" "$out"
+# The flight recorder's step triggers (issue 46): a job whose step#40 is ten
+# times its peers, and one whose step#20 blocks in torch.cuda.synchronize()
+# on a kernel that spins until the job sees the hang's dump. Each leaves
+# NAME.ring-N.gpucap dumps and NAME.expect.json; check_ring_steps.py checks
+# them (the slow step's kernels and flows in its dump; the hang dump written
+# while the job was blocked).
+record_ring() {
+  local name="$1"; shift
+  [[ "$only" == "  " || "$only" == *" $name "* ]] || return 0
+  echo "== $name"
+  rm -f "$out/$name".ring-*.gpucap "$out/$name.expect.json"
+  timeout 300 "$g" record -o "$out/$name.gpucap" --ring 120 --window-nvtx 'step#\d+' "$@" ||
+    { echo "FAILED: $name rc=$?"; status=1; }
+  for f in "$out/$name".ring-*.gpucap; do [[ -e $f ]] && "$g" info "$f" | grep -E '^(dump|ranges|records|drops)'; done
+  python3 "$(dirname "$0")/check_ring_steps.py" "$g" "$out" "$name" || status=1
+}
+record_ring ring_slow --ring-slow-step 3 --ring-slow-window 20 --ring-dump-interval 0 -- \
+  python3 "$dist/gpu/torch_steps.py" slow "$out/ring_slow.expect.json"
+record_ring ring_hang --ring-hang 5 -- python3 "$dist/gpu/torch_steps.py" hang "$out/ring_hang.expect.json"
 exit $status

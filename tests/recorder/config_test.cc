@@ -269,3 +269,30 @@ TEST(Config, ApiRecordsComeFromActivityUnlessCallbacksAreAsked) {
 
 }  // namespace
 }  // namespace gpucap::recorder
+
+namespace gpucap::recorder {
+namespace {
+
+TEST(Config, TheStepTriggersAreOffUnlessAskedAndTheirWindowIsAtLeastOne) {
+  const char* vars[] = {"GPUCAP_RING_HANG_S", "GPUCAP_RING_SLOW_STEP", "GPUCAP_RING_SLOW_WINDOW",
+                        "GPUCAP_RING_DUMP_INTERVAL_S"};
+  for (const char* v : vars) unsetenv(v);
+  Config off = Config::FromEnvironment();
+  EXPECT_FALSE(off.watches_steps());
+  EXPECT_EQ(off.ring_slow_window, 20u);
+  EXPECT_EQ(off.ring_dump_interval_s, 60);
+  setenv("GPUCAP_RING_HANG_S", "2.5", 1);
+  setenv("GPUCAP_RING_SLOW_STEP", "4", 1);
+  setenv("GPUCAP_RING_SLOW_WINDOW", "0", 1);
+  setenv("GPUCAP_RING_DUMP_INTERVAL_S", "-3", 1);
+  Config on = Config::FromEnvironment();
+  EXPECT_TRUE(on.watches_steps());
+  EXPECT_EQ(on.ring_hang_s, 2.5);
+  EXPECT_EQ(on.ring_slow_step, 4);
+  EXPECT_EQ(on.ring_slow_window, 1u);
+  EXPECT_EQ(on.ring_dump_interval_s, 0);
+  for (const char* v : vars) unsetenv(v);
+}
+
+}  // namespace
+}  // namespace gpucap::recorder

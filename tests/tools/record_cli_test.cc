@@ -80,6 +80,35 @@ TEST_F(Record, TheFlightRecordersFlagsReachTheRecorderAndBadOnesAreRefused) {
   }
 }
 
+TEST_F(Record, TheStepTriggersFlagsReachTheRecorderAndNeedARing) {
+  CliRun r = Run("--ring-mb 8 --ring-hang 30 --ring-slow-step 4 --ring-slow-window 50 --ring-dump-interval 120 -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Env env = ReadEnv();
+  ASSERT_FALSE(env.empty()) << "the program did not run";
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_HANG_S"]), 30);
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_SLOW_STEP"]), 4);
+  EXPECT_EQ(env["GPUCAP_RING_SLOW_WINDOW"], "50");
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_DUMP_INTERVAL_S"]), 120);
+
+  const std::pair<const char*, const char*> refusals[] = {
+      {"--ring-hang 30", "--ring-hang needs --ring-mb or --ring"},
+      {"--ring-slow-step 4", "--ring-slow-step needs --ring-mb or --ring"},
+      {"--ring 10 --ring-hang 0", "--ring-hang must be above 0"},
+      {"--ring 10 --ring-slow-step -1", "--ring-slow-step must be above 0"},
+      {"--ring 10 --ring-slow-window 5", "--ring-slow-window needs --ring-slow-step"},
+      {"--ring 10 --ring-hang 5 --ring-dump-interval 5", "--ring-dump-interval needs --ring-slow-step"},
+      {"--ring 10 --ring-slow-step 3 --ring-slow-window 0", "--ring-slow-window must be at least 1"},
+      {"--ring 10 --ring-slow-step 3 --ring-dump-interval -2", "--ring-dump-interval must be 0 or more seconds"},
+  };
+  for (const auto& [bad, why] : refusals) {
+    std::filesystem::remove(env_file_);
+    CliRun refused = Run(bad);
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find(why), std::string::npos) << bad << ": " << refused.output;
+    EXPECT_FALSE(std::filesystem::exists(env_file_)) << bad << ": the program ran";
+  }
+}
+
 TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   std::string out = dir_.File("run-%p.gpucap");
   CliRun r = Run("-o " + out +

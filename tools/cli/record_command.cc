@@ -81,6 +81,15 @@ po::options_description RecordOptions() {
       ("ring", po::value<double>(),
        "flight recorder: keep the last SECONDS of the recording (within --ring-mb, 256 MiB unless given)")
       ("ring-dump-at-exit", "flight recorder: also dump when the recording ends (exit, SIGTERM, --duration)")
+      ("ring-hang", po::value<double>(),
+       "flight recorder: dump when no step closed for SECONDS (once per hang; a step closing re-arms it); the "
+       "steps: the --window-nvtx ranges (or an nvtx --capture-range's), else 'ProfilerStep#\\d+'")
+      ("ring-slow-step", po::value<double>(),
+       "flight recorder: dump, a second after its end, a step that took more than K times the median of the "
+       "last --ring-slow-window steps of its thread and name (digits aside)")
+      ("ring-slow-window", po::value<unsigned>(), "steps in --ring-slow-step's median (default 20)")
+      ("ring-dump-interval", po::value<double>(),
+       "at most one --ring-slow-step dump per SECONDS (default 60); those left out are counted in the next")
       ("counters", po::value<std::string>(),
        "GPU counters, comma separated: nvml (power, clocks, temperature, utilization every 100 ms), pm (CUPTI PM sampling: SM active, DRAM throughput, tensor pipe active; adds ~0.75 s to the first CUDA call)")
       ("counter-ms", po::value<double>(), "NVML sampling interval, ms (default 100)")
@@ -143,6 +152,14 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("ring-mb")) set("GPUCAP_RING_MB", std::to_string(vm["ring-mb"].as<double>()));
   if (vm.count("ring")) set("GPUCAP_RING_S", std::to_string(vm["ring"].as<double>()));
   if (vm.count("ring-dump-at-exit")) set("GPUCAP_RING_DUMP_AT_EXIT", "1");
+  if (vm.count("ring-hang")) set("GPUCAP_RING_HANG_S", std::to_string(vm["ring-hang"].as<double>()));
+  if (vm.count("ring-slow-step")) set("GPUCAP_RING_SLOW_STEP", std::to_string(vm["ring-slow-step"].as<double>()));
+  if (vm.count("ring-slow-window")) {
+    set("GPUCAP_RING_SLOW_WINDOW", std::to_string(vm["ring-slow-window"].as<unsigned>()));
+  }
+  if (vm.count("ring-dump-interval")) {
+    set("GPUCAP_RING_DUMP_INTERVAL_S", std::to_string(vm["ring-dump-interval"].as<double>()));
+  }
   if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
   if (vm.count("paused-graphs")) set("GPUCAP_PAUSED_GRAPHS", "1");
   if (vm.count("pause-detach")) set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
@@ -197,6 +214,19 @@ std::string RingUsageError(const po::variables_map& vm) {
   if (vm.count("ring") && !(vm["ring"].as<double>() > 0)) return "--ring must be above 0 seconds";
   if (vm.count("ring-dump-at-exit") && !ring) return "--ring-dump-at-exit needs --ring-mb or --ring";
   if (ring && vm.count("max-mb")) return "--max-mb bounds a capture file; with --ring-mb the ring is the bound";
+  for (const char* flag : {"ring-hang", "ring-slow-step"}) {
+    if (vm.count(flag) && !ring) return std::string("--") + flag + " needs --ring-mb or --ring";
+    if (vm.count(flag) && !(vm[flag].as<double>() > 0)) return std::string("--") + flag + " must be above 0";
+  }
+  for (const char* flag : {"ring-slow-window", "ring-dump-interval"}) {
+    if (vm.count(flag) && !vm.count("ring-slow-step")) return std::string("--") + flag + " needs --ring-slow-step";
+  }
+  if (vm.count("ring-slow-window") && vm["ring-slow-window"].as<unsigned>() == 0) {
+    return "--ring-slow-window must be at least 1";
+  }
+  if (vm.count("ring-dump-interval") && !(vm["ring-dump-interval"].as<double>() >= 0)) {
+    return "--ring-dump-interval must be 0 or more seconds";
+  }
   return {};
 }
 

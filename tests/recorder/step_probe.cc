@@ -1,0 +1,73 @@
+// Run by ring_steps_test under GPUCAP_RING_MB with the hang and slow-step
+// triggers on: loads the recorder library as NVTX would and steps through
+// the C API, named as torch.profiler names its steps (the default step
+// pattern, ProfilerStep#N). It waits for each dump it provokes by what the
+// dump says, never for a time: a step ten times its peers (ProfilerStep#10),
+// then no step at all until the hang's dump (naming ProfilerStep#13), then
+// one step that re-arms the hang and a second hang's dump (ProfilerStep#14).
+// Exit status: 0, or which wait gave up (after a minute).
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "gpucap/gpucap.h"
+#include "recorder_as_nvtx.h"
+
+namespace {
+
+void SleepMs(long ms) {
+  timespec t{ms / 1000, (ms % 1000) * 1000000};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+void Step(int n, long ms) {
+  gpucap_range_push(("ProfilerStep#" + std::to_string(n)).c_str());
+  SleepMs(ms);
+  gpucap_range_pop();
+}
+
+// Whether a dump next to `output` (job.gpucap -> job.ring-N.gpucap) holds
+// `text` (a trigger: the trailer is the dump's last frame, its strings
+// stored as they are).
+bool SomeDumpSays(const std::string& output, const std::string& text) {
+  std::string stem = output.substr(0, output.rfind('.'));
+  for (int n = 1; n <= 100; ++n) {
+    std::ifstream in(stem + ".ring-" + std::to_string(n) + ".gpucap", std::ios::binary);
+    if (!in) continue;
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool WaitForDump(const std::string& output, const std::string& text) {
+  for (int i = 0; i < 6000; ++i) {
+    if (SomeDumpSays(output, text)) return true;
+    SleepMs(10);
+  }
+  std::fprintf(stderr, "step_probe: no dump says '%s'\n", text.c_str());
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* output = std::getenv("GPUCAP_OUTPUT");
+  if (argc < 2 || !output) return 2;
+  void* lib = nullptr;
+  if (int failed = gpucap::testing::StartRecorderAsNvtx(argv[1], "step_probe", &lib)) return failed;
+  if (!gpucap_is_recording()) return 5;
+  for (int n = 0; n < 10; ++n) Step(n, 10);
+  Step(10, 300);
+  for (int n = 11; n < 14; ++n) Step(n, 10);
+  if (!WaitForDump(output, "slow step: ProfilerStep#10 took")) return 6;
+  if (!WaitForDump(output, "hang: no step closed for 1 s (the last, ProfilerStep#13,")) return 7;
+  Step(14, 10);
+  if (!WaitForDump(output, "hang: no step closed for 1 s (the last, ProfilerStep#14,")) return 8;
+  return 0;
+}
