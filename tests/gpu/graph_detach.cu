@@ -7,7 +7,7 @@
 // control thread's detach.
 //
 //   graph_detach CASE     CASE: before, attached, detached, attached-reattach, module-detached,
-//                         module-attached, cycles
+//                         module-attached, cycles, busy, inflight
 //
 // before            instantiated before any recording; replayed while recording, after the detach, after re-attach
 // attached          instantiated while recording; replayed after the detach (CUPTI finalized)
@@ -18,6 +18,11 @@
 // module-attached   a module loaded while recording; its kernel launched after the detach and after re-attach
 // cycles            six detaches and re-attaches; in each state a new graph is instantiated and every
 //                   graph made so far is replayed (Kineto saw graphs break at the second re-init)
+// busy              a graph replayed without pause over 400 steps, one in ten a recorded range: the detaches
+//                   happen among replays, as in a torch.compile job's inference (the cases above leave the
+//                   GPU idle while the control thread detaches)
+// inflight          a kernel that spins for 1.5 s launched inside a recorded range and still running when
+//                   CUPTI is finalized; then graphs and kernels again
 //
 // Prints "STEP <what> ok" after each replay's synchronize; the first error
 // ends the program with its CUDA error (exit 1), so the last STEP line says
@@ -36,6 +41,12 @@
 __global__ void axpy(float* y, const float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] += a * x[i];
+}
+
+__global__ void spin(long long cycles) {
+  long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
 }
 
 namespace {
@@ -236,6 +247,31 @@ int main(int argc, char** argv) {
     }
     for (cudaGraphExec_t e : all) CK(cudaGraphExecDestroy(e));
     g = Instantiate();
+  } else if (which == "busy") {
+    g = Instantiate();
+    int recorded = 0;
+    for (int step = 0; step < 400; ++step) {
+      bool record = step % 10 == 9;
+      if (record) nvtxRangePushA(("rec#" + std::to_string(g_range++)).c_str());
+      for (int i = 0; i < 4; ++i) CK(cudaGraphLaunch(g, g_stream));
+      CK(cudaStreamSynchronize(g_stream));
+      if (record) {
+        nvtxRangePop();
+        ++recorded;
+      }
+    }
+    Replay(g, ("busy, 400 steps, " + std::to_string(recorded) + " recorded").c_str());
+  } else if (which == "inflight") {
+    g = Instantiate();
+    nvtxRangePushA(("rec#" + std::to_string(g_range++)).c_str());
+    spin<<<1, 1, 0, g_stream>>>(3'000'000'000ll);  // ~1.5 s at the H200's ~1.98 GHz
+    CK(cudaGetLastError());
+    nvtxRangePop();
+    usleep(400 * 1000);  // the detach, while the kernel runs
+    Synchronized("inflight, the kernel launched while recording finished after the detach");
+    Replay(g, "inflight, a graph replayed after it");
+    Recorded([&] { Replay(g, "inflight, re-attached"); });
+    Replay(g, "inflight, after the second detach");
   } else {
     std::fprintf(stderr, "graph_detach: unknown case %s\n", which.c_str());
     return 2;
