@@ -35,7 +35,8 @@
 #                                      none (no gpucap), attached (--sample SAMPLE, CUPTI kept at pauses), detach
 #                                      (the same, CUPTI finalized at pauses), gate (detach on, nothing ever recorded);
 #                                      the assignments go to gpucap and the job (TRAIN, INFER, INFER_MODE,
-#                                      CUDA_LAUNCH_BLOCKING, GPUCAP_KINDS, ...); each run's RESULT or error line
+#                                      CUDA_LAUNCH_BLOCKING, GPUCAP_KINDS, ...); each run's RESULT, FAILED or error
+#                                      line, libsegv_trace.so's stack of a host crash
 #   graph-detach [CASE...]             tests/gpu/graph_detach.cu's cases (a graph instantiated before, while and after
 #                                      recording, replayed across detaches and re-attaches), --pause-detach on
 #   emit-nvtx ROUNDS VARIANT...        emit_nvtx_rounds.sh (base, emit, emit_old: OLD's gpucap, emit_new: this dist's)
@@ -218,7 +219,8 @@ part_compile-probe() {  # SPEC...
         *) echo "compile-probe: unknown base $base" >&2; exit 2 ;; esac
       local cmd=(python3 "$here/compile_job.py")
       ((rec)) && cmd=("$g" record -q --capture-range "$range" --sample "${SAMPLE:-5}" -o "$d/p$k.gpucap" -- "${cmd[@]}")
-      env GPUCAP_PAUSE_DETACH=$detach TRAIN=${TRAIN:-30} INFER=${INFER:-30} "${vars[@]}" \
+      # libsegv_trace.so names the native frames of a host crash (Python's faulthandler chains to it).
+      env LD_PRELOAD="$TOOLS/libsegv_trace.so" GPUCAP_PAUSE_DETACH=$detach TRAIN=${TRAIN:-30} INFER=${INFER:-30} "${vars[@]}" \
         timeout -k 5 ${RUN_TIMEOUT:-200} "${cmd[@]}" >"$d/p$k.out" 2>"$d/p$k.err"
       local rc=$? what
       what=$(grep -hE '^(RESULT|FAILED)' "$d/p$k.out" | tail -1)
@@ -228,7 +230,9 @@ part_compile-probe() {  # SPEC...
     (( k % ${PAR:-3} == 0 )) && wait
   done
   wait
-  for ((i = 1; i <= k; i++)); do grep -q '^RESULT' "$d/p$i.out" || { echo "--- p$i"; tail -n 12 "$d/p$i.err"; }; done
+  for ((i = 1; i <= k; i++)); do
+    grep -q '^RESULT' "$d/p$i.out" || { echo "--- p$i"; tail -n 12 "$d/p$i.err"; grep segv_trace "$d/p$i.err" | head -40; }
+  done
 }
 part_graph-detach() {  # tests/gpu/graph_detach.cu's cases under capture ranges, the detach on
   local d="$WORK/gd-$n"; mkdir -p "$d"
