@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -220,6 +221,39 @@ TEST(StepLog, ThreadsEachHaveTheirOwnSlot) {
   log.Drain(&out);
   ASSERT_EQ(out.size(), 40u);
   for (const StepEnd& e : out) EXPECT_EQ(e.duration_ns, e.os_tid);
+}
+
+// The control thread drains while a thread closes steps: every step it
+// reads is whole (its name, end and duration from one close, never a mix of
+// two), in order, and what it does not read is counted as lost. Run under
+// TSan too (scripts/test's filter).
+TEST(StepLog, ADrainBesideClosesReadsWholeStepsOrCountsThemLost) {
+  StepLog log;
+  constexpr uint64_t kCloses = 200'000;
+  std::atomic<bool> done{false};
+  std::thread stepper([&] {
+    StepLog::Slot* s = log.Register(9);
+    for (uint64_t k = 1; k <= kCloses; ++k) {
+      s->Open(0, k * 10, "step#" + std::to_string(k));
+      s->Close(0, k * 10 + k % 7);
+    }
+    done.store(true);
+  });
+  std::vector<StepEnd> out;
+  while (!done.load()) log.Drain(&out);
+  stepper.join();
+  log.Drain(&out);
+  uint64_t last = 0;
+  for (const StepEnd& e : out) {
+    ASSERT_EQ(e.name.rfind("step#", 0), 0u) << e.name;
+    uint64_t k = std::stoull(e.name.substr(5));
+    ASSERT_GT(k, last) << "in order";
+    last = k;
+    ASSERT_EQ(e.end_ns, k * 10 + k % 7) << e.name;
+    ASSERT_EQ(e.duration_ns, k % 7) << e.name;
+  }
+  EXPECT_EQ(out.size() + log.lost(), kCloses);
+  EXPECT_EQ(last, kCloses) << "the last close is always read";
 }
 
 }  // namespace
