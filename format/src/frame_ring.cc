@@ -85,6 +85,7 @@ void FrameRing::DropOldestSpan() {
   ++counters_.frames_dropped;
   counters_.bytes_dropped += f.bytes();
   counters_.records_dropped += f.activity_records;
+  if (hold_dropped_) retired_.push_back(std::move(spans_.front().payload));
   spans_.pop_front();
 }
 
@@ -97,32 +98,26 @@ void FrameRing::ForEach(const std::function<void(const RingFrame&)>& fn) const {
   }
 }
 
-Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink) {
-  FileHeader file_header = MakeFileHeader(created_realtime_ns);
-  ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
-  Status s = sink->Append({&head, 1});
-  uint64_t offset = sizeof(file_header);
+FrameHeader Resequenced(const FrameHeader& header, uint32_t sequence) {
+  FrameHeader h = header;
+  h.sequence = sequence;
+  h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
+  return h;
+}
+
+Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer) {
+  uint64_t offset = sizeof(FileHeader);
   uint32_t sequence = 0;
   std::vector<IndexEntry> index;
   uint64_t records = 0;
   std::map<uint32_t, uint64_t> per_kind;
   ring.ForEach([&](const RingFrame& f) {
-    if (!s.ok()) return;
-    // Only the sequence changes: the payload and its checksum are as made.
-    FrameHeader h = f.header;
-    h.sequence = sequence;
-    h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
-    std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
-                                      ByteSpan(f.payload.data(), f.payload.size())};
-    s = sink->Append(pieces);
-    if (!s.ok()) return;
-    index.push_back(IndexEntry{offset, h.type, h.length, f.min_ts, f.max_ts});
+    index.push_back(IndexEntry{offset, f.header.type, f.header.length, f.min_ts, f.max_ts});
     offset += f.bytes();
     ++sequence;
     records += f.activity_records;
     for (const KindCount& kc : f.kind_counts) per_kind[kc.kind] += kc.count;
   });
-  if (!s.ok()) return s;
   trailer.clean_shutdown = true;
   trailer.frames = sequence;
   trailer.activity_records = records;
@@ -140,6 +135,24 @@ Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_
   st.extra.emplace_back("ring_bound_bytes", ring.limits().max_span_bytes);
   st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
   trailer.index = std::move(index);
+  return trailer;
+}
+
+Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink) {
+  FileHeader file_header = MakeFileHeader(created_realtime_ns);
+  ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
+  Status s = sink->Append({&head, 1});
+  uint32_t sequence = 0;
+  ring.ForEach([&](const RingFrame& f) {
+    if (!s.ok()) return;
+    FrameHeader h = Resequenced(f.header, sequence++);
+    std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
+                                      ByteSpan(f.payload.data(), f.payload.size())};
+    s = sink->Append(pieces);
+  });
+  if (!s.ok()) return s;
+  trailer = RingCaptureTrailer(ring, std::move(trailer));
+  uint64_t offset = trailer.stats.bytes_written;
   capnp::MallocMessageBuilder builder;
   EncodeTrailer(trailer, builder.initRoot<schema::Trailer>());
   FlatMessage flat(builder);
