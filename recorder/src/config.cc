@@ -239,14 +239,19 @@ std::string ExpandOutputPath(const std::string& pattern, int pid, const std::str
   return out;
 }
 
-std::string RingDumpPath(const std::string& output, uint64_t n) {
-  std::string suffix = ".ring-" + std::to_string(n);
+std::pair<std::string, std::string> RingDumpPathParts(const std::string& output) {
+  std::string mark = ".ring-";
   size_t dot = output.rfind('.');
   size_t slash = output.rfind('/');
   if (dot == std::string::npos || dot == 0 || (slash != std::string::npos && dot <= slash + 1)) {
-    return output + suffix;
+    return {output + mark, ""};
   }
-  return output.substr(0, dot) + suffix + output.substr(dot);
+  return {output.substr(0, dot) + mark, output.substr(dot)};
+}
+
+std::string RingDumpPath(const std::string& output, uint64_t n) {
+  auto [before, after] = RingDumpPathParts(output);
+  return before + std::to_string(n) + after;
 }
 
 }  // namespace gpucap::recorder

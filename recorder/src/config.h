@@ -124,6 +124,8 @@ std::vector<uint32_t> ParseKinds(const std::string& text, std::string* bad);
 // A flight-recorder dump's name: `output` with ".ring-N" before its
 // extension (job.gpucap -> job.ring-1.gpucap), or after it when it has none.
 std::string RingDumpPath(const std::string& output, uint64_t n);
+// The same name's two sides of N: {"job.ring-", ".gpucap"} for job.gpucap.
+std::pair<std::string, std::string> RingDumpPathParts(const std::string& output);
 
 // Expands %p (pid), %r (rank from RANK, else LOCAL_RANK, else "pid<pid>"), %h (host),
 // %t (start time, seconds) and %% in an output template.
