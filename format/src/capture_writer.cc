@@ -562,9 +562,6 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     st.bytes_dropped = c.bytes_dropped;
     st.messages_dropped = c.messages_dropped;
     st.queue_high_water = c.queue_high_water;
-    uint64_t end = 0;
-    ring_->ForEach([&](const RingFrame& f) { end = std::max(end, f.max_ts); });
-    trailer.end_cupti_ns = end;
     crash_slot_->Publish(RingSnapshot::Build(*ring_, std::move(trailer)), ring_->TakeRetired());
   }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -38,34 +39,49 @@ bool WriteAll(int fd, const void* data, size_t n) {
 
 }  // namespace
 
+RingSnapshot::RingSnapshot() = default;
+RingSnapshot::~RingSnapshot() = default;
+
 std::unique_ptr<RingSnapshot> RingSnapshot::Build(const FrameRing& ring, Trailer trailer) {
   std::unique_ptr<RingSnapshot> s(new RingSnapshot);
   s->file_header_ = MakeFileHeader(0);
   const RingCounters& rc = ring.counters();
   s->frames_.reserve(rc.definition_frames + rc.span_frames);
-  uint32_t sequence = 0;
-  ring.ForEach([&](const RingFrame& f) { s->frames_.push_back({Resequenced(f.header, sequence++), f.payload.data()}); });
+  uint64_t end = 0;
+  ring.ForEach([&](const RingFrame& f) {
+    s->frames_.push_back({f.header, f.payload.data()});
+    end = std::max(end, f.max_ts);
+  });
+  if (trailer.end_cupti_ns == 0) trailer.end_cupti_ns = end;
 
   // The trigger is set last in the trailer (EncodeTrailer), so its bytes
   // are the message's last; a placeholder of the most characters reserves
   // their words, and the handler changes the bytes and the count only.
   trailer.trigger.assign(kMaxTrigger, '?');
   trailer = RingCaptureTrailer(ring, std::move(trailer));
-  // One segment, so that the trigger's pointer and bytes are found in it.
-  size_t words = 4096 + 8 * trailer.index.size() + 8 * trailer.stats.extra.size();
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(words));
-  schema::Trailer::Builder root = builder.initRoot<schema::Trailer>();
-  EncodeTrailer(trailer, root);
-  auto segments = builder.getSegmentsForOutput();
+  // One segment, so that the trigger's pointer and bytes are found in it:
+  // an index entry takes 4 words, a named count about 6, the rest a few
+  // dozen. Sized close, as Cap'n Proto zeroes it; twice as much if short.
+  size_t words = 256 + 4 * trailer.index.size() + 8 * trailer.stats.extra.size() +
+                 2 * trailer.records_per_kind.size();
+  for (int tries = 0; tries < 2; ++tries, words *= 2) {
+    s->message_ = std::make_unique<capnp::MallocMessageBuilder>(static_cast<unsigned>(words),
+                                                                 capnp::AllocationStrategy::FIXED_SIZE);
+    EncodeTrailer(trailer, s->message_->initRoot<schema::Trailer>());
+    if (s->message_->getSegmentsForOutput().size() == 1) break;
+  }
+  schema::Trailer::Builder root = s->message_->getRoot<schema::Trailer>();
+  auto segments = s->message_->getSegmentsForOutput();
   if (segments.size() != 1) return nullptr;
-  const auto* seg = reinterpret_cast<const uint8_t*>(segments[0].begin());
-  size_t seg_words = segments[0].size();
-  size_t text_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root.getTrigger().begin()) - seg);
+  // The builder's own memory: the handler writes the trigger into it.
+  s->segment_ = reinterpret_cast<uint8_t*>(const_cast<capnp::word*>(segments[0].begin()));
+  s->segment_bytes_ = segments[0].size() * sizeof(capnp::word);
+  size_t text_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root.getTrigger().begin()) - s->segment_);
   if (text_at % 8 != 0) return nullptr;
   size_t pointer_at = SIZE_MAX;
-  for (size_t i = 0; i < seg_words; ++i) {
+  for (size_t i = 0; i < segments[0].size(); ++i) {
     uint64_t w;
-    std::memcpy(&w, seg + 8 * i, 8);
+    std::memcpy(&w, s->segment_ + 8 * i, 8);
     if ((w & 3) != kListPointer || (w >> 32) != ListPointerUpper(kMaxTrigger + 1)) continue;
     int64_t offset = static_cast<int32_t>(static_cast<uint32_t>(w)) >> 2;
     if (static_cast<int64_t>(i) + 1 + offset != static_cast<int64_t>(text_at / 8)) continue;
@@ -73,25 +89,20 @@ std::unique_ptr<RingSnapshot> RingSnapshot::Build(const FrameRing& ring, Trailer
     pointer_at = 8 * i;
   }
   if (pointer_at == SIZE_MAX) return nullptr;
-
-  FlatMessage flat(builder);
-  size_t seg_in_payload = flat.bytes() - 8 * seg_words;  // after the segment table
-  FrameHeader th = MakeFrameHeader(static_cast<uint16_t>(FrameType::kTrailer), 0, sequence, flat.pieces());
-  s->trailer_.resize(sizeof(th) + flat.bytes());
-  std::memcpy(s->trailer_.data(), &th, sizeof(th));
-  size_t at = sizeof(th);
-  for (ByteSpan p : flat.pieces()) {
-    std::memcpy(s->trailer_.data() + at, p.data(), p.size());
-    at += p.size();
-  }
-  s->trigger_text_ = sizeof(th) + seg_in_payload + text_at;
-  s->trigger_pointer_ = sizeof(th) + seg_in_payload + pointer_at;
+  s->trigger_text_ = text_at;
+  s->trigger_pointer_ = pointer_at;
+  // The stream encoding's table for one segment: its count less one, its size.
+  s->segment_table_[0] = 0;
+  s->segment_table_[1] = static_cast<uint32_t>(segments[0].size());
+  s->trailer_header_ = MakeFrameHeader(static_cast<uint16_t>(FrameType::kTrailer), 0,
+                                       static_cast<uint32_t>(s->frames_.size()), {});
+  s->trailer_header_.length = static_cast<uint32_t>(sizeof(s->segment_table_) + s->segment_bytes_);
   s->footer_ = MakeFooter(trailer.stats.bytes_written);
   return s;
 }
 
 uint64_t RingSnapshot::bytes() const {
-  uint64_t n = sizeof(FileHeader) + trailer_.size() + sizeof(Footer);
+  uint64_t n = sizeof(FileHeader) + sizeof(FrameHeader) + trailer_header_.length + sizeof(Footer);
   for (const Frame& f : frames_) n += sizeof(FrameHeader) + f.header.length;
   return n;
 }
@@ -99,19 +110,17 @@ uint64_t RingSnapshot::bytes() const {
 void RingSnapshot::SetTrigger(const char* trigger) {
   size_t n = 0;
   while (trigger[n] != '\0' && n < kMaxTrigger) ++n;
-  uint8_t* text = trailer_.data() + trigger_text_;
+  uint8_t* text = segment_ + trigger_text_;
   // The slot's words: the text, its NUL, zeros to the word's end.
   size_t slot = (kMaxTrigger + 1 + 7) & ~size_t{7};
   for (size_t i = 0; i < slot; ++i) text[i] = i < n ? static_cast<uint8_t>(trigger[i]) : 0;
   uint32_t upper = static_cast<uint32_t>(ListPointerUpper(n + 1));
-  std::memcpy(trailer_.data() + trigger_pointer_ + 4, &upper, 4);
-  FrameHeader h;
-  std::memcpy(&h, trailer_.data(), sizeof(h));
+  std::memcpy(segment_ + trigger_pointer_ + 4, &upper, 4);
   // The portable checksum: the hardware one's first call initializes a
   // static, which is no business of a signal handler.
-  h.payload_crc = Crc32cPortable(0, trailer_.data() + sizeof(h), h.length);
+  FrameHeader& h = trailer_header_;
+  h.payload_crc = Crc32cPortable(Crc32cPortable(0, segment_table_, sizeof(segment_table_)), segment_, segment_bytes_);
   h.header_crc = Crc32cPortable(0, &h, offsetof(FrameHeader, header_crc));
-  std::memcpy(trailer_.data(), &h, sizeof(h));
 }
 
 bool RingSnapshot::WriteTo(int fd, const char* trigger, int64_t created_realtime_ns) {
@@ -119,10 +128,16 @@ bool RingSnapshot::WriteTo(int fd, const char* trigger, int64_t created_realtime
   file_header_.created_realtime_ns = created_realtime_ns;
   file_header_.crc = Crc32cPortable(0, &file_header_, offsetof(FileHeader, crc));
   if (!WriteAll(fd, &file_header_, sizeof(file_header_))) return false;
+  uint32_t sequence = 0;
   for (const Frame& f : frames_) {
-    if (!WriteAll(fd, &f.header, sizeof(f.header)) || !WriteAll(fd, f.payload, f.header.length)) return false;
+    FrameHeader h = f.header;  // numbered afresh; the payload and its checksum are as made
+    h.sequence = sequence++;
+    h.header_crc = Crc32cPortable(0, &h, offsetof(FrameHeader, header_crc));
+    if (!WriteAll(fd, &h, sizeof(h)) || !WriteAll(fd, f.payload, f.header.length)) return false;
   }
-  return WriteAll(fd, trailer_.data(), trailer_.size()) && WriteAll(fd, &footer_, sizeof(footer_));
+  return WriteAll(fd, &trailer_header_, sizeof(trailer_header_)) &&
+         WriteAll(fd, segment_table_, sizeof(segment_table_)) && WriteAll(fd, segment_, segment_bytes_) &&
+         WriteAll(fd, &footer_, sizeof(footer_));
 }
 
 }  // namespace gpucap::format
