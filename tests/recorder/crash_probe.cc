@@ -51,6 +51,14 @@ void ChainingHandler(int sig) {
   sigaction(sig, &g_replaced, nullptr);  // the store repeats on return, into the recorder's
 }
 
+// The crash itself, not a sanitizer's report of it. The pointer is opaque
+// to the compiler, which would make a trap of a literal null or drop the
+// store.
+__attribute__((no_sanitize("null"), noinline)) void NullStore() {
+  volatile int* volatile null = nullptr;
+  *null = 1;
+}
+
 // The footer's magic at the file's end: the dump is complete.
 bool Complete(const char* path) {
   int fd = open(path, O_RDONLY);
@@ -92,9 +100,7 @@ int main(int argc, char** argv) {
   while (!Complete(argv[3])) usleep(1000);
 
   if (mode == "segv" || mode == "handler-before" || mode == "handler-after") {
-    // Opaque to the compiler, which would make a trap of a literal null or drop the store.
-    volatile int* volatile null = nullptr;
-    *null = 1;
+    NullStore();
   } else if (mode == "abort") {
     abort();
   } else if (mode == "bus") {
