@@ -179,6 +179,7 @@ Config Config::FromEnvironment() {
   c.ring_seconds = EnvDouble("GPUCAP_RING_S", 0);
   if (c.ring_seconds > 0 && c.ring_bytes == 0) c.ring_bytes = kDefaultRingBytes;
   c.ring_dump_at_exit = EnvBool("GPUCAP_RING_DUMP_AT_EXIT", false);
+  c.ring_crash = EnvBool("GPUCAP_RING_CRASH", true);
   c.start_paused = EnvBool("GPUCAP_START_PAUSED", false);
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);

@@ -43,6 +43,9 @@ struct Config {
   uint64_t ring_bytes = 0;
   double ring_seconds = 0;
   bool ring_dump_at_exit = false;
+  // A crash writes a dump too (crash_dump.h); GPUCAP_RING_CRASH=0 leaves the
+  // crash signals alone (a program that takes SIGSEGV in its normal work).
+  bool ring_crash = true;
   bool ring() const { return ring_bytes > 0; }
   bool start_paused = false;                  // GPUCAP_START_PAUSED: wait for SIGUSR2
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle

@@ -72,7 +72,7 @@ Recorder* EnsureRecorder() {
     if (config.ring() && !InstallDumpSignal() && !config.quiet) {
       fprintf(stderr, "gpucap: SIGUSR1 is the program's: dump with gpucap_dump() instead\n");
     }
-    if (config.ring() && !InstallCrashDump(r->crash_slot(), r->output_path(), config.quiet) && !config.quiet) {
+    if (config.ring() && config.ring_crash && !InstallCrashDump(r->crash_slot(), r->output_path(), config.quiet) && !config.quiet) {
       fprintf(stderr, "gpucap: no dump at a crash: the crash handler could not be installed\n");
     }
     // The exec shim, when `gpucap record` preloaded it, closes the capture

@@ -29,7 +29,7 @@ struct ProbeRun {
 
 // Runs the probe in `mode`; `args` after the barrier dump's path.
 ProbeRun RunProbe(const testing::TempDir& dir, const std::string& mode, const std::string& barrier,
-             const std::vector<std::string>& args = {}) {
+                  const std::vector<std::string>& args = {}, const char* ring_crash = "1") {
   std::string output = dir.File("job.gpucap");
   pid_t child = fork();
   if (child == 0) {
@@ -39,6 +39,7 @@ ProbeRun RunProbe(const testing::TempDir& dir, const std::string& mode, const st
     setenv("GPUCAP_OUTPUT", output.c_str(), 1);
     setenv("GPUCAP_QUIET", "1", 1);
     setenv("GPUCAP_RING_MB", "8", 1);
+    setenv("GPUCAP_RING_CRASH", ring_crash, 1);
     setenv("CUDA_INJECTION64_PATH", GPUCAP_RECORDER_LIB, 1);
     setenv("LD_LIBRARY_PATH", GPUCAP_DRIVER_STUB_DIR, 1);
     rlimit no_core{0, 0};
@@ -141,6 +142,14 @@ TEST(Crash, NoDumpGoesOverAnEarlierFile) {
   EXPECT_EQ(run.triggers.at("job.ring-2.gpucap"), "api: barrier");
   EXPECT_EQ(run.triggers.size(), 4u);
   ExpectCrashDump(dir.File("job.ring-4.gpucap"), "crash: SIGSEGV");
+}
+
+TEST(Crash, GpucapRingCrashZeroLeavesTheSignalsAlone) {
+  testing::TempDir dir;
+  ProbeRun run = RunProbe(dir, "segv", dir.File("job.ring-1.gpucap"), {}, "0");
+  ASSERT_TRUE(WIFSIGNALED(run.status)) << Describe(run.status);
+  EXPECT_EQ(WTERMSIG(run.status), SIGSEGV);
+  EXPECT_EQ(run.triggers, (std::map<std::string, std::string>{{"job.ring-1.gpucap", "api: barrier"}}));
 }
 
 }  // namespace
