@@ -7,7 +7,7 @@
 // (format's crash_slot.h, ring_snapshot.h) with async-signal-safe calls
 // only: open (O_CREAT | O_EXCL: never over a file), write, close, getpid,
 // gettid, clock_gettime, nanosleep, sigaction, pthread_sigmask, raise. No
-// allocation, no lock, no stdio; its stack use is a few hundred bytes (the
+// allocation, no lock, no stdio; its stack use is under a kilobyte (the
 // path lives in static storage). One dump per process: a later crash
 // signal, or one raised while the dump is written, goes straight on.
 //
