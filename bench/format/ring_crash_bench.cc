@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     b.size = bytes.size();
     b.info.raw_size = static_cast<uint32_t>(bytes.size());
     b.info.record_count = 10;
+    b.info.kind_counts = {{10, 4}, {1, 3}, {5, 3}};  // kernels, memcpys, runtime calls, as a real buffer has
     b.info.min_start_ns = 1000 * (i + 1);
     b.info.max_start_ns = 1000 * (i + 1) + 1;
     while (!(*w)->SubmitActivity(b)) (*w)->Flush(std::chrono::seconds(10));

@@ -48,7 +48,7 @@ std::unique_ptr<RingSnapshot> RingSnapshot::Build(const FrameRing& ring, Trailer
   const RingCounters& rc = ring.counters();
   s->frames_.reserve(rc.definition_frames + rc.span_frames);
   uint64_t end = 0;
-  ring.ForEach([&](const RingFrame& f) {
+  ring.Visit([&](const RingFrame& f) {
     s->frames_.push_back({f.header, f.payload.data()});
     end = std::max(end, f.max_ts);
   });
@@ -78,15 +78,15 @@ std::unique_ptr<RingSnapshot> RingSnapshot::Build(const FrameRing& ring, Trailer
   s->segment_bytes_ = segments[0].size() * sizeof(capnp::word);
   size_t text_at = static_cast<size_t>(reinterpret_cast<const uint8_t*>(root.getTrigger().begin()) - s->segment_);
   if (text_at % 8 != 0) return nullptr;
+  // The pointer to it: a built message points to each object once, and the
+  // root struct, whose pointer section holds it, comes first.
   size_t pointer_at = SIZE_MAX;
-  for (size_t i = 0; i < segments[0].size(); ++i) {
+  for (size_t i = 0; i < text_at / 8 && pointer_at == SIZE_MAX; ++i) {
     uint64_t w;
     std::memcpy(&w, s->segment_ + 8 * i, 8);
     if ((w & 3) != kListPointer || (w >> 32) != ListPointerUpper(kMaxTrigger + 1)) continue;
     int64_t offset = static_cast<int32_t>(static_cast<uint32_t>(w)) >> 2;
-    if (static_cast<int64_t>(i) + 1 + offset != static_cast<int64_t>(text_at / 8)) continue;
-    if (pointer_at != SIZE_MAX) return nullptr;  // not one pointer: do not guess
-    pointer_at = 8 * i;
+    if (static_cast<int64_t>(i) + 1 + offset == static_cast<int64_t>(text_at / 8)) pointer_at = 8 * i;
   }
   if (pointer_at == SIZE_MAX) return nullptr;
   s->trigger_text_ = text_at;

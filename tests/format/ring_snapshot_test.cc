@@ -121,6 +121,10 @@ TEST(RingSnapshot, ReadsBackAsTheWritersOwnDumpOfTheSameRing) {
     EXPECT_EQ(c->chunks[i].info.min_start_ns, 1000 * (30 - c->chunks.size() + i + 1));
   }
   EXPECT_EQ(c->trailer->activity_records, 10 * c->chunks.size());
+  // Counted as frames came and went: only the chunks held.
+  ASSERT_EQ(c->trailer->records_per_kind.size(), 1u);
+  EXPECT_EQ(c->trailer->records_per_kind[0].kind, 10u);
+  EXPECT_EQ(c->trailer->records_per_kind[0].count, 10 * c->chunks.size());
   ASSERT_TRUE(f.writer->Close({}, std::chrono::seconds(10)).ok());
 }
 

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -84,8 +85,22 @@ class FrameRing {
   void Age(uint64_t now_ns);
 
   // Every frame held, definitions and spans merged in the order they were
-  // added.
-  void ForEach(const std::function<void(const RingFrame&)>& fn) const;
+  // added. Visit is the same walk with the visitor inlined (the writer's
+  // crash snapshot walks the ring after every change).
+  void ForEach(const std::function<void(const RingFrame&)>& fn) const { Visit(fn); }
+  template <typename Fn>
+  void Visit(Fn&& fn) const {
+    size_t d = 0, s = 0;
+    while (d < definitions_.size() || s < spans_.size()) {
+      bool take_definition =
+          s == spans_.size() || (d < definitions_.size() && definitions_[d].order < spans_[s].order);
+      fn(take_definition ? definitions_[d++] : spans_[s++]);
+    }
+  }
+  // The activity records in the frames held, in all and per kind, kept as
+  // frames come and go.
+  uint64_t held_records() const { return held_records_; }
+  const std::map<uint32_t, uint64_t>& held_per_kind() const { return held_per_kind_; }
 
   // With hold_dropped: the payloads of the frames dropped since the last
   // call, whose bytes a snapshot built before may still point to.
@@ -98,7 +113,11 @@ class FrameRing {
   void DropOldestSpan();
 
   RingLimits limits_;
+  void Count(const RingFrame& f, int sign);
+
   bool hold_dropped_ = false;
+  uint64_t held_records_ = 0;
+  std::map<uint32_t, uint64_t> held_per_kind_;
   std::vector<std::vector<uint8_t>> retired_;
   RingCounters counters_;
   std::vector<RingFrame> definitions_;
