@@ -103,7 +103,7 @@ void DumpRing(CrashState* st, int sig) {
   format::RingSnapshot* snapshot = st->slot->BeginRead(static_cast<int>(syscall(SYS_gettid)), kWaitMs);
   const char* kWho = "gpucap: flight recorder: ";
   if (!snapshot) {
-    Say({kWho, trigger, ": no dump (nothing recorded yet, or the writer is in the way)"});
+    Say({kWho, trigger, ": no dump (no ring: nothing recorded yet or the recording closed; or the writer was in the way)"});
   } else if (int fd = CreateDump(st); fd < 0) {
     Say({kWho, trigger, ": no dump (cannot create a file next to the output)"});
   } else {
