@@ -5,7 +5,9 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <lz4.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <array>
 #include <atomic>
@@ -36,7 +38,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       : options_(options),
         queue_(options.queue_capacity),
         dump_sink_(std::move(dump_sink)),
-        ring_(std::make_unique<FrameRing>(limits)) {}
+        ring_(std::make_unique<FrameRing>(limits, /*hold_dropped=*/options.ring_crash_snapshots)),
+        crash_slot_(options.ring_crash_snapshots ? std::make_shared<RingCrashSlot>() : nullptr) {}
 
   ~Impl() {
     if (thread_.joinable()) {
@@ -122,6 +125,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     std::lock_guard<std::mutex> lock(error_mu_);
     return ring_counters_;
   }
+
+  std::shared_ptr<RingCrashSlot> crash_slot() const { return crash_slot_; }
 
   bool Flush(std::chrono::milliseconds timeout) {
     if (stopped_.load()) return false;
@@ -225,6 +230,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   // --- writer thread ---
 
   void Run() {
+    if (crash_slot_) crash_slot_->SetWriterTid(static_cast<int>(syscall(SYS_gettid)));
     for (;;) {
       bool worked = Drain();
       bool close;
@@ -451,6 +457,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     if (ring_) {
       ring_->Add(header, pieces, min_ts, max_ts, SteadyNs(), chunk ? chunk->record_count : 0,
                  chunk ? chunk->kind_counts : std::vector<KindCount>{}, definition);
+      PublishCrashSnapshot();
       ++sequence_;
       counters_.frames_written.fetch_add(1, std::memory_order_relaxed);
       counters_.bytes_written.fetch_add(frame_bytes, std::memory_order_relaxed);
@@ -512,6 +519,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   void WriteDump(const std::string& trigger, Trailer trailer) {
     WritePending();  // what was batched before the request belongs in it
     ring_->Age(SteadyNs());
+    PublishCrashSnapshot();
     uint64_t number = ++dumps_begun_;
     auto made = dump_sink_(number);
     if (!made.ok()) {
@@ -541,6 +549,22 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     counters_.dumps_written.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // Ring mode: the ring as it is now, ready for a crash handler; the
+  // payloads of the frames just dropped go once no handler reads the
+  // snapshot before this one (crash_slot.h).
+  void PublishCrashSnapshot() {
+    if (!crash_slot_) return;
+    Trailer trailer;
+    trailer.stop_reason = "flight-recorder dump";
+    WriterCounters c = counters();
+    RecorderStats& st = trailer.stats;
+    st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
+    st.bytes_dropped = c.bytes_dropped;
+    st.messages_dropped = c.messages_dropped;
+    st.queue_high_water = c.queue_high_water;
+    crash_slot_->Publish(RingSnapshot::Build(*ring_, std::move(trailer)), ring_->TakeRetired());
+  }
+
   void DumpFailed(const std::string& why) {
     {
       std::lock_guard<std::mutex> lock(error_mu_);
@@ -558,8 +582,13 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     stopped_.store(true, std::memory_order_release);
     WritePending();
     if (ring_) {
-      // Nothing to close: the ring goes with the writer.
-      ring_.reset();
+      // Nothing to close: the ring goes with the writer, unless a crash
+      // handler is writing it now (the process is going down: leave it).
+      if (crash_slot_ && !crash_slot_->Publish(nullptr, ring_->TakeRetired())) {
+        (void)ring_.release();
+      } else {
+        ring_.reset();
+      }
       ReleaseQueued();
       {
         std::lock_guard<std::mutex> lock(done_mu_);
@@ -670,6 +699,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   DumpSinkFactory dump_sink_;
   std::unique_ptr<FrameRing> ring_;
   Batch range_defs_;  // NVTX names and payload schemas, batched apart in a ring
+  std::shared_ptr<RingCrashSlot> crash_slot_;  // with ring_crash_snapshots
   uint64_t dumps_begun_ = 0;
   std::string last_dump_;          // guarded by error_mu_
   RingCounters ring_counters_;     // guarded by error_mu_
@@ -730,6 +760,7 @@ bool CaptureWriter::RequestDump(std::string trigger, Trailer trailer) {
 }
 std::string CaptureWriter::last_dump() const { return impl_->last_dump(); }
 RingCounters CaptureWriter::ring_counters() const { return impl_->ring_counters(); }
+std::shared_ptr<RingCrashSlot> CaptureWriter::crash_slot() const { return impl_->crash_slot(); }
 Status CaptureWriter::error() const { return impl_->error(); }
 bool CaptureWriter::stopped() const { return impl_->stopped(); }
 

@@ -54,6 +54,7 @@ void FrameRing::Add(const FrameHeader& header, std::span<const ByteSpan> pieces,
   }
   f.payload.reserve(size);
   for (const ByteSpan& p : pieces) f.payload.insert(f.payload.end(), p.begin(), p.end());
+  Count(f, +1);
   if (definition) {
     ++counters_.definition_frames;
     counters_.definition_bytes += f.bytes();
@@ -78,56 +79,55 @@ void FrameRing::Age(uint64_t now_ns) {
   }
 }
 
+void FrameRing::Count(const RingFrame& f, int sign) {
+  if (sign > 0) {
+    held_records_ += f.activity_records;
+    for (const KindCount& kc : f.kind_counts) held_per_kind_[kc.kind] += kc.count;
+    return;
+  }
+  held_records_ -= f.activity_records;
+  for (const KindCount& kc : f.kind_counts) {
+    auto it = held_per_kind_.find(kc.kind);
+    if (it == held_per_kind_.end()) continue;
+    it->second -= std::min(it->second, kc.count);
+    if (it->second == 0) held_per_kind_.erase(it);
+  }
+}
+
 void FrameRing::DropOldestSpan() {
   const RingFrame& f = spans_.front();
+  Count(f, -1);
   counters_.span_bytes -= f.bytes();
   --counters_.span_frames;
   ++counters_.frames_dropped;
   counters_.bytes_dropped += f.bytes();
   counters_.records_dropped += f.activity_records;
+  if (hold_dropped_) retired_.push_back(std::move(spans_.front().payload));
   spans_.pop_front();
 }
 
-void FrameRing::ForEach(const std::function<void(const RingFrame&)>& fn) const {
-  size_t d = 0, s = 0;
-  while (d < definitions_.size() || s < spans_.size()) {
-    bool take_definition =
-        s == spans_.size() || (d < definitions_.size() && definitions_[d].order < spans_[s].order);
-    fn(take_definition ? definitions_[d++] : spans_[s++]);
-  }
+FrameHeader Resequenced(const FrameHeader& header, uint32_t sequence) {
+  FrameHeader h = header;
+  h.sequence = sequence;
+  h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
+  return h;
 }
 
-Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink) {
-  FileHeader file_header = MakeFileHeader(created_realtime_ns);
-  ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
-  Status s = sink->Append({&head, 1});
-  uint64_t offset = sizeof(file_header);
+Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer) {
+  uint64_t offset = sizeof(FileHeader);
   uint32_t sequence = 0;
   std::vector<IndexEntry> index;
-  uint64_t records = 0;
-  std::map<uint32_t, uint64_t> per_kind;
-  ring.ForEach([&](const RingFrame& f) {
-    if (!s.ok()) return;
-    // Only the sequence changes: the payload and its checksum are as made.
-    FrameHeader h = f.header;
-    h.sequence = sequence;
-    h.header_crc = Crc32c(0, &h, offsetof(FrameHeader, header_crc));
-    std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
-                                      ByteSpan(f.payload.data(), f.payload.size())};
-    s = sink->Append(pieces);
-    if (!s.ok()) return;
-    index.push_back(IndexEntry{offset, h.type, h.length, f.min_ts, f.max_ts});
+  index.reserve(ring.counters().definition_frames + ring.counters().span_frames);
+  ring.Visit([&](const RingFrame& f) {
+    index.push_back(IndexEntry{offset, f.header.type, f.header.length, f.min_ts, f.max_ts});
     offset += f.bytes();
     ++sequence;
-    records += f.activity_records;
-    for (const KindCount& kc : f.kind_counts) per_kind[kc.kind] += kc.count;
   });
-  if (!s.ok()) return s;
   trailer.clean_shutdown = true;
   trailer.frames = sequence;
-  trailer.activity_records = records;
+  trailer.activity_records = ring.held_records();
   trailer.records_per_kind.clear();
-  for (auto [kind, count] : per_kind) trailer.records_per_kind.push_back({kind, count});
+  for (auto [kind, count] : ring.held_per_kind()) trailer.records_per_kind.push_back({kind, count});
   RecorderStats& st = trailer.stats;
   st.frames_written = sequence;
   st.bytes_written = offset;
@@ -140,6 +140,24 @@ Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_
   st.extra.emplace_back("ring_bound_bytes", ring.limits().max_span_bytes);
   st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
   trailer.index = std::move(index);
+  return trailer;
+}
+
+Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink) {
+  FileHeader file_header = MakeFileHeader(created_realtime_ns);
+  ByteSpan head(reinterpret_cast<const uint8_t*>(&file_header), sizeof(file_header));
+  Status s = sink->Append({&head, 1});
+  uint32_t sequence = 0;
+  ring.ForEach([&](const RingFrame& f) {
+    if (!s.ok()) return;
+    FrameHeader h = Resequenced(f.header, sequence++);
+    std::array<ByteSpan, 2> pieces = {ByteSpan(reinterpret_cast<const uint8_t*>(&h), sizeof(h)),
+                                      ByteSpan(f.payload.data(), f.payload.size())};
+    s = sink->Append(pieces);
+  });
+  if (!s.ok()) return s;
+  trailer = RingCaptureTrailer(ring, std::move(trailer));
+  uint64_t offset = trailer.stats.bytes_written;
   capnp::MallocMessageBuilder builder;
   EncodeTrailer(trailer, builder.initRoot<schema::Trailer>());
   FlatMessage flat(builder);

@@ -184,6 +184,7 @@ Config Config::FromEnvironment() {
   c.ring_slow_step = EnvDouble("GPUCAP_RING_SLOW_STEP", 0);
   c.ring_slow_window = static_cast<uint32_t>(std::max(1.0, EnvDouble("GPUCAP_RING_SLOW_WINDOW", 20)));
   c.ring_dump_interval_s = std::max(0.0, EnvDouble("GPUCAP_RING_DUMP_INTERVAL_S", 60));
+  c.ring_crash = EnvBool("GPUCAP_RING_CRASH", true);
   c.start_paused = EnvBool("GPUCAP_START_PAUSED", false);
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);
@@ -244,14 +245,19 @@ std::string ExpandOutputPath(const std::string& pattern, int pid, const std::str
   return out;
 }
 
-std::string RingDumpPath(const std::string& output, uint64_t n) {
-  std::string suffix = ".ring-" + std::to_string(n);
+std::pair<std::string, std::string> RingDumpPathParts(const std::string& output) {
+  std::string mark = ".ring-";
   size_t dot = output.rfind('.');
   size_t slash = output.rfind('/');
   if (dot == std::string::npos || dot == 0 || (slash != std::string::npos && dot <= slash + 1)) {
-    return output + suffix;
+    return {output + mark, ""};
   }
-  return output.substr(0, dot) + suffix + output.substr(dot);
+  return {output.substr(0, dot) + mark, output.substr(dot)};
+}
+
+std::string RingDumpPath(const std::string& output, uint64_t n) {
+  auto [before, after] = RingDumpPathParts(output);
+  return before + std::to_string(n) + after;
 }
 
 }  // namespace gpucap::recorder

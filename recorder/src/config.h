@@ -46,6 +46,9 @@ struct Config {
   uint64_t ring_bytes = 0;
   double ring_seconds = 0;
   bool ring_dump_at_exit = false;
+  // A crash writes a dump too (crash_dump.h); GPUCAP_RING_CRASH=0 leaves the
+  // crash signals alone (a program that takes SIGSEGV in its normal work).
+  bool ring_crash = true;
   bool ring() const { return ring_bytes > 0; }
   // The flight recorder's own triggers (step_watch.h): GPUCAP_RING_HANG_S,
   // a dump when no step closed for that long; GPUCAP_RING_SLOW_STEP (K) with
@@ -138,6 +141,8 @@ std::vector<uint32_t> ParseKinds(const std::string& text, std::string* bad);
 // A flight-recorder dump's name: `output` with ".ring-N" before its
 // extension (job.gpucap -> job.ring-1.gpucap), or after it when it has none.
 std::string RingDumpPath(const std::string& output, uint64_t n);
+// The same name's two sides of N: {"job.ring-", ".gpucap"} for job.gpucap.
+std::pair<std::string, std::string> RingDumpPathParts(const std::string& output);
 
 // Expands %p (pid), %r (rank from RANK, else LOCAL_RANK, else "pid<pid>"), %h (host),
 // %t (start time, seconds) and %% in an output template.

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "crash_dump.h"
 #include "dump_signal.h"
 #include "gpucap/gpucap_recorder_api.h"
 #include "nvtx_hooks.h"
@@ -70,6 +71,9 @@ Recorder* EnsureRecorder() {
     if (config.toggle_signal) HandleIfDefault(SIGUSR2, OnToggleSignal);
     if (config.ring() && !InstallDumpSignal() && !config.quiet) {
       fprintf(stderr, "gpucap: SIGUSR1 is the program's: dump with gpucap_dump() instead\n");
+    }
+    if (config.ring() && config.ring_crash && !InstallCrashDump(r->crash_slot(), r->output_path(), config.quiet) && !config.quiet) {
+      fprintf(stderr, "gpucap: no dump at a crash: the crash handler could not be installed\n");
     }
     // The exec shim, when `gpucap record` preloaded it, closes the capture
     // before this process execs.

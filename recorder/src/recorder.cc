@@ -186,6 +186,7 @@ bool Recorder::OpenFile(int pid) {
 bool Recorder::OpenRing() {
   format::WriterOptions options;
   options.queue_capacity = 4096;
+  options.ring_crash_snapshots = true;  // for the crash handler (crash_dump.h)
   format::RingLimits limits;
   limits.max_span_bytes = config_.ring_bytes;
   limits.max_age_ns = static_cast<uint64_t>(config_.ring_seconds * 1e9);

@@ -134,6 +134,9 @@ class Recorder {
   // The last dump's path, or why it failed.
   std::string last_dump() const { return writer_->last_dump(); }
   void RequestStop(int signal) { control_.RequestStop(signal); }
+  // The flight recorder's snapshot for the crash handler (crash_dump.h);
+  // null without a ring.
+  std::shared_ptr<format::RingCrashSlot> crash_slot() const { return writer_->crash_slot(); }
 
   const Config& config() const { return config_; }
   const std::string& output_path() const { return output_path_; }

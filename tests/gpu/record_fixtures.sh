@@ -66,4 +66,19 @@ record_ring() {
 record_ring ring_slow --ring-slow-step 3 --ring-slow-window 20 --ring-dump-interval 0 -- \
   python3 "$dist/gpu/torch_steps.py" slow "$out/ring_slow.expect.json"
 record_ring ring_hang --ring-hang 5 -- python3 "$dist/gpu/torch_steps.py" hang "$out/ring_hang.expect.json"
+# The flight recorder's crash trigger (issue 46): a PyTorch job in ring mode
+# that segfaults after its steps. It dies of SIGSEGV (record returns 139);
+# the crash handler's dump, ring_crash.ring-1.gpucap, is the fixture.
+if [[ "$only" == "  " || "$only" == *" ring_crash "* ]]; then
+  echo "== ring_crash"
+  rm -f "$out"/ring_crash.ring-*.gpucap
+  timeout 300 "$g" record --ring-mb 64 -o "$out/ring_crash.gpucap" -- \
+    python3 "$dist/gpu/ring_crash_job.py" "$out/ring_crash.expect.json"
+  rc=$?
+  [[ $rc == 139 ]] || { echo "FAILED: ring_crash: rc=$rc, not 139 (SIGSEGV)"; status=1; }
+  dumps=("$out"/ring_crash.ring-*.gpucap)
+  [[ ${#dumps[@]} == 1 && -f "${dumps[0]}" ]] || { echo "FAILED: ring_crash: ${#dumps[@]} dumps: ${dumps[*]}"; status=1; }
+  "$g" info "${dumps[0]}" || status=1
+  python3 "$dist/gpu/check_ring_crash.py" "${dumps[0]}" "$out/ring_crash.expect.json" "$g" "$out" || status=1
+fi
 exit $status

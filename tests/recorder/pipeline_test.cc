@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <set>
 
+#include "crash_dump.h"
 #include "dump_signal.h"
 #include "gpucap/format/capture.h"
 #include "process_recorder.h"
@@ -426,6 +427,60 @@ TEST(Pipeline, TheFlightRecorderWritesOnlyDumpsEachWithItsDefinitionsAndTrigger)
   EXPECT_EQ(second->trailer->trigger, "signal");
   ASSERT_EQ(second->strings.size(), 1u);
   EXPECT_EQ(second->chunks.size(), first->chunks.size());
+  delete r;
+}
+
+// The crash handler over a ring with CUPTI's buffers in it: the dump holds
+// the chunks and the kernel's name, as the writer's own dump of the same
+// ring does. The crash happens in a forked child (the ring's bytes are its
+// copy of the parent's; no writer runs there to move them).
+TEST(Pipeline, ACrashDumpHoldsTheRingsChunksAndKernelNames) {
+  testing::TempDir dir;
+  Config config = TestConfig(dir.File("job.gpucap"));
+  config.pool_buffers = 16;
+  config.ring_bytes = 96 << 10;
+  Recorder* r = Recorder::Create(config);
+  ASSERT_NE(r, nullptr);
+  const int kBuffers = 40;
+  for (int i = 0; i < kBuffers; ++i) {
+    bool fed = false;
+    for (int tries = 0; tries < 400 && !(fed = FeedBuffer(r, 100, 1'000'000 * (i + 1))); ++tries) usleep(5000);
+    ASSERT_TRUE(fed) << "buffer " << i;
+  }
+  ASSERT_TRUE(r->RequestApiDump("barrier"));  // once written, everything fed is in the ring's snapshot
+  WaitUntil([&] { return r->dumps_written() >= 1; });
+  ASSERT_EQ(r->dumps_written(), 1u) << r->last_dump();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(SIGSEGV, SIG_DFL);
+    if (!InstallCrashDump(r->crash_slot(), r->output_path(), true)) _exit(3);
+    raise(SIGSEGV);
+    _exit(4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  r->Stop("test");
+  ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+  EXPECT_EQ(WTERMSIG(status), SIGSEGV);
+  auto own = format::LoadCapture(dir.File("job.ring-1.gpucap"), {.read = {}, .verify_chunks = true});
+  auto crash = format::LoadCapture(dir.File("job.ring-2.gpucap"), {.read = {}, .verify_chunks = true});
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  ASSERT_TRUE(crash.ok()) << crash.status().ToString();
+  EXPECT_TRUE(crash->report.clean());
+  ASSERT_TRUE(crash->trailer.has_value());
+  EXPECT_EQ(crash->trailer->trigger, "crash: SIGSEGV");
+  ASSERT_EQ(crash->strings.size(), 1u);
+  EXPECT_EQ(crash->strings[0].def.text, kName);
+  ASSERT_FALSE(crash->chunks.empty());
+  EXPECT_LT(crash->chunks.size(), static_cast<size_t>(kBuffers)) << "the bound dropped the oldest";
+  ASSERT_EQ(crash->chunks.size(), own->chunks.size());
+  for (size_t i = 0; i < crash->chunks.size(); ++i) {
+    EXPECT_EQ(crash->chunks[i].info.min_start_ns, 1'000'000 * (kBuffers - crash->chunks.size() + i + 1));
+  }
+  EXPECT_EQ(crash->trailer->activity_records, 100 * crash->chunks.size());
   delete r;
 }
 

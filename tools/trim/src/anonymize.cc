@@ -32,7 +32,9 @@ const std::set<std::string, std::less<>>& KnownOptionKeys() {
 bool KnownStopReason(std::string_view r) {
   static const std::set<std::string, std::less<>> reasons = {
       "exit", "exec", "SIGTERM", "SIGINT", "signal", "capture range end", "duration reached",
-      "writer destroyed without Close", "flight-recorder dump"};
+      "writer destroyed without Close", "flight-recorder dump",
+      // The crash trigger's (recorder/src/crash_dump.cc).
+      "crash: SIGSEGV", "crash: SIGBUS", "crash: SIGFPE", "crash: SIGILL", "crash: SIGABRT"};
   if (reasons.count(r)) return true;
   constexpr std::string_view kCap = "size cap of ", kCapEnd = " bytes reached";
   if (r.starts_with(kCap) && r.ends_with(kCapEnd) && r.size() > kCap.size() + kCapEnd.size()) {

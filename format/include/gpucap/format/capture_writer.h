@@ -8,7 +8,9 @@
 // FrameRing in memory (frame_ring.h) instead of a file, and a dump, asked
 // for with RequestDump, writes the ring as a complete capture to a new sink,
 // on the writer thread, in queue order (after everything submitted before
-// the request).
+// the request). With ring_crash_snapshots, the writer also keeps a
+// RingSnapshot of the ring current after each change, for a crash handler
+// to write (crash_slot.h, ring_snapshot.h).
 #ifndef GPUCAP_FORMAT_CAPTURE_WRITER_H_
 #define GPUCAP_FORMAT_CAPTURE_WRITER_H_
 
@@ -19,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "gpucap/format/crash_slot.h"
 #include "gpucap/format/frame_ring.h"
 #include "gpucap/format/model.h"
 #include "gpucap/format/sink.h"
@@ -38,6 +41,8 @@ struct WriterOptions {
   // `gpucap trim`: the figure is the recording's, and this writer's depends
   // on thread timing, which would make the same trim give other bytes).
   bool own_queue_high_water = true;
+  // Ring mode: keep a snapshot of the ring for a crash handler (crash_slot).
+  bool ring_crash_snapshots = false;
 };
 
 // One CUPTI activity buffer handed to the writer. `release` runs exactly
@@ -111,6 +116,10 @@ class CaptureWriter {
   std::string last_dump() const;
   // Ring mode: the ring's counters as of the last frame added.
   RingCounters ring_counters() const;
+  // Ring mode with ring_crash_snapshots: where the ring's snapshot is kept
+  // for a crash handler (it outlives the writer as long as it is held);
+  // null otherwise. Empty once the writer closed.
+  std::shared_ptr<RingCrashSlot> crash_slot() const;
 
   WriterCounters counters() const;
   // The error that stopped the writer (disk full, I/O error), or ok.

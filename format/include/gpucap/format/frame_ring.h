@@ -17,13 +17,18 @@
 // writes definitions and spans interleaved as they were produced (a string
 // pointer reused later keeps its later meaning).
 //
-// Not thread-safe: the capture writer's thread is its only user.
+// Not thread-safe: the capture writer's thread is its only user. A crash
+// handler may read the payloads of the frames it holds through a
+// RingSnapshot (ring_snapshot.h): a ring made with `hold_dropped` keeps the
+// payloads of the frames it drops until TakeRetired hands them to the
+// caller, who frees them when no handler can be reading (crash_slot.h).
 #ifndef GPUCAP_FORMAT_FRAME_RING_H_
 #define GPUCAP_FORMAT_FRAME_RING_H_
 
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -65,7 +70,8 @@ bool IsDefinitionFrame(FrameType type);
 
 class FrameRing {
  public:
-  explicit FrameRing(RingLimits limits) : limits_(limits) {}
+  explicit FrameRing(RingLimits limits, bool hold_dropped = false)
+      : limits_(limits), hold_dropped_(hold_dropped) {}
 
   // Keeps a copy of the frame (`header` and the payload `pieces`). A span
   // frame larger than the whole bound is dropped at once (counted).
@@ -79,8 +85,26 @@ class FrameRing {
   void Age(uint64_t now_ns);
 
   // Every frame held, definitions and spans merged in the order they were
-  // added.
-  void ForEach(const std::function<void(const RingFrame&)>& fn) const;
+  // added. Visit is the same walk with the visitor inlined (the writer's
+  // crash snapshot walks the ring after every change).
+  void ForEach(const std::function<void(const RingFrame&)>& fn) const { Visit(fn); }
+  template <typename Fn>
+  void Visit(Fn&& fn) const {
+    size_t d = 0, s = 0;
+    while (d < definitions_.size() || s < spans_.size()) {
+      bool take_definition =
+          s == spans_.size() || (d < definitions_.size() && definitions_[d].order < spans_[s].order);
+      fn(take_definition ? definitions_[d++] : spans_[s++]);
+    }
+  }
+  // The activity records in the frames held, in all and per kind, kept as
+  // frames come and go.
+  uint64_t held_records() const { return held_records_; }
+  const std::map<uint32_t, uint64_t>& held_per_kind() const { return held_per_kind_; }
+
+  // With hold_dropped: the payloads of the frames dropped since the last
+  // call, whose bytes a snapshot built before may still point to.
+  std::vector<std::vector<uint8_t>> TakeRetired() { return std::move(retired_); }
 
   const RingCounters& counters() const { return counters_; }
   const RingLimits& limits() const { return limits_; }
@@ -89,6 +113,12 @@ class FrameRing {
   void DropOldestSpan();
 
   RingLimits limits_;
+  void Count(const RingFrame& f, int sign);
+
+  bool hold_dropped_ = false;
+  uint64_t held_records_ = 0;
+  std::map<uint32_t, uint64_t> held_per_kind_;
+  std::vector<std::vector<uint8_t>> retired_;
   RingCounters counters_;
   std::vector<RingFrame> definitions_;
   std::deque<RingFrame> spans_;
@@ -101,6 +131,15 @@ class FrameRing {
 // and frame counts, the ring's counters (ring_* in stats.extra) and
 // clean_shutdown set, and the footer. The caller closes the sink.
 Status WriteRingCapture(const FrameRing& ring, Trailer trailer, int64_t created_realtime_ns, Sink* sink);
+
+// What WriteRingCapture's trailer holds for `ring`: `trailer` with the
+// totals, index (frames laid out after the file header, in ForEach's
+// order), frame counts and ring_* counters of a dump of it, clean_shutdown
+// set. Shared with RingSnapshot, which lays the frames out the same way.
+Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer);
+// `header` numbered `sequence`, its header checksum made anew (the payload
+// and its checksum are as made).
+FrameHeader Resequenced(const FrameHeader& header, uint32_t sequence);
 
 }  // namespace gpucap::format
 
