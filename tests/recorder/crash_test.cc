@@ -18,6 +18,7 @@
 
 #include "gpucap/format/capture.h"
 #include "../support/temp_dir.h"
+#include "recorder_child.h"
 
 namespace gpucap::recorder {
 namespace {
@@ -31,28 +32,21 @@ struct ProbeRun {
 ProbeRun RunProbe(const testing::TempDir& dir, const std::string& mode, const std::string& barrier,
                   const std::vector<std::string>& args = {}, const char* ring_crash = "1") {
   std::string output = dir.File("job.gpucap");
-  pid_t child = fork();
-  if (child == 0) {
-    if (*GPUCAP_ASAN_RUNTIME) setenv("LD_PRELOAD", GPUCAP_ASAN_RUNTIME, 1);
-    // ASan's own handlers would report and exit instead of dying of the signal.
-    setenv("ASAN_OPTIONS", "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0", 1);
-    setenv("GPUCAP_OUTPUT", output.c_str(), 1);
-    setenv("GPUCAP_QUIET", "1", 1);
-    setenv("GPUCAP_RING_MB", "8", 1);
-    setenv("GPUCAP_RING_CRASH", ring_crash, 1);
-    setenv("CUDA_INJECTION64_PATH", GPUCAP_RECORDER_LIB, 1);
-    setenv("LD_LIBRARY_PATH", GPUCAP_DRIVER_STUB_DIR, 1);
+  testing_child::ChildSetup setup;
+  setup.output = output;
+  // ASan's own handlers would report and exit instead of dying of the signal.
+  setup.env = {{"ASAN_OPTIONS", "handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0:handle_sigill=0"},
+               {"GPUCAP_RING_MB", "8"},
+               {"GPUCAP_RING_CRASH", ring_crash}};
+  setup.args = {mode, barrier};
+  setup.args.insert(setup.args.end(), args.begin(), args.end());
+  setup.before_exec = [] {
     rlimit no_core{0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(sig, SIG_DFL);
-    std::vector<const char*> argv = {GPUCAP_CRASH_PROBE, GPUCAP_RECORDER_LIB, mode.c_str(), barrier.c_str()};
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    argv.push_back(nullptr);
-    execv(GPUCAP_CRASH_PROBE, const_cast<char**>(argv.data()));
-    _exit(127);
-  }
+  };
   ProbeRun run;
-  waitpid(child, &run.status, 0);
+  run.status = testing_child::RunUnderRecorder(GPUCAP_CRASH_PROBE, setup);
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     std::string name = e.path().filename().string();
     if (name.find(".ring-") == std::string::npos) continue;

@@ -16,6 +16,7 @@
 
 #include "gpucap/format/capture.h"
 #include "../support/temp_dir.h"
+#include "recorder_child.h"
 
 namespace gpucap::recorder {
 namespace {
@@ -25,25 +26,13 @@ bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfin
 TEST(RingSteps, SlowStepAndHangsEachWriteADumpWithItsTrigger) {
   testing::TempDir dir;
   std::string output = dir.File("job.gpucap");
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (*GPUCAP_ASAN_RUNTIME) setenv("LD_PRELOAD", GPUCAP_ASAN_RUNTIME, 1);
-    setenv("GPUCAP_OUTPUT", output.c_str(), 1);
-    setenv("GPUCAP_QUIET", "1", 1);
-    setenv("GPUCAP_RING_MB", "8", 1);
-    setenv("GPUCAP_RING_HANG_S", "1", 1);
-    setenv("GPUCAP_RING_SLOW_STEP", "5", 1);
-    setenv("GPUCAP_RING_SLOW_WINDOW", "5", 1);
-    setenv("GPUCAP_RING_DUMP_INTERVAL_S", "0", 1);
-    unsetenv("GPUCAP_WINDOW_NVTX");  // the default step pattern
-    setenv("CUDA_INJECTION64_PATH", GPUCAP_RECORDER_LIB, 1);
-    setenv("LD_LIBRARY_PATH", GPUCAP_DRIVER_STUB_DIR, 1);
-    execl(GPUCAP_STEP_PROBE, GPUCAP_STEP_PROBE, GPUCAP_RECORDER_LIB, nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
+  testing_child::ChildSetup setup;
+  setup.output = output;
+  setup.env = {{"GPUCAP_RING_MB", "8"},          {"GPUCAP_RING_HANG_S", "1"},
+               {"GPUCAP_RING_SLOW_STEP", "5"},   {"GPUCAP_RING_SLOW_WINDOW", "5"},
+               {"GPUCAP_RING_DUMP_INTERVAL_S", "0"}};
+  setup.unset = {"GPUCAP_WINDOW_NVTX"};  // the default step pattern
+  int status = testing_child::RunUnderRecorder(GPUCAP_STEP_PROBE, setup);
   ASSERT_TRUE(WIFEXITED(status)) << "the probe died, status " << status;
   ASSERT_EQ(WEXITSTATUS(status), 0) << "the probe failed (6: no slow-step dump, 7, 8: no hang dump)";
 

@@ -3,8 +3,8 @@
 // SIGUSR1 and the exit each write a dump, numbered, none over another, each
 // naming its trigger; a dump asked for just before exit is not lost.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +13,7 @@
 
 #include "gpucap/format/capture.h"
 #include "../support/temp_dir.h"
+#include "recorder_child.h"
 
 namespace gpucap::recorder {
 namespace {
@@ -20,22 +21,11 @@ namespace {
 TEST(Ring, ApiSignalAndExitEachWriteADumpWithItsTrigger) {
   testing::TempDir dir;
   std::string output = dir.File("job.gpucap");
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (*GPUCAP_ASAN_RUNTIME) setenv("LD_PRELOAD", GPUCAP_ASAN_RUNTIME, 1);
-    setenv("GPUCAP_OUTPUT", output.c_str(), 1);
-    setenv("GPUCAP_QUIET", "1", 1);
-    setenv("GPUCAP_RING_MB", "8", 1);
-    setenv("GPUCAP_RING_DUMP_AT_EXIT", "1", 1);
-    setenv("CUDA_INJECTION64_PATH", GPUCAP_RECORDER_LIB, 1);
-    setenv("LD_LIBRARY_PATH", GPUCAP_DRIVER_STUB_DIR, 1);
-    signal(SIGUSR1, SIG_DFL);
-    execl(GPUCAP_RING_PROBE, GPUCAP_RING_PROBE, GPUCAP_RECORDER_LIB, nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
+  testing_child::ChildSetup setup;
+  setup.output = output;
+  setup.env = {{"GPUCAP_RING_MB", "8"}, {"GPUCAP_RING_DUMP_AT_EXIT", "1"}};
+  setup.before_exec = [] { signal(SIGUSR1, SIG_DFL); };
+  int status = testing_child::RunUnderRecorder(GPUCAP_RING_PROBE, setup);
   ASSERT_TRUE(WIFEXITED(status)) << "the probe died (SIGUSR1 not taken?), status " << status;
   ASSERT_EQ(WEXITSTATUS(status), 0) << "the probe failed";
   EXPECT_FALSE(std::filesystem::exists(output)) << "a ring writes no capture file of its own";
