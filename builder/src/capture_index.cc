@@ -6,6 +6,7 @@
 #include <set>
 
 #include "gpucap/builder/budgets.h"
+#include "gpucap/format/activity_kind.h"
 #include "names.h"
 
 namespace gpucap::builder {
@@ -77,6 +78,34 @@ Result<const StepRanges*> CaptureIndex::Steps(std::string_view pattern) const {
 const TorchOperators& CaptureIndex::operators() const {
   std::call_once(operators_once_, [this] { operators_ = std::make_unique<TorchOperators>(capture_, *ranges_); });
   return *operators_;
+}
+
+uint32_t CaptureIndex::FirstLaunchCorrelation() const {
+  std::call_once(first_launch_once_, [this] {
+    if (!capture_.trailer || capture_.trailer->trigger.empty()) return;
+    auto holds_launches = [](const format::ChunkInfo& info) {
+      for (const format::KindCount& k : info.kind_counts) {
+        if (k.count != 0 && (k.kind == static_cast<uint32_t>(format::ActivityKind::kRuntime) ||
+                             k.kind == static_cast<uint32_t>(format::ActivityKind::kDriver))) {
+          return true;
+        }
+      }
+      return false;
+    };
+    uint32_t lowest = UINT32_MAX;
+    std::vector<uint64_t> scratch;
+    for (size_t i = 0; i < capture_.chunks.size(); ++i) {
+      if (!holds_launches(capture_.chunks[i].info)) continue;
+      ActivityTables tables;
+      DecodeStats stats;
+      decoder_->DecodeChunk(i, kApis, &tables, &stats, &scratch);
+      for (uint32_t c : tables.apis.correlation) {
+        if (c != 0) lowest = std::min(lowest, c);
+      }
+    }
+    if (lowest != UINT32_MAX) first_launch_correlation_ = lowest;
+  });
+  return first_launch_correlation_;
 }
 
 std::vector<std::string> CaptureIndex::Warnings() const {

@@ -80,6 +80,15 @@ void WindowJoin::CollectOps() {
     // In a window of the program's work an op belongs by its launch (by its
     // start when there is no launch record); in a time window, by its start.
     uint32_t api = r_.api_by_correlation.Find(correlation);
+    if (api == FlatMap::kMissing && kind != OpKind::kSync && correlation != 0 &&
+        correlation < idx_.FirstLaunchCorrelation()) {
+      // A flight-recorder dump's op launched before its span: its launch
+      // went with the ring's oldest frames, so it is an op cut in half at
+      // the span's start. Left out (and counted once, in the window that
+      // holds its start) rather than drawn without its launch and flow.
+      if (start != 0 && w_.Contains(start)) stats_.ops_before_span++;
+      return;
+    }
     bool by_launch = w_.ops_by_launch && kind != OpKind::kSync && api != FlatMap::kMissing &&
                      r_.apis[api].start_known;
     bool mine = by_launch ? r_.apis[api].in_window && InRangeWindow(r_.apis[api]) : w_.Contains(start);

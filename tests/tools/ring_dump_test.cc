@@ -147,10 +147,12 @@ TEST(RingDump, DumpsOfRealCapturesBuildWithEveryFlowBound) {
 }
 
 // The op cut in half at a span's start: its launch (an API record) was in
-// a chunk the ring dropped, the kernel in one it kept. The builder keeps the
-// kernel, counts it under "gpu ops without launch record" and draws no flow
-// for it, so no flow dangles; the op launched inside the span keeps its flow.
-TEST(RingDump, BuildKeepsAnOpWhoseLaunchFellOutOfTheRingWithoutAFlow) {
+// a chunk the ring dropped, the kernel in one it kept. Its correlation id is
+// below every launch the dump holds, so the builder leaves it out and
+// counts it; the op launched inside the span keeps its flow, and an op
+// whose launch is missing for another reason (an id inside the span's) is
+// drawn without a flow as in any capture.
+TEST(RingDump, BuildLeavesOutAnOpWhoseLaunchFellOutOfTheRing) {
   testing::Scene scene("launches.gpucap");
   auto& c = scene.c();
   testing::Scene::Ok(c.String(0x1000, "_Z6kernelv"));
@@ -177,26 +179,34 @@ TEST(RingDump, BuildKeepsAnOpWhoseLaunchFellOutOfTheRingWithoutAFlow) {
   api(3, 30'000);
   kernel(1, 40'000);
   testing::Scene::Ok(c.EndChunk());
-  // Chunk 2: the kernels of launches 2 and 3, then a launch and its kernel.
+  // Chunk 2: the kernels of launches 2 and 3, then a launch and its
+  // kernel, and a kernel whose launch (5) was never recorded.
   kernel(2, 50'000);
   kernel(3, 60'000);
   api(4, 70'000);
   kernel(4, 80'000);
+  api(6, 90'000);
+  kernel(5, 95'000);
+  kernel(6, 100'000);
   testing::Scene::Ok(c.EndChunk());
   testing::TempDir dir;
   std::string dump = dir.File("launches.ring-1.gpucap");
   DumpWithoutFirstChunk(scene.Path(), dump, "test");
 
   testing::Trace whole = testing::BuildOne(scene.Path());
-  EXPECT_EQ(whole.Count("gpu ops"), 4);
-  EXPECT_EQ(whole.Count("gpu ops without launch record"), 0);
+  EXPECT_EQ(whole.Count("gpu ops"), 6);
+  EXPECT_EQ(whole.Count("gpu ops without launch record"), 1) << "kernel 5";
+  EXPECT_EQ(whole.Count("gpu ops launched before the dump's span, left out"), -1) << "not a dump: no such line";
   testing::Trace cut = testing::BuildOne(dump);
   testing::ExpectImporterRules(cut);
-  EXPECT_EQ(cut.Count("gpu ops"), 3) << "kernels 2, 3 and 4 are kept";
-  EXPECT_EQ(cut.Count("gpu ops without launch record"), 2) << "kernels 2 and 3 lost their launches";
-  EXPECT_EQ(cut.Count("flows"), 1) << "only kernel 4 has its launch";
-  EXPECT_EQ(cut.Events("s").size(), 1u);
-  EXPECT_EQ(cut.Events("f").size(), 1u);
+  EXPECT_EQ(cut.Count("gpu ops launched before the dump's span, left out"), 2) << "kernels 2 and 3";
+  EXPECT_EQ(cut.Count("gpu ops"), 3) << "kernels 4, 5 and 6";
+  EXPECT_EQ(cut.Count("gpu ops without launch record"), 1) << "kernel 5, inside the span";
+  EXPECT_EQ(cut.Count("flows"), 2) << "kernels 4 and 6 have their launches";
+  EXPECT_EQ(cut.Events("s").size(), 2u);
+  EXPECT_EQ(cut.Events("f").size(), 2u);
+  EXPECT_EQ(whole.Events("X", "kernel").size(), 6u);
+  EXPECT_EQ(cut.Events("X", "kernel").size(), 3u) << "no slice for kernels 2 and 3";
 }
 
 }  // namespace

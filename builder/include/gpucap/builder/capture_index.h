@@ -51,6 +51,14 @@ class CaptureIndex {
   // use; safe from several threads at once.
   const TorchOperators& operators() const;
   const GraphIndex& graphs() const { return *graphs_; }
+  // In a flight-recorder dump (a capture whose trailer names its trigger),
+  // the lowest correlation id of the launch records it holds: CUPTI numbers
+  // calls in the order they begin, so an op whose id is lower was launched
+  // before the dump's span, its launch record gone with the ring's oldest
+  // frames (the join leaves such ops out: docs/semantics.md). 0 for any
+  // other capture, and for a dump without launch records. Derived on first
+  // use (decodes the launch records once); safe from several threads at once.
+  uint32_t FirstLaunchCorrelation() const;
   const CollectiveIndex& collectives() const { return *collectives_; }
   const CaptureExtent& extent() const { return extent_; }
   // What was left out or cut because the capture claimed the impossible
@@ -104,6 +112,8 @@ class CaptureIndex {
   mutable std::map<std::string, std::unique_ptr<StepRanges>, std::less<>> steps_;  // by pattern
   mutable std::once_flag operators_once_;
   mutable std::unique_ptr<TorchOperators> operators_;
+  mutable std::once_flag first_launch_once_;
+  mutable uint32_t first_launch_correlation_ = 0;
   std::unique_ptr<GraphIndex> graphs_;
   std::unique_ptr<CollectiveIndex> collectives_;
   struct Span {
