@@ -528,12 +528,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     }
     std::unique_ptr<Sink> sink = std::move(made).value();
     trailer.trigger = trigger;
-    WriterCounters c = counters();
     RecorderStats& st = trailer.stats;
-    st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
-    st.bytes_dropped += c.bytes_dropped;
-    st.messages_dropped += c.messages_dropped;
-    st.queue_high_water = c.queue_high_water;
+    st.queue_high_water = AddWriterDrops(&st).queue_high_water;
     st.extra.emplace_back("ring_dump_number", number);
     Status s = WriteRingCapture(*ring_, std::move(trailer), RealtimeNs(), sink.get());
     Status closed = sink->Close();
@@ -549,6 +545,16 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     counters_.dumps_written.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // The writer's own drops into a trailer's stats, whose caller left them
+  // out (Recorder::Stats's kLeaveToWriter): the counters read, for the rest.
+  WriterCounters AddWriterDrops(RecorderStats* st) const {
+    WriterCounters c = counters();
+    st->buffers_dropped_queue_full = c.buffers_dropped_queue_full;
+    st->bytes_dropped += c.bytes_dropped;
+    st->messages_dropped += c.messages_dropped;
+    return c;
+  }
+
   // Ring mode: the ring as it is now, ready for a crash handler; the
   // payloads of the frames just dropped go once no handler reads the
   // snapshot before this one (crash_slot.h).
@@ -556,12 +562,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     if (!crash_slot_) return;
     Trailer trailer;
     trailer.stop_reason = "flight-recorder dump";
-    WriterCounters c = counters();
-    RecorderStats& st = trailer.stats;
-    st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
-    st.bytes_dropped = c.bytes_dropped;
-    st.messages_dropped = c.messages_dropped;
-    st.queue_high_water = c.queue_high_water;
+    trailer.stats.queue_high_water = AddWriterDrops(&trailer.stats).queue_high_water;
     crash_slot_->Publish(RingSnapshot::Build(*ring_, std::move(trailer)), ring_->TakeRetired());
   }
 
@@ -614,11 +615,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
                                   ? stop_reason_
                                   : trailer.stop_reason + "; " + stop_reason_;
       }
-      WriterCounters c = counters();
       RecorderStats& st = trailer.stats;
-      st.buffers_dropped_queue_full = c.buffers_dropped_queue_full;
-      st.bytes_dropped += c.bytes_dropped;
-      st.messages_dropped += c.messages_dropped;
+      WriterCounters c = AddWriterDrops(&st);
       if (options_.own_queue_high_water) st.queue_high_water = c.queue_high_water;
       st.frames_written = c.frames_written;
       st.bytes_written = c.bytes_written;
