@@ -6,7 +6,6 @@
 #include <set>
 
 #include "gpucap/builder/budgets.h"
-#include "gpucap/format/activity_kind.h"
 #include "names.h"
 
 namespace gpucap::builder {
@@ -85,10 +84,7 @@ uint32_t CaptureIndex::FirstLaunchCorrelation() const {
     if (!capture_.trailer || capture_.trailer->trigger.empty()) return;
     auto holds_launches = [](const format::ChunkInfo& info) {
       for (const format::KindCount& k : info.kind_counts) {
-        if (k.count != 0 && (k.kind == static_cast<uint32_t>(format::ActivityKind::kRuntime) ||
-                             k.kind == static_cast<uint32_t>(format::ActivityKind::kDriver))) {
-          return true;
-        }
+        if (k.count != 0 && FamilyOf(k.kind) == kApis) return true;
       }
       return false;
     };
