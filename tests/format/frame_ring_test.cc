@@ -11,6 +11,7 @@
 #include "gpucap/format/capture_writer.h"
 #include "gpucap/format/frame_ring.h"
 #include "frame_codec.h"
+#include "ring_chunk.h"
 #include "sample_capture.h"
 #include "../support/temp_dir.h"
 
@@ -142,18 +143,6 @@ TEST(FrameRing, ASpanLargerThanTheBoundIsDroppedAloneAndCounted) {
 
 // --- the writer in ring mode ---
 
-ActivityBuffer Chunk(const std::vector<uint8_t>& bytes, uint64_t t) {
-  ActivityBuffer b;
-  b.data = bytes.data();
-  b.size = bytes.size();
-  b.info.raw_size = static_cast<uint32_t>(bytes.size());
-  b.info.record_count = 10;
-  b.info.kind_counts = {{10, 10}};
-  b.info.min_start_ns = t;
-  b.info.max_start_ns = t + 1;
-  return b;
-}
-
 struct Dumps {
   testing::TempDir dir;
   std::vector<std::string> made;
@@ -179,7 +168,7 @@ TEST(RingWriter, ADumpIsACompleteCaptureWithItsDefinitionsAndTrigger) {
   ASSERT_TRUE((*w)->Submit(SmallMessage(session)));
   ASSERT_TRUE((*w)->Submit(SmallMessage(StringDef{0x1000, "early_kernel"})));
   for (int i = 0; i < 40; ++i) {
-    ASSERT_TRUE((*w)->SubmitActivity(Chunk(data[i], 1000 * (i + 1))));
+    ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
     if (i == 20) ASSERT_TRUE((*w)->Submit(SmallMessage(StringDef{0x2000, "late_kernel"})));
   }
   EXPECT_TRUE(std::filesystem::is_empty(dumps.dir.path())) << "nothing is written before a dump";

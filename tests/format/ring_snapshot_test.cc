@@ -15,6 +15,7 @@
 #include "gpucap/format/crash_slot.h"
 #include "gpucap/format/ring_snapshot.h"
 #include "frame_codec.h"
+#include "ring_chunk.h"
 #include "sample_capture.h"
 #include "../support/temp_dir.h"
 
@@ -28,18 +29,6 @@ inline std::string JoinLines(const std::vector<std::string>& lines) {
 
 namespace gpucap::format {
 namespace {
-
-ActivityBuffer Chunk(const std::vector<uint8_t>& bytes, uint64_t t) {
-  ActivityBuffer b;
-  b.data = bytes.data();
-  b.size = bytes.size();
-  b.info.raw_size = static_cast<uint32_t>(bytes.size());
-  b.info.record_count = 10;
-  b.info.kind_counts = {{10, 10}};
-  b.info.min_start_ns = t;
-  b.info.max_start_ns = t + 1;
-  return b;
-}
 
 // The handler's steps: read the slot, write the snapshot to a new file.
 bool WriteCrashDump(RingCrashSlot* slot, const std::string& path, const char* trigger) {
@@ -80,7 +69,7 @@ struct RingFixture {
     EXPECT_TRUE(writer->Submit(SmallMessage(StringDef{0x1000, "crash_kernel"})));
   }
   void Feed(int from, int to) {
-    for (int i = from; i < to; ++i) ASSERT_TRUE(writer->SubmitActivity(Chunk(data[i], 1000 * (i + 1))));
+    for (int i = from; i < to; ++i) ASSERT_TRUE(writer->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
     // The writer's own dump: everything fed before it is in the ring (and
     // in its snapshot) once it is written.
     ASSERT_TRUE(writer->RequestDump("api: barrier", {}));

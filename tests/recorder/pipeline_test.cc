@@ -265,6 +265,16 @@ void WaitUntil(const std::function<bool()>& done) {
   for (int i = 0; i < 400 && !done(); ++i) usleep(5000);
 }
 
+// `n` buffers of 100 kernels, the i-th at (i + 1) ms; a refused buffer (the
+// pool empty while the writer works) is retried, as CUPTI would ask again.
+void FeedEvery(Recorder* r, int n) {
+  for (int i = 0; i < n; ++i) {
+    bool fed = false;
+    for (int tries = 0; tries < 400 && !(fed = FeedBuffer(r, 100, 1'000'000ull * (i + 1))); ++tries) usleep(5000);
+    ASSERT_TRUE(fed) << "buffer " << i;
+  }
+}
+
 TEST(Pipeline, AStartDelayIgnoresWhatComesBeforeIt) {
   testing::TempDir dir;
   std::string path = dir.File("delay.gpucap");
@@ -376,12 +386,7 @@ TEST(Pipeline, TheFlightRecorderWritesOnlyDumpsEachWithItsDefinitionsAndTrigger)
   Recorder* r = Recorder::Create(config);
   ASSERT_NE(r, nullptr);
   const int kBuffers = 40;
-  for (int i = 0; i < kBuffers; ++i) {
-    // A refused buffer (pool empty while the writer works) is retried, as CUPTI would ask again.
-    bool fed = false;
-    for (int tries = 0; tries < 400 && !(fed = FeedBuffer(r, 100, 1'000'000 * (i + 1))); ++tries) usleep(5000);
-    ASSERT_TRUE(fed) << "buffer " << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(FeedEvery(r, kBuffers));
   r->AddRange(Push(42, "step"));
   EXPECT_TRUE(FilesIn(dir).empty()) << "the ring writes nothing before a dump";
 
@@ -442,11 +447,7 @@ TEST(Pipeline, ACrashDumpHoldsTheRingsChunksAndKernelNames) {
   Recorder* r = Recorder::Create(config);
   ASSERT_NE(r, nullptr);
   const int kBuffers = 40;
-  for (int i = 0; i < kBuffers; ++i) {
-    bool fed = false;
-    for (int tries = 0; tries < 400 && !(fed = FeedBuffer(r, 100, 1'000'000 * (i + 1))); ++tries) usleep(5000);
-    ASSERT_TRUE(fed) << "buffer " << i;
-  }
+  ASSERT_NO_FATAL_FAILURE(FeedEvery(r, kBuffers));
   ASSERT_TRUE(r->RequestApiDump("barrier"));  // once written, everything fed is in the ring's snapshot
   WaitUntil([&] { return r->dumps_written() >= 1; });
   ASSERT_EQ(r->dumps_written(), 1u) << r->last_dump();
