@@ -236,7 +236,7 @@ part_compile-probe() {  # SPEC...
 }
 part_graph-detach() {  # tests/gpu/graph_detach.cu's cases under capture ranges, the detach on
   local d="$WORK/gd-$n"; mkdir -p "$d"
-  for c in ${*:-before attached detached attached-reattach module-detached module-attached cycles busy inflight}; do
+  for c in ${*:-before attached detached attached-reattach module-detached module-attached cycles busy inflight inflight-graph queued}; do
     timeout -k 3 60 "$g" record -q --pause-detach on --capture-range 'nvtx:rec#\d+' --capture-range-end repeat \
       -o "$d/$c.gpucap" -- "$DIST/gpu/graph_detach" "$c" >"$d/$c.log" 2>&1
     echo "graph_detach $c rc=$? $(info "$d/$c.gpucap")"; grep -v '^gpucap: \(paused\|recording\)' "$d/$c.log" | tail -6

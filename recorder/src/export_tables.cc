@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "driver_wrap.h"
+#include "hook_probe.h"
 
 namespace gpucap::gate {
 
@@ -63,6 +64,8 @@ const void* WrapTable(const void* table, bool (*is_code)(const void*)) {
     copy[i] = reinterpret_cast<uintptr_t>(stub);
     ++wrapped;
   }
+  // A diagnostic (hook_probe.h): only the entries wrapped above are probed.
+  if (HookProbeOn()) InstallHookProbes(copy, bytes);
   c.of.emplace(table, copy);
   ++c.counts.tables_wrapped;
   c.counts.entries_wrapped += wrapped;

@@ -13,6 +13,7 @@ cuda_lib="/usr/local/cuda/targets/x86_64-linux/lib"
 "$nvcc" -O2 -arch=sm_90 -o "$out/peer" "$here/peer.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/stress" "$here/stress.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/graph_detach" "$here/graph_detach.cu" -lcuda
+"$nvcc" -O2 -arch=sm_90 -o "$out/hook_probe" "$here/hook_probe.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/ctx_reset" "$here/ctx_reset.cu"
 "$nvcc" -O2 -arch=sm_90 -I"$root/recorder/include" -o "$out/graphs_nvtx" "$here/graphs_nvtx.cu" "$api_lib" -ldl
 "$nvcc" -O2 -arch=sm_90 -o "$out/nvtx_domains" "$here/nvtx_domains.cu" -ldl
@@ -31,4 +32,4 @@ done
 "$nvcc" -arch=sm_90 -o "$out/pm_probe" "$out/pm_probe.o" "$out/pm_sampler.o" "$out/pm_metrics.o" \
   "$out/pm_timeline.o" -L"$cuda_lib" -lcupti -lcuda -Xlinker -rpath,"$cuda_lib"
 rm -f "$out"/*.o
-echo "built $out/basics $out/busy $out/graph_detach $out/ctx_reset $out/peer $out/graphs_nvtx $out/graph_nodes $out/capture_lanes $out/nvtx_domains $out/capture_range $out/sync_events $out/pm_probe"
+echo "built $out/basics $out/busy $out/graph_detach $out/hook_probe $out/ctx_reset $out/peer $out/graphs_nvtx $out/graph_nodes $out/capture_lanes $out/nvtx_domains $out/capture_range $out/sync_events $out/pm_probe"

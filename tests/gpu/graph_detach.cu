@@ -7,7 +7,7 @@
 // control thread's detach.
 //
 //   graph_detach CASE     CASE: before, attached, detached, attached-reattach, module-detached,
-//                         module-attached, cycles, busy, inflight
+//                         module-attached, cycles, busy, inflight, inflight-graph, queued
 //
 // before            instantiated before any recording; replayed while recording, after the detach, after re-attach
 // attached          instantiated while recording; replayed after the detach (CUPTI finalized)
@@ -23,6 +23,10 @@
 //                   GPU idle while the control thread detaches)
 // inflight          a kernel that spins for 1.5 s launched inside a recorded range and still running when
 //                   CUPTI is finalized; then graphs and kernels again
+// inflight-graph    the same, the spinning kernel a node of a graph launched while recording
+// queued            graph launches queued without a synchronize across the range's end and the detach
+//                   (torch.compile's graph trees replay asynchronously: the GPU may be ~1,000 launches
+//                   behind the host when CUPTI is finalized)
 //
 // Prints "STEP <what> ok" after each replay's synchronize; the first error
 // ends the program with its CUDA error (exit 1), so the last STEP line says
@@ -31,6 +35,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -272,6 +277,38 @@ int main(int argc, char** argv) {
     Replay(g, "inflight, a graph replayed after it");
     Recorded([&] { Replay(g, "inflight, re-attached"); });
     Replay(g, "inflight, after the second detach");
+  } else if (which == "inflight-graph") {
+    g = Instantiate();
+    cudaGraph_t spin_graph;
+    CK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal));
+    spin<<<1, 1, 0, g_stream>>>(3'000'000'000ll);
+    axpy<<<kN / 256, 256, 0, g_stream>>>(g_y, g_x, 0.5f, kN);
+    CK(cudaStreamEndCapture(g_stream, &spin_graph));
+    cudaGraphExec_t spinning;
+    CK(cudaGraphInstantiate(&spinning, spin_graph, 0));
+    CK(cudaGraphDestroy(spin_graph));
+    nvtxRangePushA(("rec#" + std::to_string(g_range++)).c_str());
+    CK(cudaGraphLaunch(spinning, g_stream));
+    nvtxRangePop();
+    usleep(400 * 1000);  // the detach, while the graph's kernel runs
+    Synchronized("inflight-graph, the graph launched while recording finished after the detach");
+    Replay(g, "inflight-graph, another graph replayed after it");
+    Recorded([&] { CK(cudaGraphLaunch(spinning, g_stream)); });
+    Replay(g, "inflight-graph, after the second detach");
+    CK(cudaGraphExecDestroy(spinning));
+  } else if (which == "queued") {
+    g = Instantiate();
+    for (int round = 0; round < 5; ++round) {
+      nvtxRangePushA(("rec#" + std::to_string(g_range++)).c_str());
+      for (int i = 0; i < 500; ++i) CK(cudaGraphLaunch(g, g_stream));
+      nvtxRangePop();
+      // Keep the queue deep for 400 ms past the range's end, never waiting
+      // for it, so that the control thread finalizes CUPTI under it.
+      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+      while (std::chrono::steady_clock::now() < until) CK(cudaGraphLaunch(g, g_stream));
+      Synchronized(("queued, round " + std::to_string(round)).c_str());
+    }
+    Replay(g, "queued, after every detach");
   } else {
     std::fprintf(stderr, "graph_detach: unknown case %s\n", which.c_str());
     return 2;
