@@ -126,7 +126,7 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
     }
     bool was_recording = cupti_->activity_enabled();
     phase_->store(RecorderPhase::kPaused);
-    cupti_->SetActivityEnabled(false);
+    cupti_->PauseActivity();
     if (config_.pause_detach && was_recording && d.action == Action::kPause) release_wanted_.store(true);
     recorder_.note_state(d.state, d.why);
     if (d.action == Action::kPauseAndStop) {

@@ -111,6 +111,10 @@ struct Config {
   // and the stall, measured on the H200), which it has not yet
   // (docs/recorder-detach.md).
   bool pause_detach = false;
+  // GPUCAP_DETACH_LATE_OFF (default 1): a pause that will detach leaves the
+  // kinds on until the detach, which switches them off inside the gate
+  // (CuptiSession::PauseActivity); 0 switches them off at the pause.
+  bool detach_late_off = true;
   // GPUCAP_DETACH_WAIT_US: how long a detach waits for the calls in flight
   // to leave CUDA while new ones are held, before it gives up for this pause.
   uint32_t detach_wait_us = 2000;

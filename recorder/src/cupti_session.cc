@@ -112,12 +112,21 @@ void CuptiSession::Attach() {
 
 void CuptiSession::Record() {
   Attach();
+  kinds_off_pending_.store(false);
   SetActivityEnabled(true);
 }
 
 void CuptiSession::Pause() {
-  SetActivityEnabled(false);
+  PauseActivity();
   Release();
+}
+
+void CuptiSession::PauseActivity() {
+  if (detach_ && config_.detach_late_off && activity_enabled_.load()) {
+    kinds_off_pending_.store(true);
+    return;
+  }
+  SetActivityEnabled(false);
 }
 
 // CUPTI with its activity kinds switched off still costs the launching
@@ -147,6 +156,11 @@ void CuptiSession::TryDetach() {
   }
   CuptiDetach::Outcome o = detach_->Run([this] { return Finalize(); });
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
+  // No detach this pause after all: the kinds go off now, as without one.
+  if (o != CuptiDetach::Outcome::kDetached && !detach_->RetryDue() && kinds_off_pending_.exchange(false) &&
+      phase_->load() == RecorderPhase::kPaused) {
+    SetActivityEnabled(false);
+  }
 }
 
 CuptiDetach::Finalized CuptiSession::Finalize() {
@@ -156,9 +170,13 @@ CuptiDetach::Finalized CuptiSession::Finalize() {
   std::unique_lock<std::mutex> switching(switch_mu_, std::try_to_lock);
   if (!switching.owns_lock()) return CuptiDetach::Finalized::kBusy;
   std::unique_lock<std::mutex> lock(cupti_mu_, std::try_to_lock);
-  if (!lock.owns_lock() || phase_->load() != RecorderPhase::kPaused || activity_enabled_.load()) {
+  if (!lock.owns_lock() || phase_->load() != RecorderPhase::kPaused ||
+      (activity_enabled_.load() && !kinds_off_pending_.load())) {
     return CuptiDetach::Finalized::kBusy;
   }
+  // The kinds left on at the pause (PauseActivity) go off with every other
+  // thread held, so that nothing is launched between them and the finalize.
+  if (kinds_off_pending_.exchange(false)) SetActivityEnabledLocked(false, false);
   if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
   subscriber_ = nullptr;
   callbacks_.Detach();
@@ -180,6 +198,10 @@ void CuptiSession::HoldWhilePaused() {
 
 void CuptiSession::SetActivityEnabled(bool enabled, bool at_start) {
   std::lock_guard<std::mutex> lock(switch_mu_);
+  SetActivityEnabledLocked(enabled, at_start);
+}
+
+void CuptiSession::SetActivityEnabledLocked(bool enabled, bool at_start) {
   if (!started_.load() || activity_enabled_.load() == enabled) return;
   activity_enabled_.store(enabled);
   using K = format::ActivityKind;

@@ -80,7 +80,15 @@ class CuptiSession {
 
   void Attach();
   void Record();  // Attach, then the kinds on
-  void Pause();   // the kinds off, then Release
+  void Pause();   // PauseActivity, then Release
+  // A pause's first half: the kinds off, or, where pauses detach, left on
+  // until the detach switches them off inside the gate (Finalize): a graph
+  // launched while CUPTI was attached with its kinds off, then finalized,
+  // faulted on the GPU or crashed the driver at its next launch on the H100
+  // (graph_detach.cu's paused-launch and queued; the torch.compile job's
+  // inference). The kinds go off at once when the detach cannot run or has
+  // given up for this pause; GPUCAP_DETACH_LATE_OFF=0 always does.
+  void PauseActivity();
   // A pause's second half, on the control thread; only_if_paused: not
   // when a capture range has started recording again meanwhile.
   void Release(bool only_if_paused = false);
@@ -118,6 +126,9 @@ class CuptiSession {
   CallbackSwitch callbacks_;
   std::atomic<bool> started_{false};
   std::atomic<bool> activity_enabled_{false};
+  // Paused with the kinds left on for the detach to switch off (PauseActivity).
+  std::atomic<bool> kinds_off_pending_{false};
+  void SetActivityEnabledLocked(bool enabled, bool at_start);
   std::mutex switch_mu_;  // one switch at a time (app threads, control thread)
 
   // CUPTI attachment, changed by the control thread and by application

@@ -58,7 +58,11 @@ TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
   EXPECT_FALSE(d.resource_domain);
   EXPECT_FALSE(d.pause_detach);
   EXPECT_EQ(d.detach_wait_us, 2000u);
+  EXPECT_TRUE(d.detach_late_off) << "a pause that detaches leaves the kinds to the detach";
   EXPECT_FALSE(d.paused_subscribe);
+  setenv("GPUCAP_DETACH_LATE_OFF", "0", 1);
+  EXPECT_FALSE(Config::FromEnvironment().detach_late_off);
+  unsetenv("GPUCAP_DETACH_LATE_OFF");
   setenv("GPUCAP_RESOURCE", "domain", 1);
   setenv("GPUCAP_PAUSE_DETACH", "1", 1);
   setenv("GPUCAP_PAUSED_GRAPHS", "1", 1);
