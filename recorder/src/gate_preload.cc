@@ -18,11 +18,13 @@
 // In a process without CUDA it costs one dlsym check per lookup.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <unistd.h>
 // cuda.h maps the name to _v2; the exported cuGetProcAddress keeps the
 // first ABI (no status argument).
 #undef cuGetProcAddress
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -31,6 +33,7 @@
 #include "entry_gate.h"
 #include "export_tables.h"
 #include "gate_api.h"
+#include "runtime_entries.h"
 
 using gpucap::gate::EntryGate;
 using gpucap::gate::Wrap;
@@ -148,6 +151,16 @@ void* Route(const char* symbol, void* fn) {
   return Wrap(fn);
 }
 
+// The gate's own stub for a runtime function (runtime_entries.h).
+void* OwnRuntimeEntry(const char* name) {
+  static void* self = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<const void*>(&GateGetExportTable), &info) || !info.dli_fname) return (void*)nullptr;
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  }();
+  return self ? RealDlsym()(self, name) : nullptr;
+}
+
 // --- the C interface for the recorder ---
 int GateClose(uint64_t bound_ns, uint32_t* in_flight, uint64_t* waited_ns) {
   gpucap::gate::CloseResult r = EntryGate::Process().Close(std::chrono::nanoseconds(bound_ns));
@@ -180,6 +193,12 @@ __attribute__((visibility("hidden"))) DlsymFn gpucap_real_dlsym = nullptr;
 
 __attribute__((visibility("hidden"))) void* gpucap_gate_dlsym(void* handle, const char* name) {
   void* p = RealDlsym()(handle, name);
+  // The runtime's functions looked up by name get the gate's stubs, as
+  // those the program links to do (runtime_entries.h).
+  if (p && name && (std::strncmp(name, "cuda", 4) == 0 || std::strncmp(name, "__cuda", 6) == 0) &&
+      InLibrary(p, gpucap::gate::kRuntimeLibrary) && gpucap::gate::IsRuntimeEntry(name)) {
+    if (void* own = OwnRuntimeEntry(name)) return own;
+  }
   if (!p || !name || name[0] != 'c' || name[1] != 'u' || !InDriver(p)) return p;
   return Route(name, p);
 }

@@ -123,24 +123,46 @@ int main() {
   const CUuuid other_id = {{1, 2, 3}};
   const void* hooks = nullptr;
   const void* other = nullptr;
+  // The runtime (fake_cudart.cc, a libcudart.so.13): its functions looked up
+  // by name are the gate's stubs, which find the runtime's own and run it
+  // inside the gate; it asks for the hooks table from inside itself.
+  void* rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+  Check(rt != nullptr, "the stand-in runtime loads");
+  auto device_count = rt ? reinterpret_cast<int (*)(int*)>(dlsym(rt, "cudaGetDeviceCount")) : nullptr;
+  Dl_info rt_where{};
+  Check(device_count && dladdr(reinterpret_cast<void*>(device_count), &rt_where) && rt_where.dli_fname &&
+            strstr(rt_where.dli_fname, "libgpucap_gate"),
+        "dlsym(libcudart, cudaGetDeviceCount) is the gate's stub");
+  int depth_in_runtime = -1;
+  Check(device_count && device_count(&depth_in_runtime) == 0 && depth_in_runtime == 1 && gate->depth() == 0,
+        "a runtime call through its stub runs inside the gate (depth 1) and leaves it");
+  auto driver_version = rt ? reinterpret_cast<int (*)(int*)>(dlsym(rt, "cudaDriverGetVersion")) : nullptr;
+  int version = 0;
+  Check(driver_version && driver_version(&version) == 0 && version == 13000,
+        "the runtime's own cuGetExportTable request, through its stub");
+  auto* runtime_hooks = rt ? static_cast<const void* const*>(dlsym(rt, "fake_cudart_hooks")) : nullptr;
   auto* fake_hooks = static_cast<const void**>(dlsym(h, "fake_hooks_table"));
   auto* fake_other = dlsym(h, "fake_other_table");
   auto* hook_data = static_cast<uint64_t*>(dlsym(h, "fake_hook_data"));
   if (get_table && fake_hooks && fake_other && hook_data) {
     auto lookup = reinterpret_cast<GetExportTable>(get_table);
     const char* hooks_env = getenv("GPUCAP_GATE_HOOKS");
+    // Asked from outside any libcudart.so.13 (a runtime linked statically,
+    // as cuBLAS's is): the same table as the shared runtime's.
+    const void* static_hooks = nullptr;
+    Check(lookup(&static_hooks, &hooks_id) == CUDA_SUCCESS && runtime_hooks && static_hooks == *runtime_hooks,
+          "a runtime linked statically gets the same hooks table as the shared one");
+    hooks = runtime_hooks ? *runtime_hooks : nullptr;
     if (hooks_env && strcmp(hooks_env, "0") == 0) {
       // Not wrapped on request: handed out as the driver's, and counted, so
       // that the recorder knows it cannot finalize safely.
-      Check(lookup(&hooks, &hooks_id) == CUDA_SUCCESS && hooks == fake_hooks,
-            "with GPUCAP_GATE_HOOKS=0 the hooks table is the driver's");
+      Check(hooks == fake_hooks, "with GPUCAP_GATE_HOOKS=0 the hooks table is the driver's");
       Check(lookup(&other, &other_id) == CUDA_SUCCESS && other == fake_other, "another table comes back as it is");
       uint64_t tables = 0, entries = 0, refused = 0;
       gate->export_tables(&tables, &entries, &refused);
-      Check(tables == 0 && refused == 1, "the gate counts the hooks table as handed out unwrapped");
+      Check(tables == 0 && refused == 2, "the gate counts both requests as handed out unwrapped");
     } else {
-      Check(lookup(&hooks, &hooks_id) == CUDA_SUCCESS && hooks && hooks != fake_hooks,
-            "the runtime-callback hooks table comes back as a copy");
+      Check(hooks && hooks != fake_hooks, "the runtime-callback hooks table comes back to the runtime as a copy");
       Check(lookup(&other, &other_id) == CUDA_SUCCESS && other == fake_other, "another table comes back as it is");
       if (hooks && hooks != fake_hooks) {
         auto* copy = static_cast<const void* const*>(hooks);
@@ -154,9 +176,8 @@ int main() {
                                                      uint64_t, uint64_t)>(copy[3])(1, 2, 3, 4, 5, 6, 7, 8);
         Check(sum == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64 && *last_depth == 1,
               "a hook's eight arguments (two on the stack) arrive intact");
-        const void* again_table = nullptr;
-        Check(lookup(&again_table, &hooks_id) == CUDA_SUCCESS && again_table == hooks,
-              "a second request gets the same copy");
+        driver_version(&version);
+        Check(*runtime_hooks == hooks, "the runtime's second request gets the same copy");
       }
       uint64_t tables = 0, entries = 0, refused = 0;
       gate->export_tables(&tables, &entries, &refused);
