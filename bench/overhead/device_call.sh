@@ -116,7 +116,7 @@ tools() {
   [[ -f $TOOLS/libsegv_trace.so ]] || gcc -O1 -g -shared -fPIC "$here/segv_trace.c" -o "$TOOLS/libsegv_trace.so" -ldl
 }
 # The counters of a capture that the checks print.
-info() { "$g" info --json "$1" 2>&1 | grep -oE '"(cupti_detaches|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|entry_gate_stubs|entry_gate_held_calls|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": [a-z0-9]+' |
+info() { "$g" info --json "$1" 2>&1 | grep -oE '"(cupti_detaches|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": [a-z0-9]+' |
   tr -d '"' | tr '\n' ' '; }
 pin() { echo taskset -c "${CPUS:-2-9}"; }
 deadline() { [[ -n ${until:-} ]] && echo $(( t0 + until )) || echo ""; }
@@ -201,7 +201,7 @@ part_compile-sample() {  # [N] [SAMPLE]
     ((rc == 124 || rc == 137)) && hangs=$((hangs + 1))
     if ((rc == 0)) && ! grep -q '^RESULT' "$d/c$i.out"; then rc=98; fi  # no result line
     "$g" info --json "$d/c$i.gpucap" >"$d/c$i.json" 2>&1
-    if ((rc == 0)) && ! grep -q '"clean_shutdown": true' "$d/c$i.json"; then rc=97; fi  # no trailer
+    if ((rc == 0)) && ! grep -q '"clean": true' "$d/c$i.json"; then rc=97; fi  # no trailer
     echo "compile $i rc=$rc $(grep -hE '^(RESULT|FAILED)' "$d/c$i.out" | tail -1) $(info "$d/c$i.gpucap")"
     ((rc)) && { fails=$((fails + 1)); tail -c 1500 "$d/c$i.err"; }
   done
@@ -236,7 +236,7 @@ part_compile-probe() {  # SPEC...
 }
 part_graph-detach() {  # tests/gpu/graph_detach.cu's cases under capture ranges, the detach on
   local d="$WORK/gd-$n"; mkdir -p "$d"
-  for c in ${*:-before attached detached attached-reattach module-detached module-attached cycles busy inflight inflight-graph queued}; do
+  for c in ${*:-before attached detached attached-reattach module-detached module-attached cycles busy inflight inflight-graph queued paused-launch}; do
     timeout -k 3 60 "$g" record -q --pause-detach on --capture-range 'nvtx:rec#\d+' --capture-range-end repeat \
       -o "$d/$c.gpucap" -- "$DIST/gpu/graph_detach" "$c" >"$d/$c.log" 2>&1
     echo "graph_detach $c rc=$? $(info "$d/$c.gpucap")"; grep -v '^gpucap: \(paused\|recording\)' "$d/$c.log" | tail -6

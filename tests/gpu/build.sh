@@ -11,8 +11,11 @@ cuda_lib="/usr/local/cuda/targets/x86_64-linux/lib"
 "$nvcc" -O2 -arch=sm_90 -o "$out/basics" "$here/basics.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/busy" "$here/busy.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/peer" "$here/peer.cu"
-"$nvcc" -O2 -arch=sm_90 -o "$out/stress" "$here/stress.cu"
-"$nvcc" -O2 -arch=sm_90 -o "$out/graph_detach" "$here/graph_detach.cu" -lcuda
+# The detach's programs use the shared runtime, as PyTorch does: the entry
+# gate holds only libcudart.so.13's calls, and never finalizes CUPTI in a
+# program whose runtime is linked in (recorder/src/runtime_entries.h).
+"$nvcc" -O2 -arch=sm_90 -cudart shared -o "$out/stress" "$here/stress.cu"
+"$nvcc" -O2 -arch=sm_90 -cudart shared -o "$out/graph_detach" "$here/graph_detach.cu" -lcuda
 "$nvcc" -O2 -arch=sm_90 -o "$out/hook_probe" "$here/hook_probe.cu"
 "$nvcc" -O2 -arch=sm_90 -o "$out/ctx_reset" "$here/ctx_reset.cu"
 "$nvcc" -O2 -arch=sm_90 -I"$root/recorder/include" -o "$out/graphs_nvtx" "$here/graphs_nvtx.cu" "$api_lib" -ldl

@@ -7,7 +7,8 @@
 // control thread's detach.
 //
 //   graph_detach CASE     CASE: before, attached, detached, attached-reattach, module-detached,
-//                         module-attached, cycles, busy, inflight, inflight-graph, queued
+//                         module-attached, cycles, busy, inflight, inflight-graph, queued,
+//                         paused-launch
 //
 // before            instantiated before any recording; replayed while recording, after the detach, after re-attach
 // attached          instantiated while recording; replayed after the detach (CUPTI finalized)
@@ -27,6 +28,8 @@
 // queued            graph launches queued without a synchronize across the range's end and the detach
 //                   (torch.compile's graph trees replay asynchronously: the GPU may be ~1,000 launches
 //                   behind the host when CUPTI is finalized)
+// paused-launch     a graph launched right after the recorded range ends, while CUPTI is still attached
+//                   with its kinds off (the detach has not run yet), then after the detach
 //
 // Prints "STEP <what> ok" after each replay's synchronize; the first error
 // ends the program with its CUDA error (exit 1), so the last STEP line says
@@ -309,6 +312,16 @@ int main(int argc, char** argv) {
       Synchronized(("queued, round " + std::to_string(round)).c_str());
     }
     Replay(g, "queued, after every detach");
+  } else if (which == "paused-launch") {
+    g = Instantiate();
+    for (int round = 0; round < 3; ++round) {
+      nvtxRangePushA(("rec#" + std::to_string(g_range++)).c_str());
+      Replay(g, ("paused-launch, recording, round " + std::to_string(round)).c_str());
+      nvtxRangePop();
+      Replay(g, ("paused-launch, paused before the detach, round " + std::to_string(round)).c_str());
+      usleep(400 * 1000);
+      Replay(g, ("paused-launch, after the detach, round " + std::to_string(round)).c_str());
+    }
   } else {
     std::fprintf(stderr, "graph_detach: unknown case %s\n", which.c_str());
     return 2;
