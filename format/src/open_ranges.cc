@@ -40,6 +40,9 @@ void OpenRanges::AddFrame(uint64_t order, std::span<const SmallMessage> messages
     if (fresh_[i]) kept_.emplace_hint(kept_.end(), first_of_frame + i, Kept{*fresh_[i], order});
   }
   fresh_.clear();
+  // Threads come and go: a stack emptied goes (once a frame, not at every
+  // pop, which would cost a thread's outermost push an allocation).
+  std::erase_if(stacks_, [](const auto& stack) { return stack.second.empty(); });
   while (kept_.size() > kMaxKept) {
     Forget(kept_.begin());
     ++forgotten_;
