@@ -53,8 +53,6 @@ format::DeviceInfo H200(uint32_t id) {
 Result<std::unique_ptr<SyntheticCapture>> SyntheticCapture::Create(
     const std::string& path, const format::SessionInfo& session,
     const std::vector<format::DeviceInfo>& devices, const SyntheticOptions& options) {
-  auto sink = format::OpenFileSink(path);
-  if (!sink.ok()) return sink.status();
   format::WriterOptions o;
   o.queue_capacity = 4096;
   o.created_realtime_ns = session.start_realtime_ns;
@@ -62,10 +60,22 @@ Result<std::unique_ptr<SyntheticCapture>> SyntheticCapture::Create(
     o.batch_max_age_ms = UINT32_MAX;
     o.own_queue_high_water = false;
   }
-  auto writer = format::CaptureWriter::Start(std::move(sink).value(), o);
+  auto writer = [&]() -> Result<std::unique_ptr<format::CaptureWriter>> {
+    if (options.ring_bytes != 0) {
+      format::DumpSinkFactory dump = [path](uint64_t n) -> Result<std::unique_ptr<format::Sink>> {
+        if (n != 1) return Status::InvalidArgument("a synthetic ring is dumped once");
+        return format::OpenFileSink(path);
+      };
+      return format::CaptureWriter::StartRing(std::move(dump), {options.ring_bytes, 0}, o);
+    }
+    auto sink = format::OpenFileSink(path);
+    if (!sink.ok()) return sink.status();
+    return format::CaptureWriter::Start(std::move(sink).value(), o);
+  }();
   if (!writer.ok()) return writer.status();
   std::unique_ptr<SyntheticCapture> c(new SyntheticCapture());
   c->writer_ = std::move(writer).value();
+  c->ring_ = options.ring_bytes != 0;
   c->layouts_ = format::LayoutForVersion(130001);
   c->writer_->Submit(session);
   for (const format::DeviceInfo& d : devices) c->writer_->Submit(d);
@@ -375,6 +385,13 @@ Status SyntheticCapture::Close(std::string stop_reason) {
   format::Trailer t;
   t.clean_shutdown = true;
   t.stop_reason = std::move(stop_reason);
+  if (ring_) {
+    // The dump is written before the close, which writes no file.
+    if (!writer_->RequestDump("test", t)) return Status::IoError("the ring's dump was not taken");
+    GPUCAP_RETURN_IF_ERROR(writer_->Close({}, std::chrono::seconds(60)));
+    if (writer_->counters().dumps_written != 1) return Status::IoError(writer_->last_dump());
+    return Status::Ok();
+  }
   return writer_->Close(std::move(t), std::chrono::seconds(60));
 }
 

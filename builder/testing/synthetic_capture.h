@@ -91,6 +91,10 @@ struct SyntheticOptions {
   // trailer leaves out the writer's queue depth (thread timing). Holds while
   // fewer than the writer's queue of messages (4,096) come between chunks.
   bool reproducible = false;
+  // Nonzero: record as the flight recorder does, into a ring bounding its
+  // span frames to this many bytes (frame_ring.h); Close writes the ring's
+  // dump (trigger "test") to the path instead of a whole capture.
+  uint64_t ring_bytes = 0;
 };
 
 class SyntheticCapture {
@@ -139,6 +143,7 @@ class SyntheticCapture {
   void See(uint64_t start, uint64_t end);
 
   std::unique_ptr<format::CaptureWriter> writer_;
+  bool ring_ = false;
   const format::LayoutTable* layouts_ = nullptr;
   std::vector<uint64_t> chunk_;  // 8-byte aligned, like CUPTI's buffers
   size_t used_ = 0;

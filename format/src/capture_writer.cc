@@ -24,6 +24,7 @@
 #include "crc32c.h"
 #include "frame_codec.h"
 #include "message_codec.h"
+#include "open_ranges.h"
 #include "writer_work.h"
 
 namespace gpucap::format {
@@ -364,6 +365,20 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
       return;
     }
+    // A ring's ranges spans: what they open and close, before the ring
+    // takes the frame (and drops older ones for it).
+    if (ring_ && type == FrameType::kRanges && !definition) open_ranges_.AddFrame(ring_->next_order(), messages);
+    EncodeFrame(type, messages, [&](uint16_t flags, std::span<const ByteSpan> pieces, uint64_t lo, uint64_t hi) {
+      WriteFrame(type, flags, pieces, lo, hi, false, nullptr, definition);
+    });
+  }
+
+  // One frame's payload of `messages`, all of `type`, compressed where that
+  // makes it smaller: `put(flags, pieces, min_ts, max_ts)` gets it, the
+  // pieces valid only during the call (they may point to the scratch
+  // buffers, which `put` may then reuse).
+  template <typename Put>
+  void EncodeFrame(FrameType type, const std::vector<SmallMessage>& messages, Put&& put) {
     capnp::MallocMessageBuilder builder;
     EncodeBatch(type, messages, &builder);
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -391,11 +406,11 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
         size_t len = (8 + static_cast<size_t>(n) + 7) & ~size_t{7};
         std::memset(lz4_scratch_.data() + 8 + n, 0, len - 8 - n);
         ByteSpan piece(lz4_scratch_.data(), len);
-        WriteFrame(type, kFrameCompressed, {&piece, 1}, lo, hi, false, nullptr, definition);
+        put(kFrameCompressed, std::span<const ByteSpan>(&piece, 1), lo, hi);
         return;
       }
     }
-    WriteFrame(type, 0, flat.pieces(), lo, hi, false, nullptr, definition);
+    put(uint16_t{0}, flat.pieces(), lo, hi);
   }
 
   void WriteChunk(ActivityBuffer& buffer) {
@@ -457,6 +472,9 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     if (ring_) {
       ring_->Add(header, pieces, min_ts, max_ts, SteadyNs(), chunk ? chunk->record_count : 0,
                  chunk ? chunk->kind_counts : std::vector<KindCount>{}, definition);
+      // The frame is copied: the scratch buffers `pieces` may point to are
+      // free for the lead's encoding.
+      CarryOpenRanges();
       PublishCrashSnapshot();
       ++sequence_;
       counters_.frames_written.fetch_add(1, std::memory_order_relaxed);
@@ -519,6 +537,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   void WriteDump(const std::string& trigger, Trailer trailer) {
     WritePending();  // what was batched before the request belongs in it
     ring_->Age(SteadyNs());
+    CarryOpenRanges();
     PublishCrashSnapshot();
     uint64_t number = ++dumps_begun_;
     auto made = dump_sink_(number);
@@ -553,6 +572,23 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     st->bytes_dropped += c.bytes_dropped;
     st->messages_dropped += c.messages_dropped;
     return c;
+  }
+
+  // Ring mode, after each change of the ring: once ranges frames have left
+  // it, the ranges open at the start of what it holds, as its lead frame
+  // (open_ranges.h), encoded as the ranges frames are.
+  void CarryOpenRanges() {
+    if (!open_ranges_.Advance(ring_->oldest_span_order())) return;
+    std::vector<SmallMessage> carried = open_ranges_.Carried();
+    if (carried.empty()) {
+      ring_->ClearLead();
+      return;
+    }
+    EncodeFrame(FrameType::kRanges, carried,
+                [&](uint16_t flags, std::span<const ByteSpan> pieces, uint64_t lo, uint64_t hi) {
+                  FrameHeader header = MakeFrameHeader(static_cast<uint16_t>(FrameType::kRanges), flags, 0, pieces);
+                  ring_->SetLead(header, pieces, lo, hi, carried.size());
+                });
   }
 
   // Ring mode: the ring as it is now, ready for a crash handler; the
@@ -697,6 +733,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   DumpSinkFactory dump_sink_;
   std::unique_ptr<FrameRing> ring_;
   Batch range_defs_;  // NVTX names and payload schemas, batched apart in a ring
+  OpenRanges open_ranges_;  // what the ranges frames in the ring left open
   std::shared_ptr<RingCrashSlot> crash_slot_;  // with ring_crash_snapshots
   uint64_t dumps_begun_ = 0;
   std::string last_dump_;          // guarded by error_mu_

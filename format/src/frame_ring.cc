@@ -106,6 +106,29 @@ void FrameRing::DropOldestSpan() {
   spans_.pop_front();
 }
 
+void FrameRing::SetLead(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts,
+                        uint64_t max_ts, uint64_t open_ranges) {
+  ClearLead();
+  lead_.header = header;
+  lead_.min_ts = min_ts;
+  lead_.max_ts = max_ts;
+  size_t size = 0;
+  for (const ByteSpan& p : pieces) size += p.size();
+  lead_.payload.reserve(size);
+  for (const ByteSpan& p : pieces) lead_.payload.insert(lead_.payload.end(), p.begin(), p.end());
+  has_lead_ = true;
+  counters_.open_ranges_carried = open_ranges;
+}
+
+void FrameRing::ClearLead() {
+  if (!has_lead_) return;
+  // A snapshot built before may point to its bytes, as to a dropped frame's.
+  if (hold_dropped_) retired_.push_back(std::move(lead_.payload));
+  lead_ = RingFrame{};
+  has_lead_ = false;
+  counters_.open_ranges_carried = 0;
+}
+
 FrameHeader Resequenced(const FrameHeader& header, uint32_t sequence) {
   FrameHeader h = header;
   h.sequence = sequence;
@@ -117,7 +140,7 @@ Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer) {
   uint64_t offset = sizeof(FileHeader);
   uint32_t sequence = 0;
   std::vector<IndexEntry> index;
-  index.reserve(ring.counters().definition_frames + ring.counters().span_frames);
+  index.reserve(ring.frames_held());
   ring.Visit([&](const RingFrame& f) {
     index.push_back(IndexEntry{offset, f.header.type, f.header.length, f.min_ts, f.max_ts});
     offset += f.bytes();
@@ -139,6 +162,7 @@ Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer) {
   st.extra.emplace_back("ring_span_bytes_high", rc.span_bytes_high);
   st.extra.emplace_back("ring_bound_bytes", ring.limits().max_span_bytes);
   st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
+  st.extra.emplace_back("ring_open_ranges_carried", rc.open_ranges_carried);
   trailer.index = std::move(index);
   return trailer;
 }

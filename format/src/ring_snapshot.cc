@@ -45,8 +45,7 @@ RingSnapshot::~RingSnapshot() = default;
 std::unique_ptr<RingSnapshot> RingSnapshot::Build(const FrameRing& ring, Trailer trailer) {
   std::unique_ptr<RingSnapshot> s(new RingSnapshot);
   s->file_header_ = MakeFileHeader(0);
-  const RingCounters& rc = ring.counters();
-  s->frames_.reserve(rc.definition_frames + rc.span_frames);
+  s->frames_.reserve(ring.frames_held());
   uint64_t end = 0;
   ring.Visit([&](const RingFrame& f) {
     s->frames_.push_back({f.header, f.payload.data()});

@@ -4,10 +4,12 @@
 // names its trigger.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
 #include "gpucap/format/capture.h"
+#include "gpucap/format/capture_file.h"
 #include "gpucap/format/capture_writer.h"
 #include "gpucap/format/frame_ring.h"
 #include "frame_codec.h"
@@ -141,6 +143,92 @@ TEST(FrameRing, ASpanLargerThanTheBoundIsDroppedAloneAndCounted) {
   EXPECT_EQ(ring.counters().records_dropped, 77u);
 }
 
+// The lead (the writer's ranges open at the span's start) is walked just
+// before the first span, after the definitions made before it, or after
+// every definition when no span is held; a replaced lead's bytes are
+// retired like a dropped frame's; a dump counts it as any frame.
+TEST(FrameRing, TheLeadGoesFirstAmongTheSpansAndItsOldBytesAreRetired) {
+  FrameRing ring({2 * (sizeof(FrameHeader) + 64), 0}, /*hold_dropped=*/true);
+  Add(&ring, MakeFrame(FrameType::kSession, 16, 's'));
+  Add(&ring, MakeFrame(FrameType::kActivityChunk, 64, 1));
+  Add(&ring, MakeFrame(FrameType::kStrings, 8, 'n'));
+  Add(&ring, MakeFrame(FrameType::kActivityChunk, 64, 2));
+  Add(&ring, MakeFrame(FrameType::kActivityChunk, 64, 3));  // chunk 1 goes
+  EXPECT_TRUE(ring.TakeRetired().size() == 1);
+  EXPECT_EQ(ring.oldest_span_order(), 3u);
+  EXPECT_EQ(ring.next_order(), 5u);
+  TestFrame lead = MakeFrame(FrameType::kRanges, 24, 'L');
+  ByteSpan p(lead.payload.data(), lead.payload.size());
+  ring.SetLead(lead.header, {&p, 1}, 7, 9, 3);
+  auto tags = [&] {
+    std::vector<uint8_t> out;
+    ring.ForEach([&](const RingFrame& f) { out.push_back(f.payload[0]); });
+    return out;
+  };
+  EXPECT_EQ(tags(), (std::vector<uint8_t>{'s', 'n', 'L', 2, 3}));
+  EXPECT_EQ(ring.frames_held(), 5u);
+  EXPECT_EQ(ring.counters().open_ranges_carried, 3u);
+  EXPECT_EQ(ring.counters().span_frames, 2u) << "the lead is no span";
+
+  // A dump holds it where ForEach walks it, counted in its trailer.
+  testing::TempDir dir;
+  std::string path = dir.File("lead.gpucap");
+  auto sink = OpenFileSink(path);
+  ASSERT_TRUE(sink.ok());
+  ASSERT_TRUE(WriteRingCapture(ring, {}, 1, sink->get()).ok());
+  ASSERT_TRUE((*sink)->Close().ok());
+  auto file = CaptureFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  std::vector<uint16_t> types;
+  (*file)->Scan([&](const FrameRef& f) {
+    types.push_back(f.type);
+    return true;
+  });
+  EXPECT_EQ(types, (std::vector<uint16_t>{static_cast<uint16_t>(FrameType::kSession),
+                                          static_cast<uint16_t>(FrameType::kStrings),
+                                          static_cast<uint16_t>(FrameType::kRanges),
+                                          static_cast<uint16_t>(FrameType::kActivityChunk),
+                                          static_cast<uint16_t>(FrameType::kActivityChunk),
+                                          static_cast<uint16_t>(FrameType::kTrailer)}));
+  Trailer t = RingCaptureTrailer(ring, {});
+  EXPECT_EQ(t.frames, 5u);
+  ASSERT_EQ(t.index.size(), 5u);
+  EXPECT_EQ(t.index[2].type, static_cast<uint16_t>(FrameType::kRanges));
+  EXPECT_EQ(t.index[2].min_timestamp_ns, 7u);
+  EXPECT_EQ(t.index[2].max_timestamp_ns, 9u);
+  auto carried = std::find_if(t.stats.extra.begin(), t.stats.extra.end(),
+                              [](const auto& e) { return e.first == "ring_open_ranges_carried"; });
+  ASSERT_NE(carried, t.stats.extra.end());
+  EXPECT_EQ(carried->second, 3u);
+
+  // Replaced, its bytes wait for TakeRetired; with no span held it comes
+  // after every definition.
+  TestFrame next = MakeFrame(FrameType::kRanges, 16, 'M');
+  ByteSpan q(next.payload.data(), next.payload.size());
+  ring.SetLead(next.header, {&q, 1}, 7, 7, 1);
+  std::vector<std::vector<uint8_t>> retired = ring.TakeRetired();
+  ASSERT_EQ(retired.size(), 1u);
+  EXPECT_EQ(retired[0], lead.payload);
+  Add(&ring, MakeFrame(FrameType::kActivityChunk, 4000, 4));  // larger than the bound: dropped alone
+  Add(&ring, MakeFrame(FrameType::kStrings, 8, 'o'));
+  EXPECT_EQ(tags(), (std::vector<uint8_t>{'s', 'n', 'M', 2, 3, 'o'}));
+  FrameRing empty_spans({1 << 20, 1});
+  Add(&empty_spans, MakeFrame(FrameType::kStrings, 8, 'n'), 0);
+  Add(&empty_spans, MakeFrame(FrameType::kRanges, 8, 1), 0);
+  empty_spans.Age(10);
+  EXPECT_EQ(empty_spans.oldest_span_order(), 2u) << "none held: the next frame's";
+  empty_spans.SetLead(next.header, {&q, 1}, 7, 7, 1);
+  Add(&empty_spans, MakeFrame(FrameType::kStrings, 8, 'o'), 10);
+  std::vector<uint8_t> walked;
+  empty_spans.ForEach([&](const RingFrame& f) { walked.push_back(f.payload[0]); });
+  EXPECT_EQ(walked, (std::vector<uint8_t>{'n', 'o', 'M'}));
+  ring.ClearLead();
+  EXPECT_EQ(ring.TakeRetired().size(), 1u);
+  EXPECT_EQ(ring.lead(), nullptr);
+  EXPECT_EQ(ring.counters().open_ranges_carried, 0u);
+  EXPECT_EQ(tags(), (std::vector<uint8_t>{'s', 'n', 2, 3, 'o'}));
+}
+
 // --- the writer in ring mode ---
 
 struct Dumps {
@@ -241,6 +329,7 @@ TEST(RingWriter, NvtxNamesOutliveTheRangesAroundThem) {
   ASSERT_TRUE((*w)->Submit(event(RangeKind::kPush, 1, "early push")));
   ASSERT_TRUE((*w)->Submit(event(RangeKind::kNameDomain, 2, "my domain")));
   ASSERT_TRUE((*w)->Submit(event(RangeKind::kNameThread, 3, "trainer")));
+  ASSERT_TRUE((*w)->Submit(event(RangeKind::kPop, 4, "")));  // a range that left whole: not carried
   std::vector<SmallMessage> steps;  // one submission: the queue holds 1024
   for (uint64_t i = 0; i < 2000; ++i) {
     steps.push_back(event(i % 2 ? RangeKind::kPop : RangeKind::kPush, 10 + i, "step " + std::to_string(i)));
@@ -262,7 +351,100 @@ TEST(RingWriter, NvtxNamesOutliveTheRangesAroundThem) {
   EXPECT_EQ(names, (std::vector<std::string>{"my domain", "trainer"}));
   EXPECT_FALSE(early) << "the bound dropped the oldest ranges";
   EXPECT_TRUE(last);
-  EXPECT_LT(c->ranges.size(), 2003u);
+  EXPECT_LT(c->ranges.size(), 2004u);
+}
+
+// Issue 46: a range whose push left the ring with the oldest ranges frame
+// while its pop is held reaches the dump with its push as recorded, in a
+// ranges frame before the spans; so do ranges open across the whole span.
+// Ranges that left whole, marks and ranges opened inside the span are not
+// carried; and as the ring moves on, so does what it carries.
+TEST(RingWriter, ADumpCarriesThePushesOfTheRangesOpenAtItsSpansStart) {
+  Dumps dumps;
+  std::vector<std::vector<uint8_t>> data;
+  for (int i = 0; i < 21; ++i) data.push_back(testing::CuptiLikeBytes(16 << 10, 500 + i));
+  auto w = CaptureWriter::StartRing(dumps.Factory(), {5 * (17 << 10), 0}, {});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto range = [](RangeKind kind, uint32_t tid, uint64_t ts, std::string name = "", uint64_t domain = 0,
+                  uint64_t id = 0) {
+    RangeEvent e;
+    e.kind = kind;
+    e.os_tid = tid;
+    e.timestamp_ns = ts;
+    e.name = std::move(name);
+    e.domain = domain;
+    e.id = id;
+    return e;
+  };
+  RangeEvent outer = range(RangeKind::kPush, 1, 100, "train");
+  outer.category = 3;
+  outer.color = 0x00ff00;
+  outer.payload = uint64_t{17};
+  std::vector<SmallMessage> first = {
+      outer,
+      range(RangeKind::kPush, 1, 110, "ProfilerStep#0"),
+      range(RangeKind::kNameDomain, 2, 115, "my domain", 5),
+      range(RangeKind::kPush, 2, 120, "t2 a", 5),
+      range(RangeKind::kPush, 2, 130, "t2 b", 5),
+      range(RangeKind::kStart, 3, 140, "async", 0, 42),
+      range(RangeKind::kPush, 4, 150, "done"),
+      range(RangeKind::kPop, 4, 160),
+      range(RangeKind::kMark, 1, 170, "mark"),
+  };
+  ASSERT_TRUE((*w)->Submit(std::move(first)));
+  // Ten chunks: the first ranges frame (written before the first) leaves.
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
+  std::vector<SmallMessage> second = {
+      range(RangeKind::kPop, 1, 20'000),     // ProfilerStep#0
+      range(RangeKind::kPop, 2, 20'010, "", 5),  // t2 b
+      range(RangeKind::kEnd, 5, 20'020, "", 0, 42),
+      range(RangeKind::kPush, 1, 20'030, "ProfilerStep#1"),
+  };
+  ASSERT_TRUE((*w)->Submit(std::move(second)));
+  ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[10], 11'000)));
+  ASSERT_TRUE((*w)->RequestDump("first", {}));
+  // Ten more: the second ranges frame leaves too.
+  for (int i = 11; i < 21; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
+  ASSERT_TRUE((*w)->Submit(SmallMessage(range(RangeKind::kPop, 1, 40'000))));  // ProfilerStep#1
+  ASSERT_TRUE((*w)->RequestDump("second", {}));
+  ASSERT_TRUE((*w)->Flush(std::chrono::seconds(10)));  // a failure detector, not a pace
+  ASSERT_TRUE((*w)->Close({}, std::chrono::seconds(10)).ok());
+  ASSERT_EQ(dumps.made.size(), 2u);
+
+  auto shown = [](const RangeEvent& e) {
+    static const char* kKinds[] = {"push", "pop", "start", "end", "mark", "thread", "domain"};
+    return std::string(kKinds[static_cast<int>(e.kind)]) + " " + e.name + " @" + std::to_string(e.timestamp_ns);
+  };
+  auto carried_count = [](const Capture& c) {
+    uint64_t n = UINT64_MAX;
+    for (const auto& [k, v] : c.trailer->stats.extra) {
+      if (k == "ring_open_ranges_carried") n = v;
+    }
+    return n;
+  };
+  auto c = LoadCapture(dumps.made[0], {.verify_chunks = true});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->report.clean());
+  std::vector<std::string> seen;
+  for (const RangeEvent& e : c->ranges) seen.push_back(shown(e));
+  EXPECT_EQ(seen, (std::vector<std::string>{"domain my domain @115", "push train @100", "push ProfilerStep#0 @110",
+                                            "push t2 a @120", "push t2 b @130", "start async @140", "pop  @20000",
+                                            "pop  @20010", "end  @20020", "push ProfilerStep#1 @20030"}));
+  ASSERT_GE(c->ranges.size(), 2u);
+  EXPECT_EQ(c->ranges[1], outer) << "every field as recorded";
+  EXPECT_EQ(c->ranges[5].id, 42u);
+  EXPECT_EQ(c->ranges[4].domain, 5u);
+  EXPECT_EQ(carried_count(*c), 5u);
+  ASSERT_FALSE(c->chunks.empty());
+  EXPECT_GT(c->chunks.front().info.min_start_ns, 1000u) << "the first chunks left";
+
+  auto d = LoadCapture(dumps.made[1], {.verify_chunks = true});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  seen.clear();
+  for (const RangeEvent& e : d->ranges) seen.push_back(shown(e));
+  EXPECT_EQ(seen, (std::vector<std::string>{"domain my domain @115", "push train @100", "push t2 a @120",
+                                            "push ProfilerStep#1 @20030", "pop  @40000"}));
+  EXPECT_EQ(carried_count(*d), 3u);
 }
 
 TEST(RingWriter, ADumpThatCannotBeCreatedFailsAloneAndTheRingGoesOn) {

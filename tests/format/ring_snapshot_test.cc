@@ -43,6 +43,21 @@ bool WriteCrashDump(RingCrashSlot* slot, const std::string& path, const char* tr
   return ok;
 }
 
+SmallMessage Range(RangeKind kind, uint32_t tid, uint64_t ts, std::string name = "") {
+  RangeEvent e;
+  e.kind = kind;
+  e.os_tid = tid;
+  e.timestamp_ns = ts;
+  e.name = std::move(name);
+  return e;
+}
+
+std::vector<std::string> RangeNames(const Capture& c) {
+  std::vector<std::string> names;
+  for (const RangeEvent& e : c.ranges) names.push_back(e.name);
+  return names;
+}
+
 std::vector<std::string> StringNames(const Capture& c) {
   std::vector<std::string> names;
   for (const auto& s : c.strings) names.push_back(s.def.text);
@@ -68,8 +83,11 @@ struct RingFixture {
     EXPECT_TRUE(writer->Submit(SmallMessage(session)));
     EXPECT_TRUE(writer->Submit(SmallMessage(StringDef{0x1000, "crash_kernel"})));
   }
-  void Feed(int from, int to) {
+  void Chunks(int from, int to) {
     for (int i = from; i < to; ++i) ASSERT_TRUE(writer->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
+  }
+  void Feed(int from, int to) {
+    Chunks(from, to);
     // The writer's own dump: everything fed before it is in the ring (and
     // in its snapshot) once it is written.
     ASSERT_TRUE(writer->RequestDump("api: barrier", {}));
@@ -79,7 +97,13 @@ struct RingFixture {
 
 TEST(RingSnapshot, ReadsBackAsTheWritersOwnDumpOfTheSameRing) {
   RingFixture f(6 * (17 << 10));
-  f.Feed(0, 30);
+  // Two ranges whose pushes leave the ring with the first chunks, one
+  // popped in a frame the ring still holds: both carried (open_ranges.h).
+  ASSERT_TRUE(f.writer->Submit(
+      std::vector<SmallMessage>{Range(RangeKind::kPush, 1, 100, "train"), Range(RangeKind::kPush, 1, 110, "step#0")}));
+  f.Chunks(0, 26);
+  ASSERT_TRUE(f.writer->Submit(Range(RangeKind::kPop, 1, 26'500)));
+  f.Feed(26, 30);
   ASSERT_EQ(f.writer->counters().dumps_written, 1u) << f.writer->last_dump();
   std::string crash = f.dir.File("crash.gpucap");
   ASSERT_TRUE(WriteCrashDump(f.writer->crash_slot().get(), crash, "crash: SIGBUS"));
@@ -96,6 +120,18 @@ TEST(RingSnapshot, ReadsBackAsTheWritersOwnDumpOfTheSameRing) {
   ASSERT_TRUE(c->session.has_value());
   EXPECT_EQ(c->session->pid, 777u);
   EXPECT_EQ(StringNames(*c), std::vector<std::string>{"crash_kernel"});
+  EXPECT_EQ(RangeNames(*own), (std::vector<std::string>{"train", "step#0", ""}));
+  EXPECT_EQ(c->ranges, own->ranges);
+  auto carried = [](const Capture& capture) {
+    uint64_t n = UINT64_MAX;
+    for (const auto& [k, v] : capture.trailer->stats.extra) {
+      if (k == "ring_open_ranges_carried") n = v;
+    }
+    return n;
+  };
+  EXPECT_EQ(carried(*c), 2u);
+  EXPECT_EQ(carried(*own), 2u);
+  EXPECT_EQ(c->trailer->frames, own->trailer->frames);
   // The same frames at the same places: only the trailers differ.
   ASSERT_EQ(c->trailer->index.size(), own->trailer->index.size());
   for (size_t i = 0; i < c->trailer->index.size(); ++i) {
@@ -105,7 +141,7 @@ TEST(RingSnapshot, ReadsBackAsTheWritersOwnDumpOfTheSameRing) {
   }
   ASSERT_EQ(c->chunks.size(), own->chunks.size());
   ASSERT_GE(c->chunks.size(), 2u);
-  ASSERT_LT(c->chunks.size(), 30u) << "the bound dropped the oldest";
+  ASSERT_LT(c->chunks.size(), 26u) << "the bound dropped the oldest, and the pushes with them";
   for (size_t i = 0; i < c->chunks.size(); ++i) {
     EXPECT_EQ(c->chunks[i].info.min_start_ns, 1000 * (30 - c->chunks.size() + i + 1));
   }
@@ -174,10 +210,15 @@ TEST(RingCrashSlot, WhileAHandlerReadsNothingIsFreedAndItsSnapshotStays) {
 // checksums and all.
 TEST(RingCrashSlot, TheRingMovesOnUnderAReaderWithoutFreeingItsFrames) {
   RingFixture f(4 * (17 << 10));
-  f.Feed(0, 10);
+  ASSERT_TRUE(f.writer->Submit(
+      std::vector<SmallMessage>{Range(RangeKind::kPush, 1, 100, "train"), Range(RangeKind::kPush, 1, 110, "step#0")}));
+  f.Feed(0, 10);  // the pushes left: the snapshot's lead carries them
   auto slot = f.writer->crash_slot();
   RingSnapshot* held = slot->BeginRead(0, 1000);
   ASSERT_NE(held, nullptr);
+  // The pop's frame leaves too: the lead is replaced (step#0 is no longer
+  // carried) while the handler may still write the one it points to.
+  ASSERT_TRUE(f.writer->Submit(Range(RangeKind::kPop, 1, 10'500)));
   f.Feed(10, 60);  // every chunk of the snapshot dropped from the ring
   std::string path = f.dir.File("held.gpucap");
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -190,6 +231,7 @@ TEST(RingCrashSlot, TheRingMovesOnUnderAReaderWithoutFreeingItsFrames) {
   EXPECT_TRUE(c->report.clean());
   ASSERT_FALSE(c->chunks.empty());
   EXPECT_EQ(c->chunks.back().info.min_start_ns, 10'000u) << "the ring as it was when the handler began";
+  EXPECT_EQ(RangeNames(*c), (std::vector<std::string>{"train", "step#0"}));
   for (const auto& chunk : c->chunks) {
     std::vector<uint64_t> raw;
     EXPECT_TRUE(DecompressChunk(*c->file, chunk, &raw).ok());
@@ -202,6 +244,7 @@ TEST(RingCrashSlot, TheRingMovesOnUnderAReaderWithoutFreeingItsFrames) {
   auto d = LoadCapture(after);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->chunks.back().info.min_start_ns, 60'000u);
+  EXPECT_EQ(RangeNames(*d), std::vector<std::string>{"train"});
   EXPECT_EQ(slot->deferred(), 0u);
   ASSERT_TRUE(f.writer->Close({}, std::chrono::seconds(10)).ok());
   EXPECT_EQ(slot->BeginRead(0, 10), nullptr) << "a closed writer leaves no snapshot";

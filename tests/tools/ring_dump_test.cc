@@ -9,6 +9,7 @@
 #include "../support/gpucap_cli.h"
 #include "../support/temp_dir.h"
 #include "gpucap/format/activity_kind.h"
+#include "gpucap/format/capture.h"
 #include "gpucap/format/capture_file.h"
 #include "gpucap/format/frame_ring.h"
 #include "gpucap/format/sink.h"
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "tool_test_util.h"
 #include "scene.h"
+#include "synthetic_capture.h"
 #include "trace_util.h"
 
 namespace gpucap::tools {
@@ -207,6 +209,130 @@ TEST(RingDump, BuildLeavesOutAnOpWhoseLaunchFellOutOfTheRing) {
   EXPECT_EQ(cut.Events("f").size(), 2u);
   EXPECT_EQ(whole.Events("X", "kernel").size(), 6u);
   EXPECT_EQ(cut.Events("X", "kernel").size(), 3u) << "no slice for kernels 2 and 3";
+}
+
+// Two steps on thread 11 inside a `train` range that never closes:
+// ProfilerStep#1 over 30 chunks of 20 launches, ProfilerStep#2 over 3.
+// With `ring_bytes`, recorded into a flight recorder's ring of that bound
+// and dumped at the end (SyntheticOptions).
+constexpr uint64_t kStepOneChunks = 30, kStepTwoChunks = 3, kLaunchesPerChunk = 20;
+constexpr uint64_t kStepOnePush = testing::kT0 + 2'000;
+
+void WriteSteps(const std::string& path, uint64_t ring_bytes, uint64_t* step_one_pop) {
+  auto made = builder::testing::SyntheticCapture::Create(path, builder::testing::DefaultSession(),
+                                                         {builder::testing::H200(0)},
+                                                         {.reproducible = true, .ring_bytes = ring_bytes});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  builder::testing::SyntheticCapture& c = **made;
+  format::ClockSample clock;
+  clock.kind = format::ClockKind::kStart;
+  clock.cupti_ns = testing::kT0;
+  clock.realtime_ns = static_cast<int64_t>(testing::kT0) + testing::kClockOffset;
+  clock.monotonic_ns = 1000;
+  testing::Scene::Ok(c.Message(clock));
+  testing::Scene::Ok(c.String(0x1000, "_Z6kernelv"));
+  testing::Scene::Ok(c.Push(11, testing::kT0 + 1'000, "train"));
+  testing::Scene::Ok(c.Push(11, kStepOnePush, "ProfilerStep#1"));
+  uint32_t correlation = 1;
+  uint64_t t = testing::kT0 + 10'000;
+  auto launches = [&](uint64_t chunks) {
+    for (uint64_t k = 0; k < chunks; ++k) {
+      for (uint64_t j = 0; j < kLaunchesPerChunk; ++j, t += 10'000, ++correlation) {
+        builder::testing::ApiRecord a;
+        a.start = t;
+        a.end = t + 2'000;
+        a.tid = 11;
+        a.correlation = correlation;
+        c.Api(a);
+        builder::testing::KernelRecord kernel;
+        kernel.start = t + 3'000;
+        kernel.end = t + 8'000;
+        kernel.correlation = correlation;
+        kernel.name_pointer = 0x1000;
+        c.Kernel(kernel);
+      }
+      testing::Scene::Ok(c.EndChunk());
+    }
+  };
+  launches(kStepOneChunks);
+  *step_one_pop = t;
+  testing::Scene::Ok(c.Pop(11, t));
+  testing::Scene::Ok(c.Push(11, t += 10'000, "ProfilerStep#2"));
+  launches(kStepTwoChunks);
+  testing::Scene::Ok(c.Pop(11, t));
+  testing::Scene::Ok(c.Close("test"));
+}
+
+// Issue 46: the dump of a ring whose oldest frames held the push of the
+// step its span begins in (and of `train`, open across it all). The
+// writer carries both pushes (open_ranges.h), so the step keeps its
+// window, from its real start, and the ops launched in it that the dump
+// holds keep their annotation; `train` is drawn, never closed, as in any
+// capture that ends inside it.
+TEST(RingDump, AStepWhosePushLeftTheRingKeepsItsWindowAndAnnotation) {
+  testing::TempDir dir;
+  std::string whole = dir.File("steps.gpucap");
+  uint64_t step_one_pop = 0;
+  ASSERT_NO_FATAL_FAILURE(WriteSteps(whole, 0, &step_one_pop));
+  // The bound: what the span frames from step 1's last eight chunks on
+  // take (the same frames, byte for byte, in the ring).
+  auto file = format::CaptureFile::Open(whole);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  std::vector<uint64_t> span_bytes;
+  size_t first_kept = 0, chunks = 0;
+  (*file)->Scan([&](const format::FrameRef& f) {
+    auto type = static_cast<format::FrameType>(f.type);
+    if (type == format::FrameType::kTrailer || format::IsDefinitionFrame(type)) return true;
+    if (type == format::FrameType::kActivityChunk && chunks++ == kStepOneChunks - 8) first_kept = span_bytes.size();
+    span_bytes.push_back(sizeof(format::FrameHeader) + f.length);
+    return true;
+  });
+  ASSERT_GT(first_kept, 0u);
+  uint64_t bound = 0;
+  for (size_t i = first_kept; i < span_bytes.size(); ++i) bound += span_bytes[i];
+  std::string dump = dir.File("steps.ring-1.gpucap");
+  uint64_t pop_in_dump = 0;
+  ASSERT_NO_FATAL_FAILURE(WriteSteps(dump, bound, &pop_in_dump));
+
+  auto loaded = format::LoadCapture(dump);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->chunks.size(), 8 + kStepTwoChunks) << "the ring kept step 1's last eight chunks";
+  ASSERT_GE(loaded->ranges.size(), 2u);
+  EXPECT_EQ(loaded->ranges[0].name, "train");
+  EXPECT_EQ(loaded->ranges[1].name, "ProfilerStep#1");
+  EXPECT_EQ(loaded->ranges[1].timestamp_ns, kStepOnePush) << "its push as recorded";
+  testing::Json info = testing::ParseOrFail(InfoJson(Describe(dump)));
+  EXPECT_EQ(info["drops"]["recorder_counters"]["ring_open_ranges_carried"].u(), 2u);
+
+  // `-w nvtx:ProfilerStep#\d+`: both steps are windows, step 1 from its push.
+  builder::BuildOptions steps;
+  steps.window = "nvtx:ProfilerStep#\\d+";
+  std::vector<testing::Trace> windows = testing::BuildTraces(dump, steps);
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(windows[0].root["gpucap"]["window"]["label"].text, "ProfilerStep#1");
+  EXPECT_EQ(windows[1].root["gpucap"]["window"]["label"].text, "ProfilerStep#2");
+  std::vector<const testing::Json*> kernels = windows[0].Events("X", "kernel");
+  EXPECT_EQ(kernels.size(), 8 * kLaunchesPerChunk) << "the step's ops the dump holds";
+  for (const testing::Json* k : kernels) EXPECT_EQ((*k)["args"]["annotation"].text, "ProfilerStep#1");
+  std::vector<const testing::Json*> step = windows[0].Named("ProfilerStep#1");
+  ASSERT_EQ(step.size(), 1u);
+  EXPECT_EQ(testing::Nanos((*step[0])["dur"]), static_cast<int64_t>(step_one_pop - kStepOnePush))
+      << "from its real push to its pop";
+
+  // One window of all: every op the dump holds is in a step, and `train`
+  // is drawn from its push.
+  testing::Trace all = testing::BuildOne(dump);
+  testing::ExpectImporterRules(all);
+  std::vector<const testing::Json*> every = all.Events("X", "kernel");
+  EXPECT_EQ(every.size(), (8 + kStepTwoChunks) * kLaunchesPerChunk);
+  size_t in_step_one = 0;
+  for (const testing::Json* k : every) {
+    std::string annotation = (*k)["args"]["annotation"].text;
+    EXPECT_TRUE(annotation == "ProfilerStep#1" || annotation == "ProfilerStep#2") << annotation;
+    in_step_one += annotation == "ProfilerStep#1";
+  }
+  EXPECT_EQ(in_step_one, 8 * kLaunchesPerChunk);
+  EXPECT_EQ(all.Named("train").size(), 1u);
 }
 
 }  // namespace

@@ -8,7 +8,10 @@
 // FrameRing in memory (frame_ring.h) instead of a file, and a dump, asked
 // for with RequestDump, writes the ring as a complete capture to a new sink,
 // on the writer thread, in queue order (after everything submitted before
-// the request). With ring_crash_snapshots, the writer also keeps a
+// the request). A ranges frame that leaves the ring leaves the ranges it
+// opened without their pushes: the writer keeps those still open, or
+// closed in a frame the ring holds, as the ring's lead frame, which a dump
+// writes before its spans (open_ranges.h). With ring_crash_snapshots, the writer also keeps a
 // RingSnapshot of the ring current after each change, for a crash handler
 // to write (crash_slot.h, ring_snapshot.h).
 #ifndef GPUCAP_FORMAT_CAPTURE_WRITER_H_
