@@ -28,6 +28,7 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -81,6 +82,13 @@ class CuptiSession {
   void Attach();
   void Record();  // Attach, then the kinds on
   void Pause();   // the kinds off, then Release
+  // Hands every buffer CUPTI holds to the completion callback, and so to
+  // the writer, now: those it is still filling too
+  // (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), with any records of work not yet
+  // done in them incomplete. Then waits up to `wait` for the completions to
+  // be done (zero: not at all, the writer takes them as they come). Any
+  // thread, while attached (CUPTI's buffer callbacks registered).
+  void FlushForced(std::chrono::milliseconds wait);
   // A pause's second half, on the control thread; only_if_paused: not
   // when a capture range has started recording again meanwhile.
   void Release(bool only_if_paused = false);

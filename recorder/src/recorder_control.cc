@@ -123,8 +123,7 @@ bool Recorder::RequestApiDump(const char* why) {
 void Recorder::Dump(const std::string& trigger) {
   if (cupti_.started() && cupti_.activity_enabled()) {
     // The buffers CUPTI is filling now hold the last moments: cut them short.
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+    cupti_.FlushForced(std::chrono::milliseconds(300));
   }
   if (api_records_) api_records_->Collect();
   facts_.ReportDevices();
@@ -158,8 +157,7 @@ void Recorder::Stop(const char* reason) {
   state_.store(kPaused);  // no new events from the application
   control_.Quit();
   if (cupti_.started()) {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+    cupti_.FlushForced(std::chrono::milliseconds(300));
     // Already stopped when this runs at exit (StopPmSamplersAtExit).
     StopPmSamplers();
     cupti_.SetActivityEnabled(false);
