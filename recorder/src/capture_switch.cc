@@ -162,7 +162,7 @@ bool CaptureSwitch::Poll() {
   if (gate_->trigger_busy()) return false;
   // Its ranges are done: hand CUPTI's buffers to the writer, then take the
   // file away, so that its going says the trace is in the capture.
-  if (!cupti_->activity_enabled()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!cupti_->activity_enabled()) cupti_->FlushForced(std::chrono::milliseconds(0));
   std::string what = trigger_->Retire();
   trigger_taken_ = false;
   if (what.rfind("left", 0) == 0) trigger_stuck_ = true;

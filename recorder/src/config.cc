@@ -185,6 +185,7 @@ Config Config::FromEnvironment() {
   c.ring_slow_window = static_cast<uint32_t>(std::max(1.0, EnvDouble("GPUCAP_RING_SLOW_WINDOW", 20)));
   c.ring_dump_interval_s = std::max(0.0, EnvDouble("GPUCAP_RING_DUMP_INTERVAL_S", 60));
   c.ring_crash = EnvBool("GPUCAP_RING_CRASH", true);
+  c.ring_flush_ms = static_cast<uint32_t>(std::max(0.0, EnvDouble("GPUCAP_RING_FLUSH_MS", 500)));
   c.start_paused = EnvBool("GPUCAP_START_PAUSED", false);
   c.toggle_signal = EnvBool("GPUCAP_SIGUSR2", true);
   c.graphs = EnvBool("GPUCAP_GRAPHS", true);

@@ -49,6 +49,12 @@ struct Config {
   // A crash writes a dump too (crash_dump.h); GPUCAP_RING_CRASH=0 leaves the
   // crash signals alone (a program that takes SIGSEGV in its normal work).
   bool ring_crash = true;
+  // GPUCAP_RING_FLUSH_MS: while recording in ring mode, the control thread
+  // asks CUPTI for its buffers of complete records this often (periodic_flush.h), so
+  // that a crash dump, whose handler cannot call CUPTI, lacks at most about
+  // this long of GPU activity; 0 turns it off. CUPTI's own flush period
+  // (flush_period_ms) returns full buffers only.
+  uint32_t ring_flush_ms = 500;
   bool ring() const { return ring_bytes > 0; }
   // The flight recorder's own triggers (step_watch.h): GPUCAP_RING_HANG_S,
   // a dump when no step closed for that long; GPUCAP_RING_SLOW_STEP (K) with

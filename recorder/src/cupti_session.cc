@@ -129,6 +129,11 @@ void CuptiSession::PauseActivity() {
   SetActivityEnabled(false);
 }
 
+void CuptiSession::FlushForced(std::chrono::milliseconds wait) {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (wait.count() > 0) buffers_->WaitForCompletions(wait);
+}
+
 // CUPTI with its activity kinds switched off still costs the launching
 // thread (PyTorch saw 10-20% after its profiler ended until cuptiFinalize:
 // pytorch/pytorch#144455; +88% of an empty launch here): a pause after a
@@ -140,8 +145,7 @@ void CuptiSession::Release(bool only_if_paused) {
     return;
   }
   // Every buffer comes back before CUPTI lets go of them.
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+  FlushForced(std::chrono::milliseconds(300));
   // A capture range switches on application threads: one may have started
   // recording again since.
   if (only_if_paused && phase_->load() != RecorderPhase::kPaused) return;

@@ -28,6 +28,7 @@
 #include <cupti.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -89,6 +90,13 @@ class CuptiSession {
   // inference). The kinds go off at once when the detach cannot run or has
   // given up for this pause; GPUCAP_DETACH_LATE_OFF=0 always does.
   void PauseActivity();
+  // Hands every buffer CUPTI holds to the completion callback, and so to
+  // the writer, now: those it is still filling too
+  // (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), with any records of work not yet
+  // done in them incomplete. Then waits up to `wait` for the completions to
+  // be done (zero: not at all, the writer takes them as they come). Any
+  // thread, while attached (CUPTI's buffer callbacks registered).
+  void FlushForced(std::chrono::milliseconds wait);
   // A pause's second half, on the control thread; only_if_paused: not
   // when a capture range has started recording again meanwhile.
   void Release(bool only_if_paused = false);

@@ -1,10 +1,11 @@
 // What each pass of the recorder's control thread (control_thread.h) does,
 // in order: collect full range chunks, flush CUPTI's completed buffers when
 // asked, a stop signal, the end of --delay, SIGUSR2's toggle, letting go of
-// CUPTI after a recorded range and the detach's retries, the capture
-// ranges' end, --duration, a writer that stopped, PM polls, new devices,
-// and the one-second tick. And the stop itself: flushing CUPTI, writing the
-// trailer and closing the capture.
+// CUPTI after a recorded range and the detach's retries, the flight
+// recorder's periodic forced flush, the capture ranges' end, --duration, a
+// writer that stopped, PM polls, new devices, and the one-second tick. And
+// the stop itself: flushing CUPTI, writing the trailer and closing the
+// capture.
 #include <cupti.h>
 #include <signal.h>
 
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "periodic_flush.h"
 #include "recorder.h"
 
 namespace gpucap::recorder {
@@ -25,6 +27,11 @@ void Recorder::ControlLoop() {
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
   uint64_t dumps_logged = 0;
+  // Ring mode only, where a crash dump is what the recording is for. A file
+  // written as it goes loses CUPTI's unflushed buffers to a crash too, but
+  // there the price (a forced flush returns records of work not yet done
+  // incomplete) has not been weighed.
+  PeriodicFlush ring_flush(config_.ring() ? uint64_t{config_.ring_flush_ms} * 1'000'000 : 0);
   for (;;) {
     if (!control_.Wait()) return;
     for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
@@ -79,6 +86,16 @@ void Recorder::ControlLoop() {
     // again at the next ticks of the same pause.
     if (cupti_.detaches() && state_.load() == kPaused && cupti_.DetachRetryDue()) cupti_.TryDetach();
     if (state_.load() == kPaused) cupti_.HoldWhilePaused();
+    // Paused, CUPTI records nothing (and may be detached): nothing to flush.
+    // No wait for the completions: the writer takes them as they come.
+    bool recording = state_.load() == kRecording && cupti_.activity_enabled();
+    auto since_start = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started);
+    if (ring_flush.Due(static_cast<uint64_t>(since_start.count()), recording)) {
+      // CUPTI's default flush: every buffer whose records are all complete,
+      // full or not (cupti_activity.h), so that no kernel running at the
+      // flush loses its end, as a forced one would cut it.
+      cuptiActivityFlushAll(0);
+    }
     if (capture_.gated() && capture_.Poll()) {
       Stop("capture range end");
       return;
@@ -123,8 +140,7 @@ bool Recorder::RequestApiDump(const char* why) {
 void Recorder::Dump(const std::string& trigger) {
   if (cupti_.started() && cupti_.activity_enabled()) {
     // The buffers CUPTI is filling now hold the last moments: cut them short.
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+    cupti_.FlushForced(std::chrono::milliseconds(300));
   }
   if (api_records_) api_records_->Collect();
   facts_.ReportDevices();
@@ -158,8 +174,7 @@ void Recorder::Stop(const char* reason) {
   state_.store(kPaused);  // no new events from the application
   control_.Quit();
   if (cupti_.started()) {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    buffers_->WaitForCompletions(std::chrono::milliseconds(300));
+    cupti_.FlushForced(std::chrono::milliseconds(300));
     // Already stopped when this runs at exit (StopPmSamplersAtExit).
     StopPmSamplers();
     cupti_.SetActivityEnabled(false);

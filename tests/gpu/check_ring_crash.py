@@ -79,10 +79,14 @@ def main(dump, manifest_path, gpucap, work):
         check(sum(per_step[n].values()) > 0, f"step#{n} has GPU ops ({sum(per_step[n].values())})")
     # Every op launched in a checked step is drawn with its launch: the
     # builder's flow starts sit on launches, so count ops by flows too.
+    # Two steps without ops are not equal steps: 0 = 0 says the dump holds
+    # no GPU work (CUPTI's buffers never reached the ring), not a match.
     if present:
         first = per_step[present[0]]
         for n in present[1:]:
-            check(per_step[n] == first, f"step#{n}'s kernels equal step#{present[0]}'s ({sum(per_step[n].values())} ops)")
+            check(per_step[n] == first and sum(first.values()) > 0,
+                  f"step#{n}'s kernels equal step#{present[0]}'s ({sum(per_step[n].values())} ops, "
+                  f"{sum(first.values())} in step#{present[0]})")
     if without_launch["ops"]:
         # Allowed only before the checked steps (the ring's oldest edge).
         first_checked = min(steps[n][1] for n in present) if present else float("inf")

@@ -5,17 +5,25 @@
 #
 #   python3 ring_crash_job.py MANIFEST
 #   STEPS=30 (steps before the crash), CRASH=segv|abort,
-#   CRASH_DELAY_S=3: the pause between the last step and the crash. A crash
-#   dump holds what had reached the recorder's writer: CUPTI hands its
-#   buffers over at its flush period (GPUCAP_FLUSH_MS, 1 s) and the writer
-#   batches ranges for up to 1 s, so the last ~2 s before a crash are not in
-#   it. The pause keeps the last steps inside the dump; 0 shows the loss.
+#   CRASH_DELAY_S=2.5: the pause between the last step and the crash. A
+#   crash dump holds what had reached the recorder's writer, and the handler
+#   cannot call CUPTI. GPU activity: CUPTI hands a buffer over only when it is
+#   full or flushed (its own flush period returns full buffers only, so
+#   before --ring-flush-ms a dump of this job held none), and in ring mode the
+#   control thread forces a flush every GPUCAP_RING_FLUSH_MS (500 ms) at its
+#   50 ms passes, the chunk going into the ring at once: ~0.55 s. Ranges:
+#   collected at the control thread's 1 s tick, then batched by the writer
+#   for up to 1 s (written sooner when an activity chunk follows, which a
+#   job that only sleeps may not give): ~2.1 s at worst. The pause covers
+#   that with ~0.4 s to spare, so the last steps are whole in the dump;
+#   under ~2.1 s their ranges may be missing, under ~0.6 s their GPU work
+#   too; 0 shows the loss.
 import ctypes, json, os, sys, time, torch
 
 manifest = sys.argv[1] if len(sys.argv) > 1 else "ring_crash.expect.json"
 steps = int(os.environ.get("STEPS", "30"))
 crash = os.environ.get("CRASH", "segv")
-delay = float(os.environ.get("CRASH_DELAY_S", "3"))
+delay = float(os.environ.get("CRASH_DELAY_S", "2.5"))
 torch.manual_seed(0)
 m = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.GELU(), torch.nn.LayerNorm(256)) for _ in range(4)]).cuda()
 opt = torch.optim.AdamW(m.parameters(), lr=1e-3)

@@ -298,5 +298,18 @@ TEST(Config, TheStepTriggersAreOffUnlessAskedAndTheirWindowIsAtLeastOne) {
   for (const char* v : vars) unsetenv(v);
 }
 
+// A crash dump lacks about this long of GPU activity (periodic_flush.h).
+TEST(Config, TheRingsForcedFlushIsEveryHalfSecondUnlessSetAndZeroOrLessTurnsItOff) {
+  unsetenv("GPUCAP_RING_FLUSH_MS");
+  EXPECT_EQ(Config::FromEnvironment().ring_flush_ms, 500u);
+  setenv("GPUCAP_RING_FLUSH_MS", "250", 1);
+  EXPECT_EQ(Config::FromEnvironment().ring_flush_ms, 250u);
+  setenv("GPUCAP_RING_FLUSH_MS", "0", 1);
+  EXPECT_EQ(Config::FromEnvironment().ring_flush_ms, 0u);
+  setenv("GPUCAP_RING_FLUSH_MS", "-5", 1);
+  EXPECT_EQ(Config::FromEnvironment().ring_flush_ms, 0u);
+  unsetenv("GPUCAP_RING_FLUSH_MS");
+}
+
 }  // namespace
 }  // namespace gpucap::recorder

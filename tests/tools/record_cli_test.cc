@@ -80,6 +80,32 @@ TEST_F(Record, TheFlightRecordersFlagsReachTheRecorderAndBadOnesAreRefused) {
   }
 }
 
+TEST_F(Record, TheRingsFlushPeriodReachesTheRecorderAndNeedsARing) {
+  CliRun r = Run("--ring-mb 8 --ring-flush-ms 250 -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Env env = ReadEnv();
+  ASSERT_FALSE(env.empty()) << "the program did not run";
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_FLUSH_MS"]), 250);
+  std::filesystem::remove(env_file_);
+  ASSERT_EQ(Run("--ring 30 --ring-flush-ms 0 -q").code, 0) << "0 turns it off";
+  EXPECT_DOUBLE_EQ(std::stod(ReadEnv()["GPUCAP_RING_FLUSH_MS"]), 0);
+  std::filesystem::remove(env_file_);
+  ASSERT_EQ(Run("--ring-mb 8 -q").code, 0);
+  EXPECT_EQ(ReadEnv().count("GPUCAP_RING_FLUSH_MS"), 0u) << "unset: the recorder's default";
+
+  const std::pair<const char*, const char*> refusals[] = {
+      {"--ring-flush-ms 250", "--ring-flush-ms needs --ring-mb or --ring"},
+      {"--ring-mb 8 --ring-flush-ms -1", "--ring-flush-ms must be 0 (off) or more milliseconds"},
+  };
+  for (const auto& [bad, why] : refusals) {
+    std::filesystem::remove(env_file_);
+    CliRun refused = Run(bad);
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find(why), std::string::npos) << bad << ": " << refused.output;
+    EXPECT_FALSE(std::filesystem::exists(env_file_)) << bad << ": the program ran";
+  }
+}
+
 TEST_F(Record, TheStepTriggersFlagsReachTheRecorderAndNeedARing) {
   CliRun r = Run("--ring-mb 8 --ring-hang 30 --ring-slow-step 4 --ring-slow-window 50 --ring-dump-interval 120 -q");
   ASSERT_EQ(r.code, 0) << r.output;

@@ -81,6 +81,9 @@ po::options_description RecordOptions() {
       ("ring", po::value<double>(),
        "flight recorder: keep the last SECONDS of the recording (within --ring-mb, 256 MiB unless given)")
       ("ring-dump-at-exit", "flight recorder: also dump when the recording ends (exit, SIGTERM, --duration)")
+      ("ring-flush-ms", po::value<double>(),
+       "flight recorder: force CUPTI to hand over its buffers every MS while recording (default 500; 0: off), "
+       "so that a crash dump lacks at most about that long of GPU activity")
       ("ring-hang", po::value<double>(),
        "flight recorder: dump when no step closed for SECONDS (once per hang; a step closing re-arms it); the "
        "steps: the --window-nvtx ranges (or an nvtx --capture-range's), else 'ProfilerStep#\\d+'")
@@ -152,6 +155,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("ring-mb")) set("GPUCAP_RING_MB", std::to_string(vm["ring-mb"].as<double>()));
   if (vm.count("ring")) set("GPUCAP_RING_S", std::to_string(vm["ring"].as<double>()));
   if (vm.count("ring-dump-at-exit")) set("GPUCAP_RING_DUMP_AT_EXIT", "1");
+  if (vm.count("ring-flush-ms")) set("GPUCAP_RING_FLUSH_MS", std::to_string(vm["ring-flush-ms"].as<double>()));
   if (vm.count("ring-hang")) set("GPUCAP_RING_HANG_S", std::to_string(vm["ring-hang"].as<double>()));
   if (vm.count("ring-slow-step")) set("GPUCAP_RING_SLOW_STEP", std::to_string(vm["ring-slow-step"].as<double>()));
   if (vm.count("ring-slow-window")) {
@@ -213,6 +217,10 @@ std::string RingUsageError(const po::variables_map& vm) {
   if (vm.count("ring-mb") && !(vm["ring-mb"].as<double>() > 0)) return "--ring-mb must be above 0";
   if (vm.count("ring") && !(vm["ring"].as<double>() > 0)) return "--ring must be above 0 seconds";
   if (vm.count("ring-dump-at-exit") && !ring) return "--ring-dump-at-exit needs --ring-mb or --ring";
+  if (vm.count("ring-flush-ms") && !ring) return "--ring-flush-ms needs --ring-mb or --ring";
+  if (vm.count("ring-flush-ms") && !(vm["ring-flush-ms"].as<double>() >= 0)) {
+    return "--ring-flush-ms must be 0 (off) or more milliseconds";
+  }
   if (ring && vm.count("max-mb")) return "--max-mb bounds a capture file; with --ring-mb the ring is the bound";
   for (const char* flag : {"ring-hang", "ring-slow-step"}) {
     if (vm.count(flag) && !ring) return std::string("--") + flag + " needs --ring-mb or --ring";
