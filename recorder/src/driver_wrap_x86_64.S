@@ -40,6 +40,7 @@
    address undefined, so that an unwinder stops at the trampoline rather
    than walk on from a wrong one. */
 #include "driver_wrap_abi.h"
+#include "saved_arguments_x86_64.h"
 
     .text
     .globl gpucap_gate_trampoline
@@ -88,62 +89,11 @@ gpucap_gate_trampoline:
 .Lundo_depth:
     decl GPUCAP_GATE_SLOT_DEPTH(%r10)      /* as if never entered: Enter() decides */
 .Lfull:
-    pushq %r11
-    .cfi_adjust_cfa_offset 8
-    pushq %rdi
-    .cfi_adjust_cfa_offset 8
-    pushq %rsi
-    .cfi_adjust_cfa_offset 8
-    pushq %rdx
-    .cfi_adjust_cfa_offset 8
-    pushq %rcx
-    .cfi_adjust_cfa_offset 8
-    pushq %r8
-    .cfi_adjust_cfa_offset 8
-    pushq %r9
-    .cfi_adjust_cfa_offset 8
-    pushq %rax
-    .cfi_adjust_cfa_offset 8
-    subq $136, %rsp                /* xmm0-7 and the enter's answer; rsp 16-aligned */
-    .cfi_adjust_cfa_offset 136
-    movdqu %xmm0, 0(%rsp)
-    movdqu %xmm1, 16(%rsp)
-    movdqu %xmm2, 32(%rsp)
-    movdqu %xmm3, 48(%rsp)
-    movdqu %xmm4, 64(%rsp)
-    movdqu %xmm5, 80(%rsp)
-    movdqu %xmm6, 96(%rsp)
-    movdqu %xmm7, 112(%rsp)
-    movq 200(%rsp), %rdi           /* the caller's return address */
+    SAVE_ARGUMENTS
+    movq SAVED_RETURN_ADDRESS(%rsp), %rdi  /* the caller's return address */
     call gpucap_gate_enter
-    movq %rax, 128(%rsp)
-    movdqu 0(%rsp), %xmm0
-    movdqu 16(%rsp), %xmm1
-    movdqu 32(%rsp), %xmm2
-    movdqu 48(%rsp), %xmm3
-    movdqu 64(%rsp), %xmm4
-    movdqu 80(%rsp), %xmm5
-    movdqu 96(%rsp), %xmm6
-    movdqu 112(%rsp), %xmm7
-    movq 128(%rsp), %r10
-    addq $136, %rsp
-    .cfi_adjust_cfa_offset -136
-    popq %rax
-    .cfi_adjust_cfa_offset -8
-    popq %r9
-    .cfi_adjust_cfa_offset -8
-    popq %r8
-    .cfi_adjust_cfa_offset -8
-    popq %rcx
-    .cfi_adjust_cfa_offset -8
-    popq %rdx
-    .cfi_adjust_cfa_offset -8
-    popq %rsi
-    .cfi_adjust_cfa_offset -8
-    popq %rdi
-    .cfi_adjust_cfa_offset -8
-    popq %r11
-    .cfi_adjust_cfa_offset -8
+    movq %rax, SAVED_ANSWER(%rsp)
+    RESTORE_ARGUMENTS
     testq %r10, %r10
     jz 1f
     addq $8, %rsp                  /* the caller's return address is on the thread's frames now */
