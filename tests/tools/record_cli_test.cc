@@ -48,6 +48,16 @@ class Record : public ::testing::Test {
                   env_file_ + "; exit " + std::to_string(exit_code) + "'");
   }
 
+  // `gpucap record FLAGS` refuses them (exit 2, saying `why`) before the
+  // program runs.
+  void ExpectRefused(const std::string& flags, const std::string& why) {
+    std::filesystem::remove(env_file_);
+    CliRun refused = Run(flags);
+    EXPECT_EQ(refused.code, 2) << flags << ": " << refused.output;
+    EXPECT_NE(refused.output.find(why), std::string::npos) << flags << ": " << refused.output;
+    EXPECT_FALSE(std::filesystem::exists(env_file_)) << flags << ": the program ran";
+  }
+
   Env ReadEnv() {
     Env env;
     std::ifstream in(env_file_);
@@ -72,11 +82,7 @@ TEST_F(Record, TheFlightRecordersFlagsReachTheRecorderAndBadOnesAreRefused) {
   EXPECT_EQ(env["GPUCAP_RING_DUMP_AT_EXIT"], "1");
 
   for (const char* bad : {"--ring-mb 0", "--ring -1", "--ring-dump-at-exit", "--ring-mb 8 --max-mb 10"}) {
-    std::filesystem::remove(env_file_);
-    CliRun refused = Run(bad);
-    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.output;
-    EXPECT_NE(refused.output.find("--ring"), std::string::npos) << bad << ": " << refused.output;
-    EXPECT_FALSE(std::filesystem::exists(env_file_)) << bad << ": the program ran";
+    ExpectRefused(bad, "--ring");
   }
 }
 
@@ -97,13 +103,7 @@ TEST_F(Record, TheRingsFlushPeriodReachesTheRecorderAndNeedsARing) {
       {"--ring-flush-ms 250", "--ring-flush-ms needs --ring-mb or --ring"},
       {"--ring-mb 8 --ring-flush-ms -1", "--ring-flush-ms must be 0 (off) or more milliseconds"},
   };
-  for (const auto& [bad, why] : refusals) {
-    std::filesystem::remove(env_file_);
-    CliRun refused = Run(bad);
-    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.output;
-    EXPECT_NE(refused.output.find(why), std::string::npos) << bad << ": " << refused.output;
-    EXPECT_FALSE(std::filesystem::exists(env_file_)) << bad << ": the program ran";
-  }
+  for (const auto& [bad, why] : refusals) ExpectRefused(bad, why);
 }
 
 TEST_F(Record, TheStepTriggersFlagsReachTheRecorderAndNeedARing) {
@@ -126,13 +126,7 @@ TEST_F(Record, TheStepTriggersFlagsReachTheRecorderAndNeedARing) {
       {"--ring 10 --ring-slow-step 3 --ring-slow-window 0", "--ring-slow-window must be at least 1"},
       {"--ring 10 --ring-slow-step 3 --ring-dump-interval -2", "--ring-dump-interval must be 0 or more seconds"},
   };
-  for (const auto& [bad, why] : refusals) {
-    std::filesystem::remove(env_file_);
-    CliRun refused = Run(bad);
-    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.output;
-    EXPECT_NE(refused.output.find(why), std::string::npos) << bad << ": " << refused.output;
-    EXPECT_FALSE(std::filesystem::exists(env_file_)) << bad << ": the program ran";
-  }
+  for (const auto& [bad, why] : refusals) ExpectRefused(bad, why);
 }
 
 TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
