@@ -13,6 +13,7 @@
 #include "gpucap/format/capture_writer.h"
 #include "gpucap/format/frame_ring.h"
 #include "frame_codec.h"
+#include "range_event.h"
 #include "ring_chunk.h"
 #include "sample_capture.h"
 #include "../support/temp_dir.h"
@@ -365,47 +366,36 @@ TEST(RingWriter, ADumpCarriesThePushesOfTheRangesOpenAtItsSpansStart) {
   for (int i = 0; i < 21; ++i) data.push_back(testing::CuptiLikeBytes(16 << 10, 500 + i));
   auto w = CaptureWriter::StartRing(dumps.Factory(), {5 * (17 << 10), 0}, {});
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  auto range = [](RangeKind kind, uint32_t tid, uint64_t ts, std::string name = "", uint64_t domain = 0,
-                  uint64_t id = 0) {
-    RangeEvent e;
-    e.kind = kind;
-    e.os_tid = tid;
-    e.timestamp_ns = ts;
-    e.name = std::move(name);
-    e.domain = domain;
-    e.id = id;
-    return e;
-  };
-  RangeEvent outer = range(RangeKind::kPush, 1, 100, "train");
+  RangeEvent outer = TestRangeEvent(RangeKind::kPush, 1, 100, "train");
   outer.category = 3;
   outer.color = 0x00ff00;
   outer.payload = uint64_t{17};
   std::vector<SmallMessage> first = {
       outer,
-      range(RangeKind::kPush, 1, 110, "ProfilerStep#0"),
-      range(RangeKind::kNameDomain, 2, 115, "my domain", 5),
-      range(RangeKind::kPush, 2, 120, "t2 a", 5),
-      range(RangeKind::kPush, 2, 130, "t2 b", 5),
-      range(RangeKind::kStart, 3, 140, "async", 0, 42),
-      range(RangeKind::kPush, 4, 150, "done"),
-      range(RangeKind::kPop, 4, 160),
-      range(RangeKind::kMark, 1, 170, "mark"),
+      TestRangeEvent(RangeKind::kPush, 1, 110, "ProfilerStep#0"),
+      TestRangeEvent(RangeKind::kNameDomain, 2, 115, "my domain", 5),
+      TestRangeEvent(RangeKind::kPush, 2, 120, "t2 a", 5),
+      TestRangeEvent(RangeKind::kPush, 2, 130, "t2 b", 5),
+      TestRangeEvent(RangeKind::kStart, 3, 140, "async", 0, 42),
+      TestRangeEvent(RangeKind::kPush, 4, 150, "done"),
+      TestRangeEvent(RangeKind::kPop, 4, 160),
+      TestRangeEvent(RangeKind::kMark, 1, 170, "mark"),
   };
   ASSERT_TRUE((*w)->Submit(std::move(first)));
   // Ten chunks: the first ranges frame (written before the first) leaves.
   for (int i = 0; i < 10; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
   std::vector<SmallMessage> second = {
-      range(RangeKind::kPop, 1, 20'000),     // ProfilerStep#0
-      range(RangeKind::kPop, 2, 20'010, "", 5),  // t2 b
-      range(RangeKind::kEnd, 5, 20'020, "", 0, 42),
-      range(RangeKind::kPush, 1, 20'030, "ProfilerStep#1"),
+      TestRangeEvent(RangeKind::kPop, 1, 20'000),     // ProfilerStep#0
+      TestRangeEvent(RangeKind::kPop, 2, 20'010, "", 5),  // t2 b
+      TestRangeEvent(RangeKind::kEnd, 5, 20'020, "", 0, 42),
+      TestRangeEvent(RangeKind::kPush, 1, 20'030, "ProfilerStep#1"),
   };
   ASSERT_TRUE((*w)->Submit(std::move(second)));
   ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[10], 11'000)));
   ASSERT_TRUE((*w)->RequestDump("first", {}));
   // Ten more: the second ranges frame leaves too.
   for (int i = 11; i < 21; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
-  ASSERT_TRUE((*w)->Submit(SmallMessage(range(RangeKind::kPop, 1, 40'000))));  // ProfilerStep#1
+  ASSERT_TRUE((*w)->Submit(SmallMessage(TestRangeEvent(RangeKind::kPop, 1, 40'000))));  // ProfilerStep#1
   ASSERT_TRUE((*w)->RequestDump("second", {}));
   ASSERT_TRUE((*w)->Flush(std::chrono::seconds(10)));  // a failure detector, not a pace
   ASSERT_TRUE((*w)->Close({}, std::chrono::seconds(10)).ok());

@@ -8,28 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "range_event.h"
+
 namespace gpucap::format {
 namespace {
 
-RangeEvent Event(RangeKind kind, uint32_t tid, uint64_t ts, std::string name = "", uint64_t domain = 0,
-                 uint64_t id = 0) {
-  RangeEvent e;
-  e.kind = kind;
-  e.os_tid = tid;
-  e.timestamp_ns = ts;
-  e.name = std::move(name);
-  e.domain = domain;
-  e.id = id;
-  return e;
-}
 SmallMessage Push(uint32_t tid, uint64_t ts, std::string name, uint64_t domain = 0) {
-  return Event(RangeKind::kPush, tid, ts, std::move(name), domain);
+  return TestRangeEvent(RangeKind::kPush, tid, ts, std::move(name), domain);
 }
-SmallMessage Pop(uint32_t tid, uint64_t ts, uint64_t domain = 0) { return Event(RangeKind::kPop, tid, ts, "", domain); }
+SmallMessage Pop(uint32_t tid, uint64_t ts, uint64_t domain = 0) {
+  return TestRangeEvent(RangeKind::kPop, tid, ts, "", domain);
+}
 SmallMessage Start(uint64_t id, uint32_t tid, uint64_t ts, std::string name) {
-  return Event(RangeKind::kStart, tid, ts, std::move(name), 0, id);
+  return TestRangeEvent(RangeKind::kStart, tid, ts, std::move(name), 0, id);
 }
-SmallMessage End(uint64_t id, uint32_t tid, uint64_t ts) { return Event(RangeKind::kEnd, tid, ts, "", 0, id); }
+SmallMessage End(uint64_t id, uint32_t tid, uint64_t ts) { return TestRangeEvent(RangeKind::kEnd, tid, ts, "", 0, id); }
 
 // The names of what Carried returns, in its order.
 std::vector<std::string> CarriedNames(const OpenRanges& open) {
@@ -40,7 +33,7 @@ std::vector<std::string> CarriedNames(const OpenRanges& open) {
 
 TEST(OpenRanges, APushWhoseFrameLeftIsCarriedAsRecordedUntilItsPopsFrameLeavesToo) {
   OpenRanges open;
-  RangeEvent step = Event(RangeKind::kPush, 7, 1000, "ProfilerStep#3", 0x55);
+  RangeEvent step = TestRangeEvent(RangeKind::kPush, 7, 1000, "ProfilerStep#3", 0x55);
   step.category = 4;
   step.color = 0xff00ff;
   step.payload = int64_t{-9};
@@ -63,9 +56,14 @@ TEST(OpenRanges, APushWhoseFrameLeftIsCarriedAsRecordedUntilItsPopsFrameLeavesTo
 
 TEST(OpenRanges, ARangePushedAndPoppedInOneFrameIsNeverKept) {
   OpenRanges open;
-  std::vector<SmallMessage> frame = {Push(1, 1, "a"), Push(1, 2, "b"), Pop(1, 3), Pop(1, 4),
-                                     Event(RangeKind::kMark, 1, 5, "mark"), Event(RangeKind::kNameThread, 1, 6, "t"),
-                                     Start(9, 1, 7, "s"), End(9, 2, 8)};
+  std::vector<SmallMessage> frame = {Push(1, 1, "a"),
+                                     Push(1, 2, "b"),
+                                     Pop(1, 3),
+                                     Pop(1, 4),
+                                     TestRangeEvent(RangeKind::kMark, 1, 5, "mark"),
+                                     TestRangeEvent(RangeKind::kNameThread, 1, 6, "t"),
+                                     Start(9, 1, 7, "s"),
+                                     End(9, 2, 8)};
   open.AddFrame(0, frame);
   EXPECT_EQ(open.kept(), 0u);
   EXPECT_TRUE(open.Advance(1));
