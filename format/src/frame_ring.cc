@@ -14,6 +14,24 @@
 
 namespace gpucap::format {
 
+namespace {
+
+size_t TotalSize(std::span<const ByteSpan> pieces) {
+  size_t size = 0;
+  for (const ByteSpan& p : pieces) size += p.size();
+  return size;
+}
+
+// The pieces one after the other, as a frame's payload.
+std::vector<uint8_t> Joined(std::span<const ByteSpan> pieces) {
+  std::vector<uint8_t> payload;
+  payload.reserve(TotalSize(pieces));
+  for (const ByteSpan& p : pieces) payload.insert(payload.end(), p.begin(), p.end());
+  return payload;
+}
+
+}  // namespace
+
 bool IsDefinitionFrame(FrameType type) {
   switch (type) {
     case FrameType::kSession:
@@ -40,8 +58,7 @@ void FrameRing::Add(const FrameHeader& header, std::span<const ByteSpan> pieces,
   f.added_ns = now_ns;
   f.activity_records = activity_records;
   f.kind_counts = std::move(kind_counts);
-  size_t size = 0;
-  for (const ByteSpan& p : pieces) size += p.size();
+  size_t size = TotalSize(pieces);
   ++counters_.frames_added;
   bool definition = keep || IsDefinitionFrame(static_cast<FrameType>(header.type));
   if (!definition && sizeof(FrameHeader) + size > limits_.max_span_bytes) {
@@ -52,8 +69,7 @@ void FrameRing::Add(const FrameHeader& header, std::span<const ByteSpan> pieces,
     Age(now_ns);
     return;
   }
-  f.payload.reserve(size);
-  for (const ByteSpan& p : pieces) f.payload.insert(f.payload.end(), p.begin(), p.end());
+  f.payload = Joined(pieces);
   Count(f, +1);
   if (definition) {
     ++counters_.definition_frames;
@@ -112,10 +128,7 @@ void FrameRing::SetLead(const FrameHeader& header, std::span<const ByteSpan> pie
   lead_.header = header;
   lead_.min_ts = min_ts;
   lead_.max_ts = max_ts;
-  size_t size = 0;
-  for (const ByteSpan& p : pieces) size += p.size();
-  lead_.payload.reserve(size);
-  for (const ByteSpan& p : pieces) lead_.payload.insert(lead_.payload.end(), p.begin(), p.end());
+  lead_.payload = Joined(pieces);
   has_lead_ = true;
   counters_.open_ranges_carried = open_ranges;
 }
