@@ -1,8 +1,8 @@
 // What each pass of the recorder's control thread (control_thread.h) does,
 // in order: collect full range chunks, flush CUPTI's completed buffers when
-// asked, a stop signal, the end of --delay, SIGUSR2's toggle, letting go of
-// CUPTI after a recorded range and the detach's retries, the flight
-// recorder's periodic forced flush, the capture ranges' end, --duration, a
+// asked or at the flight recorder's period, a stop signal, the end of
+// --delay, SIGUSR2's toggle, letting go of CUPTI after a recorded range and
+// the detach's retries, the capture ranges' end, --duration, a
 // writer that stopped, PM polls, new devices, and the one-second tick. And
 // the stop itself: flushing CUPTI, writing the trailer and closing the
 // capture.
@@ -29,8 +29,7 @@ void Recorder::ControlLoop() {
   uint64_t dumps_logged = 0;
   // Ring mode only, where a crash dump is what the recording is for. A file
   // written as it goes loses CUPTI's unflushed buffers to a crash too, but
-  // there the price (a forced flush returns records of work not yet done
-  // incomplete) has not been weighed.
+  // there the price of a flush every period has not been weighed.
   PeriodicFlush ring_flush(config_.ring() ? uint64_t{config_.ring_flush_ms} * 1'000'000 : 0);
   for (;;) {
     if (!control_.Wait()) return;
@@ -43,10 +42,17 @@ void Recorder::ControlLoop() {
       if (failed || !config_.quiet) log_.Log("gpucap: flight recorder: " + (failed ? last : "wrote " + last));
     }
     if (control_.TakeRangesWanted()) ranges_->Collect(/*full_only=*/true);
-    if (control_.TakeFlushWanted() && cupti_.activity_enabled()) {
-      cuptiActivityFlushAll(0);  // completed buffers only: cheap, nothing cut short
-    }
     auto now = Clock::now();
+    // CUPTI's default flush (every buffer whose records are all complete,
+    // full or not: cheap, nothing cut short), when asked for, and in ring
+    // mode at its period while recording (a paused CUPTI records nothing
+    // and may be detached). No wait for the completions: the writer takes
+    // them as they come. One flush a pass serves both.
+    bool flush_wanted = control_.TakeFlushWanted() && cupti_.activity_enabled();
+    auto since_start = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started);
+    bool ring_flush_due = ring_flush.Due(static_cast<uint64_t>(since_start.count()),
+                                         state_.load() == kRecording && cupti_.activity_enabled());
+    if (flush_wanted || ring_flush_due) cuptiActivityFlushAll(0);
     if (int sig = control_.TakeStopSignal()) {
       Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
       // Die as the signal would have killed us before we flushed.
@@ -86,16 +92,6 @@ void Recorder::ControlLoop() {
     // again at the next ticks of the same pause.
     if (cupti_.detaches() && state_.load() == kPaused && cupti_.DetachRetryDue()) cupti_.TryDetach();
     if (state_.load() == kPaused) cupti_.HoldWhilePaused();
-    // Paused, CUPTI records nothing (and may be detached): nothing to flush.
-    // No wait for the completions: the writer takes them as they come.
-    bool recording = state_.load() == kRecording && cupti_.activity_enabled();
-    auto since_start = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started);
-    if (ring_flush.Due(static_cast<uint64_t>(since_start.count()), recording)) {
-      // CUPTI's default flush: every buffer whose records are all complete,
-      // full or not (cupti_activity.h), so that no kernel running at the
-      // flush loses its end, as a forced one would cut it.
-      cuptiActivityFlushAll(0);
-    }
     if (capture_.gated() && capture_.Poll()) {
       Stop("capture range end");
       return;
