@@ -16,9 +16,16 @@
 #define GPUCAP_GATE_SYMMETRIC 2  // no membarrier: every call takes Enter's fenced path
 
 // EntryGate::t_slot (initial-exec TLS): the thread's Slot, or null before
-// its first call. Slot's depth (uint32_t) is at offset 0.
+// its first call. Slot's depth word (uint32_t) is at offset 0: its low 16
+// bits are the thread's wrapped calls in flight, its high 16 bits count its
+// entries (modulo 65536). An entry adds GPUCAP_GATE_ENTRY, a leave takes 1
+// away: one instruction each way, as a plain depth count costs, and a word
+// unchanged from one look to the next with calls in flight is one call that
+// has not returned (a blocked call: EntryGate::CallsInFlight).
 #define GPUCAP_GATE_SLOT_TLS _ZN6gpucap4gate9EntryGate6t_slotE
 #define GPUCAP_GATE_SLOT_DEPTH 0
+#define GPUCAP_GATE_ENTRY 0x10001
+#define GPUCAP_GATE_DEPTH_MASK 0xffff
 
 // gpucap_gate_frames (initial-exec TLS): the caller return addresses of the
 // thread's wrapped calls in flight, a uint32_t count at offset 0 and the

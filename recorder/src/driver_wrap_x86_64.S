@@ -10,7 +10,8 @@
    GPUCAP_GATE_MAX_DEPTH wrapped calls of the thread are in flight: 17
    instructions before fn and 8 after, with the stub's 2 (counted:
    bench/gate/call_cost.sh). It is EntryGate::Enter's asymmetric path in
-   assembly: depth + 1 by a plain store, THEN the load of the gate word, in
+   assembly: depth + 1 (and the entry count + 1: driver_wrap_abi.h) by a
+   plain store, THEN the load of the gate word, in
    that order (the closer's membarrier orders every running thread's store
    against its scan: the asymmetric Dekker of entry_gate.h); then the
    caller's return address moves from the machine stack to the thread's
@@ -53,7 +54,7 @@ gpucap_gate_trampoline:
     movq %fs:(%r10), %r10                  /* the thread's Slot */
     testq %r10, %r10
     jz .Lfull                              /* none yet: Enter() registers the thread */
-    incl GPUCAP_GATE_SLOT_DEPTH(%r10)      /* depth + 1 */
+    addl $GPUCAP_GATE_ENTRY, GPUCAP_GATE_SLOT_DEPTH(%r10)  /* depth + 1, entries + 1 */
     cmpl $0, gpucap_gate_state(%rip)       /* then the gate word */
     jne .Lundo_depth                       /* closed, or no membarrier */
     pushq %rax
@@ -87,7 +88,7 @@ gpucap_gate_trampoline:
     movq GPUCAP_GATE_SLOT_TLS@gottpoff(%rip), %r10
     movq %fs:(%r10), %r10
 .Lundo_depth:
-    decl GPUCAP_GATE_SLOT_DEPTH(%r10)      /* as if never entered: Enter() decides */
+    subl $GPUCAP_GATE_ENTRY, GPUCAP_GATE_SLOT_DEPTH(%r10)  /* as if never entered: Enter() decides */
 .Lfull:
     SAVE_ARGUMENTS
     movq SAVED_RETURN_ADDRESS(%rsp), %rdi  /* the caller's return address */

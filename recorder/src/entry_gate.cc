@@ -63,6 +63,7 @@ EntryGate::Slot* EntryGate::Register() {
     if (!found && !c->next.load(std::memory_order_relaxed)) c->next.store(new Chunk(), std::memory_order_release);
   }
   found->depth.store(0, std::memory_order_relaxed);
+  found->os_tid.store(static_cast<uint32_t>(Tid()), std::memory_order_relaxed);
   found->in_use.store(true, std::memory_order_release);
   registry_.clear(std::memory_order_release);
   t_slot = found;
@@ -102,11 +103,13 @@ void EntryGate::WaitWhileClosed(Slot* s, const void* caller) {
     if (owner_.load(std::memory_order_acquire) == Tid() || (caller && Exempt(caller))) return;
     // Not in flight while held: the closer must not wait for us.
     held_.fetch_add(1, std::memory_order_relaxed);
-    s->depth.store(0, std::memory_order_seq_cst);
+    // Depth 0 while held, 1 after, the entry count kept.
+    uint32_t entries = s->depth.load(std::memory_order_relaxed) & ~uint32_t{GPUCAP_GATE_DEPTH_MASK};
+    s->depth.store(entries, std::memory_order_seq_cst);
     for (uint32_t v; (v = gpucap_gate_state.load(std::memory_order_acquire)) & GPUCAP_GATE_CLOSED;) {
       gpucap_gate_state.wait(v, std::memory_order_acquire);
     }
-    s->depth.store(1, std::memory_order_seq_cst);
+    s->depth.store(entries | 1, std::memory_order_seq_cst);
     if (!(gpucap_gate_state.load(std::memory_order_seq_cst) & GPUCAP_GATE_CLOSED)) return;
   }
 }
@@ -123,7 +126,21 @@ uint32_t EntryGate::InFlightOthers() const {
   uint32_t n = 0;
   for (const Chunk* c = &head_; c; c = c->next.load(std::memory_order_acquire)) {
     for (const Slot& s : c->slots) {
-      if (&s != t_slot && s.depth.load(std::memory_order_seq_cst) != 0) ++n;
+      if (&s != t_slot && (s.depth.load(std::memory_order_seq_cst) & GPUCAP_GATE_DEPTH_MASK) != 0) ++n;
+    }
+  }
+  return n;
+}
+
+size_t EntryGate::CallsInFlight(CallInFlight* out, size_t max) const {
+  size_t n = 0;
+  for (const Chunk* c = &head_; c; c = c->next.load(std::memory_order_acquire)) {
+    for (const Slot& s : c->slots) {
+      if (&s == t_slot || !s.in_use.load(std::memory_order_acquire)) continue;
+      uint32_t word = s.depth.load(std::memory_order_relaxed);
+      if ((word & GPUCAP_GATE_DEPTH_MASK) == 0) continue;
+      if (n < max) out[n] = {s.os_tid.load(std::memory_order_relaxed), word};
+      ++n;
     }
   }
   return n;
@@ -169,7 +186,10 @@ void EntryGate::AfterForkInChild() {
   // gate is open whoever had closed it in the parent.
   for (Chunk* c = &head_; c; c = c->next.load(std::memory_order_relaxed)) {
     for (Slot& s : c->slots) {
-      if (&s == t_slot) continue;
+      if (&s == t_slot) {
+        s.os_tid.store(static_cast<uint32_t>(Tid()), std::memory_order_relaxed);
+        continue;
+      }
       s.depth.store(0, std::memory_order_relaxed);
       s.in_use.store(false, std::memory_order_relaxed);
     }

@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "driver_wrap_abi.h"
+#include "gate_api.h"
 
 extern "C" {
 // The process's gate word (GPUCAP_GATE_CLOSED | GPUCAP_GATE_SYMMETRIC): a
@@ -45,6 +46,10 @@ extern __attribute__((visibility("hidden"))) std::atomic<uint32_t> gpucap_gate_s
 }
 
 namespace gpucap::gate {
+
+// A thread with a wrapped call in flight (EntryGate::CallsInFlight): its
+// tid and its Slot's depth word, as the recorder gets them (gate_api.h).
+using CallInFlight = GpucapGateCall;
 
 struct CloseResult {
   bool closed = false;      // no other thread in flight; held until Open()
@@ -62,12 +67,12 @@ class EntryGate {
     if (!s) s = Register();
     uint32_t d = s->depth.load(std::memory_order_relaxed);
     if (asymmetric_) {
-      s->depth.store(d + 1, std::memory_order_relaxed);
+      s->depth.store(d + GPUCAP_GATE_ENTRY, std::memory_order_relaxed);
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the closer's membarrier orders the rest
     } else {
-      s->depth.store(d + 1, std::memory_order_seq_cst);
+      s->depth.store(d + GPUCAP_GATE_ENTRY, std::memory_order_seq_cst);
     }
-    if (d == 0 && (gpucap_gate_state.load(asymmetric_ ? std::memory_order_relaxed : std::memory_order_seq_cst) &
+    if ((d & GPUCAP_GATE_DEPTH_MASK) == 0 && (gpucap_gate_state.load(asymmetric_ ? std::memory_order_relaxed : std::memory_order_seq_cst) &
                    GPUCAP_GATE_CLOSED)) {
       WaitWhileClosed(s, caller);
     }
@@ -84,7 +89,16 @@ class EntryGate {
   void AddExemptRange(const void* begin, const void* end);
 
   // The calling thread's nesting depth (tests).
-  uint32_t depth() const { return t_slot ? t_slot->depth.load(std::memory_order_relaxed) : 0; }
+  uint32_t depth() const {
+    return t_slot ? t_slot->depth.load(std::memory_order_relaxed) & GPUCAP_GATE_DEPTH_MASK : 0;
+  }
+  // The threads other than the caller with a wrapped call in flight, up to
+  // `max` of them into `out`; how many there are. A thread's `word` changes
+  // with each call it enters or leaves (driver_wrap_abi.h), so the same word
+  // seen twice, some time apart, is one call in flight all that time (or
+  // exactly a multiple of 65,536 entries in between: call_watch.h looks
+  // often enough for that not to matter).
+  size_t CallsInFlight(CallInFlight* out, size_t max) const;
   uint64_t held() const { return held_.load(std::memory_order_relaxed); }  // calls that waited
   bool closed() const { return (gpucap_gate_state.load(std::memory_order_acquire) & GPUCAP_GATE_CLOSED) != 0; }
   bool asymmetric() const { return asymmetric_; }
@@ -94,8 +108,9 @@ class EntryGate {
 
  private:
   struct alignas(64) Slot {
-    std::atomic<uint32_t> depth{0};  // the stubs' assembly adds to it in place
+    std::atomic<uint32_t> depth{0};  // the stubs' assembly adds to it in place (driver_wrap_abi.h)
     std::atomic<bool> in_use{false};
+    std::atomic<uint32_t> os_tid{0};  // the thread's, for CallsInFlight
   };
   static_assert(offsetof(Slot, depth) == GPUCAP_GATE_SLOT_DEPTH && sizeof(std::atomic<uint32_t>) == 4);
   static constexpr int kChunkSlots = 64;

@@ -11,6 +11,14 @@
 
 extern "C" {
 
+// A thread with a wrapped call in flight (calls_in_flight below).
+struct GpucapGateCall {
+  uint32_t os_tid;
+  // Its entries (high 16 bits, modulo 65536) and calls in flight (low 16):
+  // the same word seen twice means the same call all along (driver_wrap_abi.h).
+  uint32_t word;
+};
+
 struct GpucapEntryGateV1 {
   size_t size;
   // EntryGate::Close: 1 closed (hold until open()), 0 gave up after bound_ns.
@@ -27,6 +35,9 @@ struct GpucapEntryGateV1 {
   // among their entries, and the tables handed out as they were (then a
   // thread can be inside CUPTI unseen: never finalize). export_tables.h.
   void (*export_tables)(uint64_t* tables, uint64_t* entries, uint64_t* refused);
+  // The threads other than the caller with a wrapped call in flight: up to
+  // `max` into `out`; returns how many there are (call_watch.h).
+  size_t (*calls_in_flight)(GpucapGateCall* out, size_t max);
 };
 
 typedef const GpucapEntryGateV1* (*GpucapEntryGateV1Fn)(void);

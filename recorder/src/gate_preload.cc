@@ -181,8 +181,11 @@ void GateExportTables(uint64_t* tables, uint64_t* entries, uint64_t* refused) {
   if (refused) *refused = c.tables_refused;
 }
 
-const GpucapEntryGateV1 kGate = {sizeof(GpucapEntryGateV1), GateClose, GateOpen, GateExempt,
-                                 GateStubs, GateHeld, GateDepth, GateIsStub, GateExportTables};
+size_t GateCallsInFlight(GpucapGateCall* out, size_t max) { return EntryGate::Process().CallsInFlight(out, max); }
+
+const GpucapEntryGateV1 kGate = {sizeof(GpucapEntryGateV1), GateClose,     GateOpen,         GateExempt,
+                                 GateStubs,                 GateHeld,      GateDepth,        GateIsStub,
+                                 GateExportTables,          GateCallsInFlight};
 
 }  // namespace
 

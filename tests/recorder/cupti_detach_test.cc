@@ -45,6 +45,7 @@ const GpucapEntryGateV1 kGate = {
       if (entries) *entries = 5;
       if (refused) *refused = g_tables_unwrapped.load();
     },
+    [](GpucapGateCall* out, size_t max) { return EntryGate::Process().CallsInFlight(out, max); },
 };
 
 std::map<std::string, uint64_t> StatsOf(const CuptiDetach& d) {

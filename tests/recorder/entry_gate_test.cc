@@ -6,6 +6,7 @@
 #include "entry_gate.h"
 
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +15,10 @@
 #include <cstdarg>
 #include <cstdint>
 #include <future>
+#include <optional>
+#include <algorithm>
 #include <thread>
+#include <vector>
 
 #include "driver_wrap.h"
 
@@ -172,6 +176,68 @@ TEST(GateFork, AForkedChildHasAnOpenGateAndOnlyItsOwnThread) {
   parent_call.Release();
 }
 
+// --- calls in flight, as the flight recorder's blocked-call watch sees them ---
+
+// The entry of `tid` among the calls in flight, or none.
+std::optional<CallInFlight> FindCall(uint32_t tid) {
+  CallInFlight calls[64];
+  size_t n = Gate().CallsInFlight(calls, 64);
+  for (size_t i = 0; i < std::min<size_t>(n, 64); ++i) {
+    if (calls[i].os_tid == tid) return calls[i];
+  }
+  return std::nullopt;
+}
+
+TEST(EntryGate, ACallInFlightShowsTheSameWordUntilItReturns) {
+  std::atomic<uint32_t> tid{0};
+  std::atomic<int> phase{0};  // 1: in the first call; 2: left it; 3: in the second; 4: done
+  std::atomic<int> go{0};
+  std::thread t([&] {
+    tid.store(static_cast<uint32_t>(syscall(SYS_gettid)));
+    Gate().Enter();
+    phase.store(1);
+    Await([&] { return go.load() >= 1; });
+    Gate().Leave();
+    phase.store(2);
+    Await([&] { return go.load() >= 2; });
+    Gate().Enter();
+    Gate().Enter();  // nested: still one call in flight, one thread
+    phase.store(3);
+    Await([&] { return go.load() >= 3; });
+    Gate().Leave();
+    Gate().Leave();
+    phase.store(4);
+  });
+  Await([&] { return phase.load() == 1; });
+  std::optional<CallInFlight> first = FindCall(tid.load());
+  ASSERT_TRUE(first.has_value());
+  std::optional<CallInFlight> again = FindCall(tid.load());
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->word, first->word) << "one call, not returned: the same word";
+  EXPECT_EQ(first->word & GPUCAP_GATE_DEPTH_MASK, 1u);
+
+  go.store(1);
+  Await([&] { return phase.load() == 2; });
+  EXPECT_FALSE(FindCall(tid.load()).has_value()) << "no call in flight";
+
+  go.store(2);
+  Await([&] { return phase.load() == 3; });
+  std::optional<CallInFlight> second = FindCall(tid.load());
+  ASSERT_TRUE(second.has_value());
+  EXPECT_NE(second->word, first->word) << "a later call differs from the first";
+  EXPECT_EQ(second->word & GPUCAP_GATE_DEPTH_MASK, 2u) << "nested";
+
+  go.store(3);
+  t.join();
+  EXPECT_FALSE(FindCall(tid.load()).has_value());
+}
+
+TEST(EntryGate, TheCallersOwnCallIsNotListed) {
+  Gate().Enter();
+  EXPECT_FALSE(FindCall(static_cast<uint32_t>(syscall(SYS_gettid))).has_value());
+  Gate().Leave();
+}
+
 // --- the stubs ---
 
 // More arguments than registers (stack arguments), floating point ones, and
@@ -208,6 +274,41 @@ TEST(DriverWrap, NestedStubsReturnToTheirOwnCallers) {
   auto outer = reinterpret_cast<int (*)(TargetFn)>(Wrap(reinterpret_cast<void*>(&Outer)));
   EXPECT_EQ(outer(inner), Direct(1) + 2000);
   EXPECT_EQ(EntryGate::Process().depth(), 0u);
+}
+
+// A "driver call" that stays until its round is released.
+std::atomic<int> g_park_round{0};
+std::atomic<int> g_park_inside{0};
+extern "C" int Park(int round) {
+  g_park_inside.store(round);
+  Await([&] { return g_park_round.load() >= round; });
+  return round;
+}
+
+TEST(DriverWrap, AStubsCallInFlightKeepsItsWordAndTheNextCallChangesIt) {
+  if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
+  auto park = reinterpret_cast<int (*)(int)>(Wrap(reinterpret_cast<void*>(&Park)));
+  std::atomic<uint32_t> tid{0};
+  std::thread t([&] {
+    tid.store(static_cast<uint32_t>(syscall(SYS_gettid)));
+    for (int round = 1; round <= 3; ++round) park(round);
+  });
+  std::vector<uint32_t> words;
+  for (int round = 1; round <= 3; ++round) {
+    Await([&] { return g_park_inside.load() == round; });
+    std::optional<CallInFlight> a = FindCall(tid.load());
+    ASSERT_TRUE(a.has_value()) << "round " << round;
+    std::optional<CallInFlight> b = FindCall(tid.load());
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(a->word, b->word) << "round " << round << ": one call in flight";
+    EXPECT_EQ(a->word & GPUCAP_GATE_DEPTH_MASK, 1u);
+    words.push_back(a->word);
+    g_park_round.store(round);
+  }
+  t.join();
+  EXPECT_NE(words[0], words[1]);
+  EXPECT_NE(words[1], words[2]);
+  EXPECT_FALSE(FindCall(tid.load()).has_value()) << "every call left";
 }
 
 TEST(DriverWrap, AStubCalledWhileTheGateIsClosedWaitsForItToOpen) {
