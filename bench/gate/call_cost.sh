@@ -29,8 +29,10 @@ if [ -n "${BEFORE:-}" ]; then
   for f in entry_gate.h entry_gate.cc driver_wrap.h driver_wrap.cc driver_wrap_x86_64.S; do
     git -C "$here" show "$BEFORE:recorder/src/$f" >"$tmp/src/$f"
   done
-  # A header the revision's sources include that it may not have had.
-  git -C "$here" show "$BEFORE:recorder/src/driver_wrap_abi.h" >"$tmp/src/driver_wrap_abi.h" 2>/dev/null || true
+  # Headers the revision's sources include that it may not have had.
+  for f in driver_wrap_abi.h saved_arguments_x86_64.h gate_api.h; do
+    git -C "$here" show "$BEFORE:recorder/src/$f" >"$tmp/src/$f" 2>/dev/null || rm -f "$tmp/src/$f"
+  done
   flags=(-I"$tmp/src" -O3 -DNDEBUG -std=c++20)
   c++ "${flags[@]}" -fPIC -fvisibility=hidden -c "$tmp/src/entry_gate.cc" -o "$tmp/eg.o"
   c++ "${flags[@]}" -fPIC -fvisibility=hidden -c "$tmp/src/driver_wrap.cc" -o "$tmp/dw.o"
