@@ -182,6 +182,7 @@ Config Config::FromEnvironment() {
   c.ring_dump_at_exit = EnvBool("GPUCAP_RING_DUMP_AT_EXIT", false);
   c.ring_hang_s = EnvDouble("GPUCAP_RING_HANG_S", 0);
   c.ring_slow_step = EnvDouble("GPUCAP_RING_SLOW_STEP", 0);
+  c.ring_hang_call_s = std::max(0.0, EnvDouble("GPUCAP_RING_HANG_CALL_S", 0));
   c.ring_slow_window = static_cast<uint32_t>(std::max(1.0, EnvDouble("GPUCAP_RING_SLOW_WINDOW", 20)));
   c.ring_dump_interval_s = std::max(0.0, EnvDouble("GPUCAP_RING_DUMP_INTERVAL_S", 60));
   c.ring_crash = EnvBool("GPUCAP_RING_CRASH", true);

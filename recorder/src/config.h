@@ -67,6 +67,10 @@ struct Config {
   uint32_t ring_slow_window = 20;
   double ring_dump_interval_s = 60;
   bool watches_steps() const { return ring_hang_s > 0 || ring_slow_step > 0; }
+  // GPUCAP_RING_HANG_CALL_S: a dump when a thread has been inside one CUDA
+  // call that long (call_watch.h); needs the entry gate, which
+  // `gpucap record --ring-hang-call` preloads. 0: off.
+  double ring_hang_call_s = 0;
   bool start_paused = false;                  // GPUCAP_START_PAUSED: wait for SIGUSR2
   bool toggle_signal = true;                  // GPUCAP_SIGUSR2=0 disables the toggle
   bool graphs = true;                         // GPUCAP_GRAPHS=0

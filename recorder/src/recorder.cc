@@ -123,6 +123,18 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     steps_ = std::make_unique<StepLog>();
     step_watch_ = std::make_unique<StepWatch>(o);
   }
+  if (config_.ring_hang_call_s > 0) {
+    call_gate_ = config_.ring() ? CuptiDetach::FindGate() : nullptr;
+    if (!config_.ring()) {
+      log_.Log("gpucap: GPUCAP_RING_HANG_CALL_S needs the flight recorder (GPUCAP_RING_MB or GPUCAP_RING_S); ignored");
+    } else if (!call_gate_) {
+      log_.Log("gpucap: GPUCAP_RING_HANG_CALL_S needs gpucap's entry gate (libgpucap_gate.so preloaded, as "
+               "`gpucap record --ring-hang-call` does); ignored");
+    } else {
+      call_watch_ = std::make_unique<CallWatch>(static_cast<uint64_t>(config_.ring_hang_call_s * 1e9));
+      calls_seen_.resize(256);
+    }
+  }
   range_recorder_ = std::make_unique<RangeRecorder>(ranges_.get(), events_.get(), facts_.seen(), config_.window_nvtx,
                                                     steps_.get(), kDefaultStepPattern);
   return true;

@@ -14,6 +14,8 @@
 //   range_recorder.h  NVTX and API ranges and the window marks they derive
 //   step_watch.h      the flight recorder's hang and slow-step triggers, fed
 //                     the steps closed through step_log.h
+//   call_watch.h      its blocked-call trigger, fed the entry gate's calls
+//                     in flight
 //   facts_reporter.h  devices and threads first seen, described; NVML
 //   pm_sessions.h     PM sampling per device
 //   recorder_phase.h  starting / recording / paused / stopped, read by all
@@ -34,6 +36,7 @@
 #include <vector>
 
 #include "api_records.h"
+#include "call_watch.h"
 #include "capture_switch.h"
 #include "capture_streams.h"
 #include "config.h"
@@ -167,6 +170,10 @@ class Recorder {
   // the control thread; `final`: the recording ends, the slow steps' dumps
   // not yet due are written now.
   void WatchSteps(bool final);
+  // The blocked-call trigger (config ring_hang_call_s): what the entry gate
+  // shows in flight judged, a dump written for calls past the bound. A pass
+  // of the control thread.
+  void WatchCalls();
   // OpenOutput's writer: a file, or the flight recorder's ring (no file
   // until a dump).
   bool OpenFile(int pid);
@@ -204,6 +211,11 @@ class Recorder {
   std::unique_ptr<StepLog> steps_;
   std::unique_ptr<StepWatch> step_watch_;
   std::vector<StepEnd> steps_drained_;  // the control thread's
+  // The blocked-call trigger and the entry gate it looks through; null
+  // unless the ring watches calls and the gate is preloaded.
+  std::unique_ptr<CallWatch> call_watch_;
+  const GpucapEntryGateV1* call_gate_ = nullptr;
+  std::vector<GpucapGateCall> calls_seen_;  // the control thread's
   // GPUCAP_API_RECORDS=callback: the lean calls' records; null otherwise.
   std::unique_ptr<ApiRecords> api_records_;
   // GPUCAP_CAPTURE_STREAMS=1: the stream of each captured node; null when off.

@@ -1,5 +1,6 @@
 // What each pass of the recorder's control thread (control_thread.h) does,
-// in order: collect full range chunks, flush CUPTI's completed buffers when
+// in order: dumps asked for, the step and blocked-call triggers, collect
+// full range chunks, flush CUPTI's completed buffers when
 // asked or at the flight recorder's period, a stop signal, the end of
 // --delay, SIGUSR2's toggle, letting go of CUPTI after a recorded range and
 // the detach's retries, the capture ranges' end, --duration, a
@@ -9,12 +10,14 @@
 #include <cupti.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <thread>
 
 #include "periodic_flush.h"
+#include "proc_text.h"
 #include "recorder.h"
 
 namespace gpucap::recorder {
@@ -35,6 +38,7 @@ void Recorder::ControlLoop() {
     if (!control_.Wait()) return;
     for (const std::string& trigger : control_.TakeDumps()) Dump(trigger);
     if (step_watch_) WatchSteps(false);
+    if (call_watch_) WatchCalls();
     if (config_.ring() && dumps_written() + writer_->counters().dumps_failed > dumps_logged) {
       dumps_logged = dumps_written() + writer_->counters().dumps_failed;
       std::string last = last_dump();
@@ -160,6 +164,27 @@ void Recorder::WatchSteps(bool final) {
   if (state_.load() != kRecording) step_watch_->Disarm();
   std::vector<std::string> due = final ? step_watch_->TakePending() : step_watch_->Poll(RangeNow());
   for (const std::string& trigger : due) Dump(trigger);
+}
+
+void Recorder::WatchCalls() {
+  // Paused: a call is timed only while recording, as a step hang is.
+  if (state_.load() != kRecording) {
+    call_watch_->Forget();
+    return;
+  }
+  size_t n = call_gate_->calls_in_flight(calls_seen_.data(), calls_seen_.size());
+  if (n > calls_seen_.size()) {
+    calls_seen_.resize(n + 64);
+    n = std::min(call_gate_->calls_in_flight(calls_seen_.data(), calls_seen_.size()), calls_seen_.size());
+  }
+  uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+  std::vector<BlockedCall> blocked = call_watch_->Observe(now, {calls_seen_.data(), n});
+  if (blocked.empty()) return;
+  Dump(CallWatch::Trigger(now, blocked, [](uint32_t tid) {
+    return Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm"));
+  }));
 }
 
 void Recorder::Stop(const char* reason) {

@@ -298,6 +298,16 @@ TEST(Config, TheStepTriggersAreOffUnlessAskedAndTheirWindowIsAtLeastOne) {
   for (const char* v : vars) unsetenv(v);
 }
 
+TEST(Config, TheBlockedCallTriggerIsOffUnlessAskedAndNeverNegative) {
+  unsetenv("GPUCAP_RING_HANG_CALL_S");
+  EXPECT_EQ(Config::FromEnvironment().ring_hang_call_s, 0);
+  setenv("GPUCAP_RING_HANG_CALL_S", "30", 1);
+  EXPECT_EQ(Config::FromEnvironment().ring_hang_call_s, 30);
+  setenv("GPUCAP_RING_HANG_CALL_S", "-1", 1);
+  EXPECT_EQ(Config::FromEnvironment().ring_hang_call_s, 0);
+  unsetenv("GPUCAP_RING_HANG_CALL_S");
+}
+
 // A crash dump lacks about this long of GPU activity (periodic_flush.h).
 TEST(Config, TheRingsForcedFlushIsEveryHalfSecondUnlessSetAndZeroOrLessTurnsItOff) {
   unsetenv("GPUCAP_RING_FLUSH_MS");

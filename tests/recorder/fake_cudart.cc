@@ -1,10 +1,13 @@
 // A stand-in for libcudart.so.13 (soname and symbol version as the real
-// one's) for the gate's probe (gate_probe.cc): two of the runtime's
-// functions, with made-up bodies that show whether they ran inside the
-// entry gate and that ask the driver for the runtime-callback hooks table
-// from inside a libcudart.so.13, as the runtime does at its start.
+// one's) for the gate's probes (gate_probe.cc, runtime_link_probe.cc,
+// call_probe.cc): three of the runtime's functions, with made-up bodies
+// that show whether they ran inside the entry gate, that ask the driver for
+// the runtime-callback hooks table from inside a libcudart.so.13, as the
+// runtime does at its start, and that stay in a call until released, as a
+// synchronize with work that never ends does.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <time.h>
 
 #include "gate_api.h"
 
@@ -37,6 +40,16 @@ __attribute__((visibility("default"))) int cudaDriverGetVersion(int* version) {
     return 3;
   }
   *version = 13000;
+  return 0;
+}
+
+// Stays until fake_cudart_release is not 0 (another thread sets it).
+__attribute__((visibility("default"))) int fake_cudart_release = 0;
+__attribute__((visibility("default"))) int cudaStreamSynchronize(void* /*stream*/) {
+  while (!__atomic_load_n(&fake_cudart_release, __ATOMIC_ACQUIRE)) {
+    struct timespec t = {0, 1000000};
+    nanosleep(&t, nullptr);
+  }
   return 0;
 }
 

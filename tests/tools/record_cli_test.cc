@@ -129,6 +129,24 @@ TEST_F(Record, TheStepTriggersFlagsReachTheRecorderAndNeedARing) {
   for (const auto& [bad, why] : refusals) ExpectRefused(bad, why);
 }
 
+TEST_F(Record, TheBlockedCallTriggerReachesTheRecorderWithTheEntryGateAndNeedsARing) {
+  CliRun r = Run("--ring-mb 8 --ring-hang-call 20 -q");
+  ASSERT_EQ(r.code, 0) << r.output;
+  Env env = ReadEnv();
+  ASSERT_FALSE(env.empty()) << "the program did not run";
+  EXPECT_DOUBLE_EQ(std::stod(env["GPUCAP_RING_HANG_CALL_S"]), 20);
+  EXPECT_NE(env["LD_PRELOAD"].find("libgpucap_gate.so"), std::string::npos) << env["LD_PRELOAD"];
+  std::filesystem::remove(env_file_);
+  ASSERT_EQ(Run("--ring-mb 8 --ring-hang 20 -q").code, 0);
+  EXPECT_EQ(ReadEnv()["LD_PRELOAD"].find("libgpucap_gate.so"), std::string::npos) << "no gate for step hangs";
+
+  const std::pair<const char*, const char*> refusals[] = {
+      {"--ring-hang-call 20", "--ring-hang-call needs --ring-mb or --ring"},
+      {"--ring 10 --ring-hang-call 0", "--ring-hang-call must be above 0"},
+  };
+  for (const auto& [bad, why] : refusals) ExpectRefused(bad, why);
+}
+
 TEST_F(Record, EveryFlagReachesTheRecordersEnvironment) {
   std::string out = dir_.File("run-%p.gpucap");
   CliRun r = Run("-o " + out +

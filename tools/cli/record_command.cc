@@ -87,6 +87,9 @@ po::options_description RecordOptions() {
       ("ring-hang", po::value<double>(),
        "flight recorder: dump when no step closed for SECONDS (once per hang; a step closing re-arms it); the "
        "steps: the --window-nvtx ranges (or an nvtx --capture-range's), else 'ProfilerStep#\\d+'")
+      ("ring-hang-call", po::value<double>(),
+       "flight recorder: dump when a thread has been inside one CUDA call for SECONDS (once per call); "
+       "preloads gpucap's entry gate, which adds about 27 instructions to each CUDA call")
       ("ring-slow-step", po::value<double>(),
        "flight recorder: dump, a second after its end, a step that took more than K times the median of the "
        "last --ring-slow-window steps of its thread and name (digits aside)")
@@ -157,6 +160,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("ring-dump-at-exit")) set("GPUCAP_RING_DUMP_AT_EXIT", "1");
   if (vm.count("ring-flush-ms")) set("GPUCAP_RING_FLUSH_MS", std::to_string(vm["ring-flush-ms"].as<double>()));
   if (vm.count("ring-hang")) set("GPUCAP_RING_HANG_S", std::to_string(vm["ring-hang"].as<double>()));
+  if (vm.count("ring-hang-call")) set("GPUCAP_RING_HANG_CALL_S", std::to_string(vm["ring-hang-call"].as<double>()));
   if (vm.count("ring-slow-step")) set("GPUCAP_RING_SLOW_STEP", std::to_string(vm["ring-slow-step"].as<double>()));
   if (vm.count("ring-slow-window")) {
     set("GPUCAP_RING_SLOW_WINDOW", std::to_string(vm["ring-slow-window"].as<unsigned>()));
@@ -193,14 +197,14 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   if (vm.count("no-graphs")) set("GPUCAP_GRAPHS", "0");
   if (vm.count("no-nvtx")) set("GPUCAP_NVTX", "0");
   if (vm.count("quiet")) set("GPUCAP_QUIET", "1");
-  // The exec shim, and the entry gate a detach needs (entry_gate.h) only
-  // where pauses detach (--pause-detach on): the gate wraps every driver call.
+  // The exec shim, and the entry gate (entry_gate.h) only where pauses
+  // detach (--pause-detach on) or blocked calls are watched
+  // (--ring-hang-call): the gate wraps every CUDA call.
+  bool gate = (getenv("GPUCAP_PAUSE_DETACH") && std::string(getenv("GPUCAP_PAUSE_DETACH")) == "1") ||
+              vm.count("ring-hang-call");
   std::string preload;
   for (const char* name : {"libgpucap_exec.so", "libgpucap_gate.so"}) {
-    if (std::string(name) == "libgpucap_gate.so" &&
-        !(getenv("GPUCAP_PAUSE_DETACH") && std::string(getenv("GPUCAP_PAUSE_DETACH")) == "1")) {
-      continue;
-    }
+    if (std::string(name) == "libgpucap_gate.so" && !gate) continue;
     std::string path = FindLibrary(name, "");
     if (!path.empty()) preload += (preload.empty() ? "" : ":") + path;
   }
@@ -222,7 +226,7 @@ std::string RingUsageError(const po::variables_map& vm) {
     return "--ring-flush-ms must be 0 (off) or more milliseconds";
   }
   if (ring && vm.count("max-mb")) return "--max-mb bounds a capture file; with --ring-mb the ring is the bound";
-  for (const char* flag : {"ring-hang", "ring-slow-step"}) {
+  for (const char* flag : {"ring-hang", "ring-hang-call", "ring-slow-step"}) {
     if (vm.count(flag) && !ring) return std::string("--") + flag + " needs --ring-mb or --ring";
     if (vm.count(flag) && !(vm[flag].as<double>() > 0)) return std::string("--") + flag + " must be above 0";
   }
