@@ -11,6 +11,8 @@ namespace {
 // Option keys the recorder (recorder/src/config.cc) and trim write: they say
 // what was set, never by whom. Any other key (a GPUCAP_ variable of the
 // user's own) is hashed like the values, which can be paths.
+// tests/anonymize_keys/check_option_keys.py fails when the recorder or the
+// CLI spells a GPUCAP_ option this list lacks.
 const std::set<std::string, std::less<>>& KnownOptionKeys() {
   static const std::set<std::string, std::less<>> keys = {
       "GPUCAP_API", "GPUCAP_API_RECORDS", "GPUCAP_BUFFER_KB", "GPUCAP_CAPTURE_ARM", "GPUCAP_CAPTURE_RANGE",
@@ -21,6 +23,10 @@ const std::set<std::string, std::less<>>& KnownOptionKeys() {
       "GPUCAP_PM_INTERVAL_US", "GPUCAP_PM_METRICS", "GPUCAP_POOL_MB", "GPUCAP_QUIET", "GPUCAP_RANGE_CLOCK",
       "GPUCAP_RESOURCE", "GPUCAP_SAMPLE", "GPUCAP_SESSION_START_NS", "GPUCAP_START_PAUSED", "GPUCAP_SUBSCRIBE",
       "GPUCAP_SYSTEM_TIDS", "GPUCAP_TRIGGER_FILE", "GPUCAP_TRIGGER_WINDOWS", "GPUCAP_WINDOW_NVTX",
+      "GPUCAP_SAMPLE_SEED", "GPUCAP_SIGUSR2", "GPUCAP_DETACH_LATE_OFF", "GPUCAP_DETACH_WAIT_US",
+      "GPUCAP_GATE_HOOKS", "GPUCAP_GATE_HOOK_PROBE", "GPUCAP_RING_MB", "GPUCAP_RING_S", "GPUCAP_RING_DUMP_AT_EXIT",
+      "GPUCAP_RING_CRASH", "GPUCAP_RING_FLUSH_MS", "GPUCAP_RING_HANG_S", "GPUCAP_RING_HANG_CALL_S",
+      "GPUCAP_RING_SLOW_STEP", "GPUCAP_RING_SLOW_WINDOW", "GPUCAP_RING_DUMP_INTERVAL_S",
       "unknown_kinds", "bad_cuda_graph_trace", "bad_api_records", "gpucap.trimmed_from", "gpucap.trim_window",
       "gpucap.trim_select", "gpucap.anonymized"};
   return keys;
