@@ -2,7 +2,34 @@
 // its external id and CUDA events, and the flows between them.
 #include "window_join.h"
 
+#include "gpucap/format/recording_state.h"
+
 namespace gpucap::builder::join_internal {
+namespace {
+
+// The stretches the recorder was paused in, [start, end), in time order.
+// A pause that will detach CUPTI leaves its activity kinds on until the
+// detach (recorder/src/cupti_session.h: a CUDA graph launched with the kinds
+// off and CUPTI then finalized faults), so the calls made between a pause
+// and its detach are recorded though nobody asked for them; with the kinds
+// switched off at the pause, the only calls made while paused are the few a
+// pause catches on other threads before CUPTI stops. Either way they are
+// outside what was asked (docs/semantics.md, "Recorded while paused").
+std::vector<std::pair<uint64_t, uint64_t>> PausedStretches(const format::Capture& capture) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const format::RecordingInterval& r : format::RecordingIntervals(capture.metadata, UINT64_MAX)) {
+    if (r.state == format::RecordingState::kPaused && r.end_ns > r.start_ns) out.emplace_back(r.start_ns, r.end_ns);
+  }
+  return out;
+}
+
+bool InStretch(const std::vector<std::pair<uint64_t, uint64_t>>& stretches, uint64_t t) {
+  auto after = std::upper_bound(stretches.begin(), stretches.end(), t,
+                                [](uint64_t v, const std::pair<uint64_t, uint64_t>& s) { return v < s.first; });
+  return after != stretches.begin() && t < std::prev(after)->second;
+}
+
+}  // namespace
 
 void WindowJoin::IndexLaunches() {
   size_t n = 0;
@@ -16,11 +43,16 @@ void WindowJoin::IndexLaunches() {
   }
   r_.apis.reserve(n);
   r_.api_by_correlation.Reset(low, high, n);
+  std::vector<std::pair<uint64_t, uint64_t>> paused = PausedStretches(idx_.capture());
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ApiTable& t = parts_[pi]->apis;
     for (uint32_t r = 0; r < t.size(); ++r) {
       uint32_t index = static_cast<uint32_t>(r_.apis.size());
-      r_.apis.push_back({pi, r, w_.Contains(t.start[r]) && t.start[r] != 0, t.start[r] != 0});
+      bool known = t.start[r] != 0;
+      bool in_window = known && w_.Contains(t.start[r]);
+      bool made_paused = known && !paused.empty() && InStretch(paused, t.start[r]);
+      if (made_paused && in_window) stats_.calls_while_paused++;
+      r_.apis.push_back({pi, r, in_window && !made_paused, known, made_paused});
       // A runtime call and a driver call never share an id; if a damaged
       // capture repeats one, the first record stands.
       if (!r_.api_by_correlation.Insert(t.correlation[r], index)) r_.duplicate_correlations++;
@@ -80,6 +112,11 @@ void WindowJoin::CollectOps() {
     // In a window of the program's work an op belongs by its launch (by its
     // start when there is no launch record); in a time window, by its start.
     uint32_t api = r_.api_by_correlation.Find(correlation);
+    if (api != FlatMap::kMissing && r_.apis[api].paused) {
+      // Launched while paused: left out with its launch (PausedStretches).
+      if (start != 0 && w_.Contains(start)) stats_.ops_while_paused++;
+      return;
+    }
     if (api == FlatMap::kMissing && kind != OpKind::kSync && correlation != 0 &&
         correlation < idx_.FirstLaunchCorrelation()) {
       // A flight-recorder dump's op launched before its span: its launch

@@ -31,6 +31,11 @@ std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
   };
   // Only flight-recorder dumps have any: every other trace keeps its header.
   if (ops_before_span != 0) named.emplace_back("gpu ops launched before the dump's span, left out", ops_before_span);
+  // Only captures whose pauses kept CUPTI's kinds on until a detach have any.
+  if (calls_while_paused != 0) {
+    named.emplace_back("api calls made while paused, left out", calls_while_paused);
+    named.emplace_back("gpu ops launched while paused, left out", ops_while_paused);
+  }
   // Only captures whose recorder timed host nodes have any: older traces keep their header.
   if (host_node_runs != 0) named.emplace_back("host node runs", host_node_runs);
   if (graph_ops_with_capture_stream != 0) {

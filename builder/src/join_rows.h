@@ -53,6 +53,7 @@ struct ApiRef {
   uint32_t row;
   bool in_window;
   bool start_known;  // CUPTI gave the call a timestamp
+  bool paused = false;  // made while the recorder was paused: left out with its ops
 };
 
 // A gpu_user_annotation span: one range's ops on one stream (per graph

@@ -2,10 +2,12 @@
 // enough that the expected trace is written by hand from the rule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "gpucap/format/recording_state.h"
 #include "scene.h"
 #include "trace_util.h"
 
@@ -241,6 +243,89 @@ TEST(JoinRules, StepsByTheUsersNameHoldOtherThreadsOps) {
       EXPECT_TRUE(plain[4].empty());
     }
   }
+}
+
+}  // namespace
+}  // namespace gpucap::testing
+
+namespace gpucap::testing {
+namespace {
+
+void NoteRecording(builder::testing::SyntheticCapture& c, format::RecordingState state, uint64_t at) {
+  format::RecordingChange change;
+  change.state = state;
+  change.why = state == format::RecordingState::kPaused ? "range end" : "nvtx range 'step#1' (sample 1, 1 in 10)";
+  change.timestamp_ns = kT0 + at;
+  change.os_tid = 11;
+  Scene::Ok(c.Message(format::RecordingChangeBlob(change)));
+}
+
+// A sampled capture whose pause kept CUPTI's kinds on until its detach
+// (recorder/src/cupti_session.h): the calls made between the pause and the
+// detach were recorded though nobody asked. Left out with the ops they
+// launched and counted; a call made before the pause keeps its op, however
+// late the op ran, and the next sampled range is as recorded.
+TEST(JoinRules, CallsMadeWhilePausedAreLeftOutWithTheirOps) {
+  Scene scene("paused.gpucap");
+  auto& c = scene.c();
+  Scene::Ok(c.String(0x1000, "_Z6kernelv"));
+  auto api = [&](uint32_t correlation, uint64_t at) {
+    builder::testing::ApiRecord a;
+    a.start = kT0 + at;
+    a.end = a.start + 2000;
+    a.tid = 11;
+    a.correlation = correlation;
+    c.Api(a);
+  };
+  auto kernel = [&](uint32_t correlation, uint64_t at) {
+    builder::testing::KernelRecord k;
+    k.start = kT0 + at;
+    k.end = k.start + 5000;
+    k.correlation = correlation;
+    k.stream = 7;
+    k.name_pointer = 0x1000;
+    c.Kernel(k);
+  };
+  NoteRecording(c, format::RecordingState::kSampled, 0);
+  api(1, 10'000);     // recorded
+  api(2, 45'000);     // recorded; its kernel runs after the pause
+  NoteRecording(c, format::RecordingState::kPaused, 50'000);
+  api(3, 60'000);     // made while paused: left out
+  api(4, 70'000);     // made while paused, its kernel never ran: left out
+  NoteRecording(c, format::RecordingState::kSampled, 100'000);
+  api(5, 110'000);    // recorded
+  kernel(1, 20'000);
+  kernel(2, 80'000);
+  kernel(3, 90'000);
+  kernel(5, 120'000);
+  Scene::Ok(c.EndChunk());
+
+  Trace t = BuildOne(scene.Path());
+  ExpectImporterRules(t);
+  EXPECT_EQ(t.Count("api calls made while paused, left out"), 2) << "calls 3 and 4";
+  EXPECT_EQ(t.Count("gpu ops launched while paused, left out"), 1) << "kernel 3";
+  EXPECT_EQ(t.Count("gpu ops"), 3) << "kernels 1, 2 and 5";
+  EXPECT_EQ(t.Count("gpu ops without launch record"), 0);
+  EXPECT_EQ(t.Count("flows"), 3);
+  std::vector<uint64_t> kernels;
+  for (const Json* e : t.Events("X", "kernel")) kernels.push_back((*e)["args"]["correlation"].u());
+  std::sort(kernels.begin(), kernels.end());
+  EXPECT_EQ(kernels, (std::vector<uint64_t>{1, 2, 5}));
+}
+
+// A capture that never paused has no such lines.
+TEST(JoinRules, ACaptureWithoutPausesLeavesNothingOut) {
+  Scene scene("whole.gpucap");
+  auto& c = scene.c();
+  builder::testing::ApiRecord a;
+  a.start = kT0 + 10'000;
+  a.end = a.start + 2000;
+  a.tid = 11;
+  a.correlation = 1;
+  c.Api(a);
+  Scene::Ok(c.EndChunk());
+  Trace t = BuildOne(scene.Path());
+  EXPECT_EQ(t.Count("api calls made while paused, left out"), -1);
 }
 
 }  // namespace

@@ -79,6 +79,10 @@ struct JoinStats {
   uint64_t counters = 0;
   uint64_t ops_without_launch = 0;      // no runtime/driver record found
   uint64_t ops_before_span = 0;         // a dump's ops launched before its span: left out (listed when any)
+  // Calls made while the recorder was paused, and the ops they launched:
+  // left out (listed when any; docs/semantics.md, "Recorded while paused").
+  uint64_t calls_while_paused = 0;
+  uint64_t ops_while_paused = 0;
   uint64_t launches_in_other_windows = 0;
   uint64_t ops_without_timestamps = 0;  // CUPTI wrote 0 (its device buffer ran short)
   uint64_t ops_without_end = 0;         // end before start (cut by a forced flush)
