@@ -2,7 +2,7 @@
 """Checks the flight recorder's step-trigger fixtures (torch_steps.py under
 record_fixtures.sh's ring_slow and ring_hang) against their manifests.
 
-    check_ring_steps.py GPUCAP DIR [NAME...]      (NAME: ring_slow, ring_hang)
+    check_ring_steps.py GPUCAP DIR [NAME...]      (NAME: ring_slow, ring_hang, ring_hang_call)
 
 ring_slow: exactly one dump says `slow step: step#S took`, and the job saw it
 while it ran; built (`gpucap build`), that dump holds step#S closed, at least
@@ -13,7 +13,11 @@ ring_hang: a dump says `hang: no step closed for` naming step#H-1 as the
 last; the job saw that dump while its main thread was blocked in
 torch.cuda.synchronize() (released by the dump, not by its timeout) and then
 ran to its end; built, the dump holds step#H-1's kernels, each with its
-launch flow. Prints one line per check; exit status 1 when one failed."""
+launch flow.
+ring_hang_call: the same job under --ring-hang-call instead: a dump says
+`hang: a CUDA call in flight for ... on thread` (the main thread, blocked in
+the synchronize), none says a step hang; the rest as ring_hang.
+Prints one line per check; exit status 1 when one failed."""
 import collections, glob, gzip, json, os, subprocess, sys
 
 failed = 0
@@ -98,31 +102,40 @@ def check_slow(d):
     ok(len(ks) > 0 and no_flow == 0, f"ring_slow: every kernel of {name} has its launch flow ({no_flow} without)")
 
 
-def check_hang(d):
-    man = json.load(open(os.path.join(d, "ring_hang.expect.json")))
+def check_hang(d, name="ring_hang"):
+    man = json.load(open(os.path.join(d, name + ".expect.json")))
     last = f"step#{man['last_step_before_hang']}"
-    ds = dumps(d, "ring_hang")
-    print(f"     ring_hang: {len(ds)} dumps: " + "; ".join(t for _, t in ds))
-    mine = [(p, t) for p, t in ds if t.startswith("hang: no step closed for ") and f"(the last, {last}, " in t]
-    if not ok(len(mine) >= 1, f"ring_hang: a hang dump naming {last} as the last step"):
-        return
+    ds = dumps(d, name)
+    print(f"     {name}: {len(ds)} dumps: " + "; ".join(t for _, t in ds))
+    if name == "ring_hang_call":
+        # The main thread blocked in torch.cuda.synchronize() (its name:
+        # PyTorch calls it pt_main_thread, else python's).
+        mine = [(p, t) for p, t in ds if t.startswith("hang: a CUDA call in flight for ") and " on thread " in t]
+        if not ok(len(mine) >= 1, f"{name}: a blocked-call dump naming a thread"):
+            return
+        ok(not any(t.startswith("hang: no step closed") for _, t in ds), f"{name}: no step-hang dump (not asked)")
+    else:
+        mine = [(p, t) for p, t in ds if t.startswith("hang: no step closed for ") and f"(the last, {last}, " in t]
+        if not ok(len(mine) >= 1, f"{name}: a hang dump naming {last} as the last step"):
+            return
     ok(man.get("released_by") == "dump" and any(same(man.get("dump_seen"), p) for p, _ in mine),
-       f"ring_hang: written while the job was blocked in synchronize (released by {man.get('released_by')}, "
+       f"{name}: written while the job was blocked in synchronize (released by {man.get('released_by')}, "
        f"{man.get('dump_seen_after_s')} s after the block; blocked {man.get('blocked_s')} s)")
-    ok(man.get("steps_run") == man["steps"], f"ring_hang: the job ran on to its end ({man.get('steps_run')} steps)")
+    ok(man.get("steps_run") == man["steps"], f"{name}: the job ran on to its end ({man.get('steps_run')} steps)")
     t = build(g, mine[0][0], mine[0][0] + ".json")
-    if not ok(t is not None, "ring_hang: the dump builds"):
+    if not ok(t is not None, f"{name}: the dump builds"):
         return
     ks, no_flow = step_kernels(t, last)
-    ok(len(ks) > 0 and no_flow == 0, f"ring_hang: {last}'s {len(ks)} kernels each have their launch flow "
+    ok(len(ks) > 0 and no_flow == 0, f"{name}: {last}'s {len(ks)} kernels each have their launch flow "
        f"({no_flow} without)")
 
 
 g, d = sys.argv[1], sys.argv[2]
-names = sys.argv[3:] or ["ring_slow", "ring_hang"]
+names = sys.argv[3:] or ["ring_slow", "ring_hang", "ring_hang_call"]
 for n in names:
     if not os.path.exists(os.path.join(d, n + ".expect.json")):
         ok(False, f"{n}: no manifest {n}.expect.json (the job did not finish)")
         continue
-    {"ring_slow": check_slow, "ring_hang": check_hang}[n](d)
+    {"ring_slow": check_slow, "ring_hang": check_hang,
+     "ring_hang_call": lambda d: check_hang(d, "ring_hang_call")}[n](d)
 sys.exit(1 if failed else 0)

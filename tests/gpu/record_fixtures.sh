@@ -66,6 +66,9 @@ record_ring() {
 record_ring ring_slow --ring-slow-step 3 --ring-slow-window 20 --ring-dump-interval 0 -- \
   python3 "$dist/gpu/torch_steps.py" slow "$out/ring_slow.expect.json"
 record_ring ring_hang --ring-hang 5 -- python3 "$dist/gpu/torch_steps.py" hang "$out/ring_hang.expect.json"
+# The same block seen as one CUDA call in flight (--ring-hang-call, the entry gate preloaded).
+HANG_TRIGGER=call record_ring ring_hang_call --ring-hang-call 5 -- \
+  python3 "$dist/gpu/torch_steps.py" hang "$out/ring_hang_call.expect.json"
 # The flight recorder's crash trigger (issue 46): a PyTorch job in ring mode
 # that segfaults after its steps. It dies of SIGSEGV (record returns 139);
 # the crash handler's dump, ring_crash.ring-1.gpucap, is the fixture.

@@ -10,7 +10,9 @@
 #                                  thread waits in torch.cuda.synchronize(); a
 #                                  watcher thread releases the flag once a dump
 #                                  whose trigger is a hang exists (or after
-#                                  RELEASE_AFTER_S, 120 s: the check then fails)
+#                                  RELEASE_AFTER_S, 120 s: the check then fails);
+#                                  HANG_TRIGGER=call: a blocked call's dump
+#                                  (--ring-hang-call) instead of a step hang's
 #
 # Each mode runs STEPS (60) steps and waits, stepping on (slow) or blocked
 # (hang), for the dump it provokes: the dump is seen by the job while it
@@ -101,6 +103,10 @@ if mode == "slow":
 elif mode == "hang":
     hang = int(os.environ.get("HANG_STEP", "20"))
     release_after = float(os.environ.get("RELEASE_AFTER_S", "120"))
+    # The dump that releases the kernel: a step hang's (--ring-hang), or with
+    # HANG_TRIGGER=call a blocked call's (--ring-hang-call).
+    trigger = b"hang: a CUDA call in flight for" if os.environ.get("HANG_TRIGGER") == "call" \
+        else b"hang: no step closed for"
     cuda = ctypes.CDLL("libcuda.so.1")
     vp, u = ctypes.c_void_p, ctypes.c_uint
     cuda.cuLaunchKernel.argtypes = [vp, u, u, u, u, u, u, u, vp, ctypes.POINTER(vp), vp]
@@ -142,7 +148,7 @@ WAIT:
     def watcher():
         started = time.time()
         while time.time() - started < release_after:
-            seen = dump_saying(b"hang: no step closed for")
+            seen = dump_saying(trigger)
             if seen:
                 released.update(by="dump", dump_seen=seen, seen_after_s=time.time() - started)
                 break
@@ -170,6 +176,7 @@ WAIT:
         torch.cuda.nvtx.range_pop()
         durations.append(time.perf_counter() - t)
     manifest.update(hang_step=hang, last_step_before_hang=hang - 1, released_by=released.get("by"),
+                    hang_trigger=trigger.decode(),
                     dump_seen=released.get("dump_seen"), dump_seen_after_s=released.get("seen_after_s"),
                     steps_run=steps)
 else:
