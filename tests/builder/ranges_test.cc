@@ -2,22 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../format/range_event.h"
+
 namespace gpucap::builder {
 namespace {
 
-using format::RangeEvent;
 using format::RangeKind;
 
-RangeEvent E(RangeKind k, uint32_t tid, uint64_t ts, std::string name = "", uint64_t id = 0, uint64_t domain = 0) {
-  RangeEvent e;
-  e.kind = k;
-  e.os_tid = tid;
-  e.timestamp_ns = ts;
-  e.name = std::move(name);
-  e.id = id;
-  e.domain = domain;
-  return e;
-}
+using format::TestRangeEvent;  // (kind, tid, ts, name, domain, id)
 
 std::vector<std::string_view> Names(const RangeIndex& r, uint32_t tid, uint64_t t) {
   std::vector<std::string_view> out;
@@ -29,8 +21,9 @@ using V = std::vector<std::string_view>;
 
 TEST(RangeIndex, NestedPushPopPerThreadEndsExclusive) {
   format::Capture c;
-  c.ranges = {E(RangeKind::kPush, 1, 10, "a"), E(RangeKind::kPush, 1, 20, "b"), E(RangeKind::kPop, 1, 30),
-              E(RangeKind::kPop, 1, 40), E(RangeKind::kPush, 2, 15, "x"), E(RangeKind::kPop, 2, 35)};
+  c.ranges = {TestRangeEvent(RangeKind::kPush, 1, 10, "a"), TestRangeEvent(RangeKind::kPush, 1, 20, "b"),
+              TestRangeEvent(RangeKind::kPop, 1, 30),       TestRangeEvent(RangeKind::kPop, 1, 40),
+              TestRangeEvent(RangeKind::kPush, 2, 15, "x"), TestRangeEvent(RangeKind::kPop, 2, 35)};
   RangeIndex r(c, 1000);
   EXPECT_EQ(Names(r, 1, 5), V{});
   EXPECT_EQ(Names(r, 1, 10), (V{"a"}));
@@ -44,8 +37,8 @@ TEST(RangeIndex, NestedPushPopPerThreadEndsExclusive) {
 
 TEST(RangeIndex, EventsOutOfFileOrderStillPair) {
   format::Capture c;
-  c.ranges = {E(RangeKind::kPop, 1, 40), E(RangeKind::kPush, 1, 20, "b"), E(RangeKind::kPop, 1, 30),
-              E(RangeKind::kPush, 1, 10, "a")};
+  c.ranges = {TestRangeEvent(RangeKind::kPop, 1, 40), TestRangeEvent(RangeKind::kPush, 1, 20, "b"),
+              TestRangeEvent(RangeKind::kPop, 1, 30), TestRangeEvent(RangeKind::kPush, 1, 10, "a")};
   RangeIndex r(c, 1000);
   EXPECT_EQ(Names(r, 1, 25), (V{"a", "b"}));
   EXPECT_EQ(r.unmatched_ends(), 0u);
@@ -54,9 +47,9 @@ TEST(RangeIndex, EventsOutOfFileOrderStillPair) {
 TEST(RangeIndex, DomainsKeepSeparateStacks) {
   format::Capture c;
   // Domain 1 and 2 interleave: pops match within their own domain.
-  c.ranges = {E(RangeKind::kPush, 1, 10, "d1", 0, 1), E(RangeKind::kPush, 1, 20, "d2", 0, 2),
-              E(RangeKind::kPop, 1, 30, "", 0, 1), E(RangeKind::kPop, 1, 40, "", 0, 2),
-              E(RangeKind::kNameDomain, 1, 5, "mydomain", 0, 2)};
+  c.ranges = {TestRangeEvent(RangeKind::kPush, 1, 10, "d1", 1, 0), TestRangeEvent(RangeKind::kPush, 1, 20, "d2", 2, 0),
+              TestRangeEvent(RangeKind::kPop, 1, 30, "", 1, 0), TestRangeEvent(RangeKind::kPop, 1, 40, "", 2, 0),
+              TestRangeEvent(RangeKind::kNameDomain, 1, 5, "mydomain", 2, 0)};
   RangeIndex r(c, 1000);
   EXPECT_EQ(Names(r, 1, 35), (V{"d2"}));
   EXPECT_EQ(r.DomainName(2), "mydomain");
@@ -64,9 +57,9 @@ TEST(RangeIndex, DomainsKeepSeparateStacks) {
 
 TEST(RangeIndex, StartEndAcrossThreadsUnmatchedAndUnclosed) {
   format::Capture c;
-  c.ranges = {E(RangeKind::kStart, 1, 10, "io", 7), E(RangeKind::kEnd, 2, 50, "", 7),
-              E(RangeKind::kPop, 3, 60), E(RangeKind::kPush, 4, 70, "open"),
-              E(RangeKind::kNameThread, 4, 1, "worker", 4)};
+  c.ranges = {TestRangeEvent(RangeKind::kStart, 1, 10, "io", 0, 7), TestRangeEvent(RangeKind::kEnd, 2, 50, "", 0, 7),
+              TestRangeEvent(RangeKind::kPop, 3, 60), TestRangeEvent(RangeKind::kPush, 4, 70, "open"),
+              TestRangeEvent(RangeKind::kNameThread, 4, 1, "worker", 0, 4)};
   RangeIndex r(c, 1000);
   EXPECT_EQ(Names(r, 1, 30), (V{"io"})) << "open on the thread that started it";
   EXPECT_EQ(Names(r, 2, 30), V{});
