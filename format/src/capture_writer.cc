@@ -24,6 +24,7 @@
 #include "crc32c.h"
 #include "frame_codec.h"
 #include "message_codec.h"
+#include "open_marks.h"
 #include "open_ranges.h"
 #include "writer_work.h"
 
@@ -365,9 +366,10 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       counters_.messages_dropped.fetch_add(messages.size(), std::memory_order_relaxed);
       return;
     }
-    // A ring's ranges spans: what they open and close, before the ring
-    // takes the frame (and drops older ones for it).
+    // A ring's ranges and windows spans: what they open and close, before
+    // the ring takes the frame (and drops older ones for it).
     if (ring_ && type == FrameType::kRanges && !definition) open_ranges_.AddFrame(ring_->next_order(), messages);
+    if (ring_ && type == FrameType::kWindows) open_marks_.AddFrame(ring_->next_order(), messages);
     EncodeFrame(type, messages, [&](uint16_t flags, std::span<const ByteSpan> pieces, uint64_t lo, uint64_t hi) {
       WriteFrame(type, flags, pieces, lo, hi, false, nullptr, definition);
     });
@@ -473,8 +475,8 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
       ring_->Add(header, pieces, min_ts, max_ts, SteadyNs(), chunk ? chunk->record_count : 0,
                  chunk ? chunk->kind_counts : std::vector<KindCount>{}, definition);
       // The frame is copied: the scratch buffers `pieces` may point to are
-      // free for the lead's encoding.
-      CarryOpenRanges();
+      // free for the leads' encoding.
+      CarryOpen();
       PublishCrashSnapshot();
       ++sequence_;
       counters_.frames_written.fetch_add(1, std::memory_order_relaxed);
@@ -537,7 +539,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   void WriteDump(const std::string& trigger, Trailer trailer) {
     WritePending();  // what was batched before the request belongs in it
     ring_->Age(SteadyNs());
-    CarryOpenRanges();
+    CarryOpen();
     PublishCrashSnapshot();
     uint64_t number = ++dumps_begun_;
     auto made = dump_sink_(number);
@@ -574,21 +576,25 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     return c;
   }
 
-  // Ring mode, after each change of the ring: once ranges frames have left
-  // it, the ranges open at the start of what it holds, as its lead frame
-  // (open_ranges.h), encoded as the ranges frames are.
-  void CarryOpenRanges() {
-    if (!open_ranges_.Advance(ring_->oldest_span_order())) return;
-    std::vector<SmallMessage> carried = open_ranges_.Carried();
+  // Ring mode, after each change of the ring: once ranges (windows) frames
+  // have left it, the ranges (window marks) open at the start of what it
+  // holds, as its ranges (windows) lead frame (open_ranges.h, open_marks.h),
+  // encoded as the ranges (windows) frames are.
+  void CarryOpen() {
+    uint64_t oldest = ring_->oldest_span_order();
+    if (open_ranges_.Advance(oldest)) SetLead(FrameType::kRanges, open_ranges_.Carried());
+    if (open_marks_.Advance(oldest)) SetLead(FrameType::kWindows, open_marks_.Carried());
+  }
+
+  void SetLead(FrameType type, const std::vector<SmallMessage>& carried) {
     if (carried.empty()) {
-      ring_->ClearLead();
+      ring_->ClearLead(type);
       return;
     }
-    EncodeFrame(FrameType::kRanges, carried,
-                [&](uint16_t flags, std::span<const ByteSpan> pieces, uint64_t lo, uint64_t hi) {
-                  FrameHeader header = MakeFrameHeader(static_cast<uint16_t>(FrameType::kRanges), flags, 0, pieces);
-                  ring_->SetLead(header, pieces, lo, hi, carried.size());
-                });
+    EncodeFrame(type, carried, [&](uint16_t flags, std::span<const ByteSpan> pieces, uint64_t lo, uint64_t hi) {
+      FrameHeader header = MakeFrameHeader(static_cast<uint16_t>(type), flags, 0, pieces);
+      ring_->SetLead(header, pieces, lo, hi, carried.size());
+    });
   }
 
   // Ring mode: the ring as it is now, ready for a crash handler; the
@@ -734,6 +740,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
   std::unique_ptr<FrameRing> ring_;
   Batch range_defs_;  // NVTX names and payload schemas, batched apart in a ring
   OpenRanges open_ranges_;  // what the ranges frames in the ring left open
+  OpenMarks open_marks_;    // what the windows frames in the ring left open
   std::shared_ptr<RingCrashSlot> crash_slot_;  // with ring_crash_snapshots
   uint64_t dumps_begun_ = 0;
   std::string last_dump_;          // guarded by error_mu_

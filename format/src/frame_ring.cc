@@ -122,24 +122,39 @@ void FrameRing::DropOldestSpan() {
   spans_.pop_front();
 }
 
-void FrameRing::SetLead(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts,
-                        uint64_t max_ts, uint64_t open_ranges) {
-  ClearLead();
-  lead_.header = header;
-  lead_.min_ts = min_ts;
-  lead_.max_ts = max_ts;
-  lead_.payload = Joined(pieces);
-  has_lead_ = true;
-  counters_.open_ranges_carried = open_ranges;
+uint64_t* FrameRing::CarriedCounter(FrameType type) {
+  return type == FrameType::kWindows ? &counters_.open_marks_carried : &counters_.open_ranges_carried;
 }
 
-void FrameRing::ClearLead() {
-  if (!has_lead_) return;
+void FrameRing::SetLead(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts,
+                        uint64_t max_ts, uint64_t carried) {
+  auto type = static_cast<FrameType>(header.type);
+  ClearLead(type);
+  RingFrame lead;
+  lead.header = header;
+  lead.min_ts = min_ts;
+  lead.max_ts = max_ts;
+  lead.payload = Joined(pieces);
+  auto at = std::find_if(leads_.begin(), leads_.end(), [&](const RingFrame& f) { return f.header.type > header.type; });
+  leads_.insert(at, std::move(lead));
+  *CarriedCounter(type) = carried;
+}
+
+void FrameRing::ClearLead(FrameType type) {
+  auto it = std::find_if(leads_.begin(), leads_.end(),
+                         [&](const RingFrame& f) { return f.header.type == static_cast<uint16_t>(type); });
+  if (it == leads_.end()) return;
   // A snapshot built before may point to its bytes, as to a dropped frame's.
-  if (hold_dropped_) retired_.push_back(std::move(lead_.payload));
-  lead_ = RingFrame{};
-  has_lead_ = false;
-  counters_.open_ranges_carried = 0;
+  if (hold_dropped_) retired_.push_back(std::move(it->payload));
+  leads_.erase(it);
+  *CarriedCounter(type) = 0;
+}
+
+const RingFrame* FrameRing::lead(FrameType type) const {
+  for (const RingFrame& f : leads_) {
+    if (f.header.type == static_cast<uint16_t>(type)) return &f;
+  }
+  return nullptr;
 }
 
 FrameHeader Resequenced(const FrameHeader& header, uint32_t sequence) {
@@ -176,6 +191,7 @@ Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer) {
   st.extra.emplace_back("ring_bound_bytes", ring.limits().max_span_bytes);
   st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
   st.extra.emplace_back("ring_open_ranges_carried", rc.open_ranges_carried);
+  st.extra.emplace_back("ring_open_marks_carried", rc.open_marks_carried);
   trailer.index = std::move(index);
   return trailer;
 }

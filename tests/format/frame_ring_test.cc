@@ -223,9 +223,9 @@ TEST(FrameRing, TheLeadGoesFirstAmongTheSpansAndItsOldBytesAreRetired) {
   std::vector<uint8_t> walked;
   empty_spans.ForEach([&](const RingFrame& f) { walked.push_back(f.payload[0]); });
   EXPECT_EQ(walked, (std::vector<uint8_t>{'n', 'o', 'M'}));
-  ring.ClearLead();
+  ring.ClearLead(FrameType::kRanges);
   EXPECT_EQ(ring.TakeRetired().size(), 1u);
-  EXPECT_EQ(ring.lead(), nullptr);
+  EXPECT_EQ(ring.lead(FrameType::kRanges), nullptr);
   EXPECT_EQ(ring.counters().open_ranges_carried, 0u);
   EXPECT_EQ(tags(), (std::vector<uint8_t>{'s', 'n', 2, 3, 'o'}));
 }
@@ -435,6 +435,88 @@ TEST(RingWriter, ADumpCarriesThePushesOfTheRangesOpenAtItsSpansStart) {
   EXPECT_EQ(seen, (std::vector<std::string>{"domain my domain @115", "push train @100", "push t2 a @120",
                                             "push ProfilerStep#1 @20030", "pop  @40000"}));
   EXPECT_EQ(carried_count(*d), 3u);
+}
+
+WindowMark TestMark(WindowMarkKind kind, uint64_t id, uint64_t ts, std::string label = "") {
+  WindowMark m;
+  m.kind = kind;
+  m.id = id;
+  m.os_tid = 1;
+  m.timestamp_ns = ts;
+  m.label = std::move(label);
+  return m;
+}
+
+// Issue 46, window marks: a dump carries, in its windows lead frame, the
+// open marks whose window its span begins in and the instant mark that
+// begins the back-to-back window it begins in (open_marks.h), beside the
+// ranges lead.
+TEST(RingWriter, ADumpCarriesTheWindowMarksOpenAtItsSpansStart) {
+  Dumps dumps;
+  std::vector<std::vector<uint8_t>> data;
+  for (int i = 0; i < 21; ++i) data.push_back(testing::CuptiLikeBytes(16 << 10, 700 + i));
+  auto w = CaptureWriter::StartRing(dumps.Factory(), {5 * (17 << 10), 0}, {});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  using K = WindowMarkKind;
+  std::vector<SmallMessage> first = {
+      TestRangeEvent(RangeKind::kPush, 1, 100, "train"),
+      TestMark(K::kInstant, 0, 105, "tick a"),
+      TestMark(K::kOpen, 1, 110, "ProfilerStep#0"),
+      TestMark(K::kInstant, 0, 120, "tick b"),
+      TestMark(K::kOpen, 2, 130, "done"),
+      TestMark(K::kClose, 2, 140),
+  };
+  ASSERT_TRUE((*w)->Submit(std::move(first)));
+  // Ten chunks: the first windows frame (written before the first) leaves.
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
+  std::vector<SmallMessage> second = {
+      TestMark(K::kClose, 1, 20'000),
+      TestMark(K::kOpen, 3, 20'030, "ProfilerStep#1"),
+      TestMark(K::kInstant, 0, 20'040, "tick c"),
+  };
+  ASSERT_TRUE((*w)->Submit(std::move(second)));
+  ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[10], 11'000)));
+  ASSERT_TRUE((*w)->RequestDump("first", {}));
+  // Ten more: the second windows frame leaves too.
+  for (int i = 11; i < 21; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 1000 * (i + 1))));
+  ASSERT_TRUE((*w)->Submit(SmallMessage(TestMark(K::kClose, 3, 40'000))));
+  ASSERT_TRUE((*w)->RequestDump("second", {}));
+  ASSERT_TRUE((*w)->Flush(std::chrono::seconds(10)));
+  ASSERT_TRUE((*w)->Close({}, std::chrono::seconds(10)).ok());
+  ASSERT_EQ(dumps.made.size(), 2u);
+
+  auto shown = [](const WindowMark& m) {
+    static const char* kKinds[] = {"open", "close", "instant"};
+    return std::string(kKinds[static_cast<int>(m.kind)]) + " " + std::to_string(m.id) + " " + m.label + " @" +
+           std::to_string(m.timestamp_ns);
+  };
+  auto counter = [](const Capture& c, const std::string& name) {
+    uint64_t n = UINT64_MAX;
+    for (const auto& [k, v] : c.trailer->stats.extra) {
+      if (k == name) n = v;
+    }
+    return n;
+  };
+  auto c = LoadCapture(dumps.made[0], {.verify_chunks = true});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->report.clean());
+  std::vector<std::string> seen;
+  for (const WindowMark& m : c->windows) seen.push_back(shown(m));
+  EXPECT_EQ(seen, (std::vector<std::string>{"open 1 ProfilerStep#0 @110", "instant 0 tick b @120", "close 1  @20000",
+                                            "open 3 ProfilerStep#1 @20030", "instant 0 tick c @20040"}))
+      << "'done' closed, and 'tick a' ended at 'tick b', before the span";
+  EXPECT_EQ(counter(*c, "ring_open_marks_carried"), 2u);
+  EXPECT_EQ(counter(*c, "ring_open_ranges_carried"), 1u) << "train, in the ranges lead";
+  ASSERT_EQ(c->ranges.size(), 1u);
+  EXPECT_EQ(c->ranges[0].name, "train");
+
+  auto d = LoadCapture(dumps.made[1], {.verify_chunks = true});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  seen.clear();
+  for (const WindowMark& m : d->windows) seen.push_back(shown(m));
+  EXPECT_EQ(seen, (std::vector<std::string>{"open 3 ProfilerStep#1 @20030", "instant 0 tick c @20040",
+                                            "close 3  @40000"}));
+  EXPECT_EQ(counter(*d, "ring_open_marks_carried"), 2u);
 }
 
 TEST(RingWriter, ADumpThatCannotBeCreatedFailsAloneAndTheRingGoesOn) {

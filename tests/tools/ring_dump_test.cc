@@ -214,11 +214,24 @@ TEST(RingDump, BuildLeavesOutAnOpWhoseLaunchFellOutOfTheRing) {
 // Two steps on thread 11 inside a `train` range that never closes:
 // ProfilerStep#1 over 30 chunks of 20 launches, ProfilerStep#2 over 3.
 // With `ring_bytes`, recorded into a flight recorder's ring of that bound
-// and dumped at the end (SyntheticOptions).
+// and dumped at the end (SyntheticOptions). With `window_marks`, each step
+// is also a window mark's open and close, as `--window-nvtx ProfilerStep`
+// makes them (at the push, with its name; at the pop), and a tick (an
+// instant mark) comes at each step's push and at the end.
 constexpr uint64_t kStepOneChunks = 30, kStepTwoChunks = 3, kLaunchesPerChunk = 20;
 constexpr uint64_t kStepOnePush = testing::kT0 + 2'000;
 
-void WriteSteps(const std::string& path, uint64_t ring_bytes, uint64_t* step_one_pop) {
+format::WindowMark StepMark(format::WindowMarkKind kind, uint64_t id, uint64_t ts, std::string label = "") {
+  format::WindowMark m;
+  m.kind = kind;
+  m.id = id;
+  m.os_tid = 11;
+  m.timestamp_ns = ts;
+  m.label = std::move(label);
+  return m;
+}
+
+void WriteSteps(const std::string& path, uint64_t ring_bytes, uint64_t* step_one_pop, bool window_marks = false) {
   auto made = builder::testing::SyntheticCapture::Create(path, builder::testing::DefaultSession(),
                                                          {builder::testing::H200(0)},
                                                          {.reproducible = true, .ring_bytes = ring_bytes});
@@ -233,6 +246,12 @@ void WriteSteps(const std::string& path, uint64_t ring_bytes, uint64_t* step_one
   testing::Scene::Ok(c.String(0x1000, "_Z6kernelv"));
   testing::Scene::Ok(c.Push(11, testing::kT0 + 1'000, "train"));
   testing::Scene::Ok(c.Push(11, kStepOnePush, "ProfilerStep#1"));
+  using K = format::WindowMarkKind;
+  auto mark = [&](K kind, uint64_t id, uint64_t ts, std::string label = "") {
+    if (window_marks) testing::Scene::Ok(c.Message(StepMark(kind, id, ts, std::move(label))));
+  };
+  mark(K::kOpen, 1, kStepOnePush, "ProfilerStep#1");
+  mark(K::kInstant, 0, kStepOnePush, "tick");
   uint32_t correlation = 1;
   uint64_t t = testing::kT0 + 10'000;
   auto launches = [&](uint64_t chunks) {
@@ -257,10 +276,37 @@ void WriteSteps(const std::string& path, uint64_t ring_bytes, uint64_t* step_one
   launches(kStepOneChunks);
   *step_one_pop = t;
   testing::Scene::Ok(c.Pop(11, t));
+  mark(K::kClose, 1, t);
   testing::Scene::Ok(c.Push(11, t += 10'000, "ProfilerStep#2"));
+  mark(K::kOpen, 2, t, "ProfilerStep#2");
+  mark(K::kInstant, 0, t, "tick");
   launches(kStepTwoChunks);
   testing::Scene::Ok(c.Pop(11, t));
+  mark(K::kClose, 2, t);
+  mark(K::kInstant, 0, t, "tick");
   testing::Scene::Ok(c.Close("test"));
+}
+
+// The ring bound that keeps what the span frames of the capture at `path`
+// (WriteSteps) take from step 1's last eight chunks on (the same frames,
+// byte for byte, in the ring); 0 when it has no such chunks.
+uint64_t StepOneTailBound(const std::string& path) {
+  auto file = format::CaptureFile::Open(path);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  if (!file.ok()) return 0;
+  std::vector<uint64_t> span_bytes;
+  size_t first_kept = 0, chunks = 0;
+  (*file)->Scan([&](const format::FrameRef& f) {
+    auto type = static_cast<format::FrameType>(f.type);
+    if (type == format::FrameType::kTrailer || format::IsDefinitionFrame(type)) return true;
+    if (type == format::FrameType::kActivityChunk && chunks++ == kStepOneChunks - 8) first_kept = span_bytes.size();
+    span_bytes.push_back(sizeof(format::FrameHeader) + f.length);
+    return true;
+  });
+  if (first_kept == 0) return 0;
+  uint64_t bound = 0;
+  for (size_t i = first_kept; i < span_bytes.size(); ++i) bound += span_bytes[i];
+  return bound;
 }
 
 // Issue 46: the dump of a ring whose oldest frames held the push of the
@@ -274,22 +320,8 @@ TEST(RingDump, AStepWhosePushLeftTheRingKeepsItsWindowAndAnnotation) {
   std::string whole = dir.File("steps.gpucap");
   uint64_t step_one_pop = 0;
   ASSERT_NO_FATAL_FAILURE(WriteSteps(whole, 0, &step_one_pop));
-  // The bound: what the span frames from step 1's last eight chunks on
-  // take (the same frames, byte for byte, in the ring).
-  auto file = format::CaptureFile::Open(whole);
-  ASSERT_TRUE(file.ok()) << file.status().message();
-  std::vector<uint64_t> span_bytes;
-  size_t first_kept = 0, chunks = 0;
-  (*file)->Scan([&](const format::FrameRef& f) {
-    auto type = static_cast<format::FrameType>(f.type);
-    if (type == format::FrameType::kTrailer || format::IsDefinitionFrame(type)) return true;
-    if (type == format::FrameType::kActivityChunk && chunks++ == kStepOneChunks - 8) first_kept = span_bytes.size();
-    span_bytes.push_back(sizeof(format::FrameHeader) + f.length);
-    return true;
-  });
-  ASSERT_GT(first_kept, 0u);
-  uint64_t bound = 0;
-  for (size_t i = first_kept; i < span_bytes.size(); ++i) bound += span_bytes[i];
+  uint64_t bound = StepOneTailBound(whole);
+  ASSERT_GT(bound, 0u);
   std::string dump = dir.File("steps.ring-1.gpucap");
   uint64_t pop_in_dump = 0;
   ASSERT_NO_FATAL_FAILURE(WriteSteps(dump, bound, &pop_in_dump));
@@ -333,6 +365,61 @@ TEST(RingDump, AStepWhosePushLeftTheRingKeepsItsWindowAndAnnotation) {
   }
   EXPECT_EQ(in_step_one, 8 * kLaunchesPerChunk);
   EXPECT_EQ(all.Named("train").size(), 1u);
+}
+
+// Issue 46, window marks: the same steps recorded with their window marks
+// (`--window-nvtx ProfilerStep`). Step 1's open mark and the tick at its
+// push left the ring with its oldest frames; the writer carries both
+// (open_marks.h), so `-w marks` gives step 1's window from its open mark to
+// its close, as the whole recording does, holding the step's ops the dump
+// holds, and the tick's window from step 1's push to step 2's.
+TEST(RingDump, AMarksWindowWhoseOpenMarkLeftTheRingKeepsItsExtentAndOps) {
+  testing::TempDir dir;
+  std::string whole = dir.File("marks.gpucap");
+  uint64_t step_one_pop = 0;
+  ASSERT_NO_FATAL_FAILURE(WriteSteps(whole, 0, &step_one_pop, /*window_marks=*/true));
+  uint64_t bound = StepOneTailBound(whole);
+  ASSERT_GT(bound, 0u);
+  std::string dump = dir.File("marks.ring-1.gpucap");
+  uint64_t pop_in_dump = 0;
+  ASSERT_NO_FATAL_FAILURE(WriteSteps(dump, bound, &pop_in_dump, /*window_marks=*/true));
+  ASSERT_EQ(pop_in_dump, step_one_pop);
+
+  auto loaded = format::LoadCapture(dump);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->chunks.size(), 8 + kStepTwoChunks) << "the ring kept step 1's last eight chunks";
+  testing::Json info = testing::ParseOrFail(InfoJson(Describe(dump)));
+  EXPECT_EQ(info["drops"]["recorder_counters"]["ring_open_marks_carried"].u(), 2u) << "step 1's open, the tick";
+
+  builder::BuildOptions marks;
+  marks.window = "marks";
+  std::vector<testing::Trace> from_whole = testing::BuildTraces(whole, marks);
+  std::vector<testing::Trace> from_dump = testing::BuildTraces(dump, marks);
+  // Step 1, step 2 and the tick's window from step 1 to step 2 (the tick
+  // at step 2's pop ends it: [step 2's push, its pop) is a window too).
+  ASSERT_EQ(from_whole.size(), 4u);
+  ASSERT_EQ(from_dump.size(), from_whole.size()) << "no window lost with step 1's open mark";
+  for (size_t i = 0; i < from_whole.size(); ++i) {
+    SCOPED_TRACE(i);
+    const testing::Json& w = from_whole[i].root["gpucap"]["window"];
+    const testing::Json& d = from_dump[i].root["gpucap"]["window"];
+    EXPECT_EQ(d["label"].text, w["label"].text);
+    EXPECT_EQ(d["start_ns"].u(), w["start_ns"].u());
+    EXPECT_EQ(d["end_ns"].u(), w["end_ns"].u());
+  }
+  size_t step_one = from_dump.size();
+  for (size_t i = 0; i < from_dump.size(); ++i) {
+    const testing::Json& d = from_dump[i].root["gpucap"]["window"];
+    if (d["label"].text == "ProfilerStep#1") step_one = i;
+  }
+  ASSERT_LT(step_one, from_dump.size());
+  const testing::Json& window = from_dump[step_one].root["gpucap"]["window"];
+  // (Its times are the trace's clock: compared as a length.)
+  EXPECT_EQ(window["end_ns"].u() - window["start_ns"].u(), step_one_pop - kStepOnePush)
+      << "from its open mark as recorded to its close";
+  EXPECT_EQ(from_dump[step_one].Events("X", "kernel").size(), 8 * kLaunchesPerChunk)
+      << "the step's ops the dump holds";
+  EXPECT_EQ(from_whole[step_one].Events("X", "kernel").size(), kStepOneChunks * kLaunchesPerChunk);
 }
 
 }  // namespace

@@ -10,8 +10,11 @@
 // on the writer thread, in queue order (after everything submitted before
 // the request). A ranges frame that leaves the ring leaves the ranges it
 // opened without their pushes: the writer keeps those still open, or
-// closed in a frame the ring holds, as the ring's lead frame, which a dump
-// writes before its spans (open_ranges.h). With ring_crash_snapshots, the writer also keeps a
+// closed in a frame the ring holds, as the ring's ranges lead frame, which a
+// dump writes before its spans (open_ranges.h). A windows frame that leaves
+// it leaves the `marks` windows it opened without their open marks: the
+// writer keeps those the same way, with the latest instant mark, as the
+// ring's windows lead frame (open_marks.h). With ring_crash_snapshots, the writer also keeps a
 // RingSnapshot of the ring current after each change, for a crash handler
 // to write (crash_slot.h, ring_snapshot.h).
 #ifndef GPUCAP_FORMAT_CAPTURE_WRITER_H_

@@ -17,14 +17,16 @@
 // writes definitions and spans interleaved as they were produced (a string
 // pointer reused later keeps its later meaning).
 //
-// Besides, the ring may hold one "lead" frame (SetLead): the capture
-// writer's ranges frame of the NVTX ranges open at the start of the oldest
-// ranges frame held (open_ranges.h), whose pushes went with dropped frames.
-// It is no span of its own: never dropped nor aged, not in the span counts
-// or the bound (it is small: nesting depth times threads), and walked
+// Besides, the ring may hold "lead" frames (SetLead), one of each type:
+// the capture writer's ranges frame of the NVTX ranges open at the start of
+// the oldest ranges frame held (open_ranges.h), whose pushes went with
+// dropped frames, and its windows frame of the window marks whose window is
+// open at the start of the oldest windows frame held (open_marks.h). They
+// are no spans of their own: never dropped nor aged, not in the span counts
+// or the bound (they are small: nesting depth times threads), and walked
 // first among the spans, so that a dump (and a crash snapshot) holds the
-// push of every range whose pop it holds, after the thread and domain
-// names it refers to.
+// push of every range whose pop it holds, and the open mark of every
+// window its span begins in, after the names they refer to.
 //
 // Not thread-safe: the capture writer's thread is its only user. A crash
 // handler may read the payloads of the frames it holds through a
@@ -53,7 +55,7 @@ struct RingLimits {
 };
 
 struct RingFrame {
-  uint64_t order = 0;      // 0, 1, 2, ... in the order frames were added (the lead's: 0, placed, not ordered)
+  uint64_t order = 0;      // 0, 1, 2, ... in the order frames were added (a lead's: 0, placed, not ordered)
   FrameHeader header{};    // as the frame was encoded (its sequence is rewritten on dump)
   uint64_t min_ts = 0, max_ts = 0;
   uint64_t added_ns = 0;   // the caller's clock at Add, for the age bound
@@ -73,7 +75,8 @@ struct RingCounters {
   uint64_t frames_dropped = 0;     // spans aged or pushed out
   uint64_t bytes_dropped = 0;
   uint64_t records_dropped = 0;    // activity records in dropped chunks
-  uint64_t open_ranges_carried = 0;  // ranges the lead holds now (SetLead)
+  uint64_t open_ranges_carried = 0;  // ranges the ranges lead holds now (SetLead)
+  uint64_t open_marks_carried = 0;   // marks the windows lead holds now (SetLead)
 };
 
 bool IsDefinitionFrame(FrameType type);
@@ -100,37 +103,40 @@ class FrameRing {
   uint64_t next_order() const { return next_order_; }
   uint64_t oldest_span_order() const { return spans_.empty() ? next_order_ : spans_.front().order; }
 
-  // Makes the frame (`header`, the payload `pieces`) the lead, in place of
-  // the one before; `open_ranges`: the ranges it holds, for the counters.
-  // ClearLead leaves none. With hold_dropped, the replaced payload is
-  // retired as a dropped frame's is (TakeRetired).
+  // Makes the frame (`header`, the payload `pieces`; a ranges or windows
+  // frame) the lead of its type, in place of the one before; `carried`: the
+  // ranges or marks it holds, for the counters. ClearLead leaves none of
+  // `type`. With hold_dropped, the replaced payload is retired as a dropped
+  // frame's is (TakeRetired).
   void SetLead(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts, uint64_t max_ts,
-               uint64_t open_ranges);
-  void ClearLead();
-  const RingFrame* lead() const { return has_lead_ ? &lead_ : nullptr; }
+               uint64_t carried);
+  void ClearLead(FrameType type);
+  const RingFrame* lead(FrameType type) const;
 
   // Every frame held, definitions and spans merged in the order they were
-  // added, the lead just before the first span (after every definition
-  // when no span is held). Visit is the same walk with the visitor inlined
+  // added, the leads (ranges, then windows) just before the first span
+  // (after every definition when no span is held). Visit is the same walk with the visitor inlined
   // (the writer's crash snapshot walks the ring after every change).
   void ForEach(const std::function<void(const RingFrame&)>& fn) const { Visit(fn); }
   template <typename Fn>
   void Visit(Fn&& fn) const {
     size_t d = 0, s = 0;
-    bool lead_due = has_lead_;
+    bool leads_due = !leads_.empty();
     while (d < definitions_.size() || s < spans_.size()) {
       bool take_definition =
           s == spans_.size() || (d < definitions_.size() && definitions_[d].order < spans_[s].order);
-      if (!take_definition && lead_due) {
-        fn(lead_);
-        lead_due = false;
+      if (!take_definition && leads_due) {
+        for (const RingFrame& lead : leads_) fn(lead);
+        leads_due = false;
       }
       fn(take_definition ? definitions_[d++] : spans_[s++]);
     }
-    if (lead_due) fn(lead_);
+    if (leads_due) {
+      for (const RingFrame& lead : leads_) fn(lead);
+    }
   }
   // Frames ForEach walks.
-  uint64_t frames_held() const { return counters_.definition_frames + counters_.span_frames + (has_lead_ ? 1 : 0); }
+  uint64_t frames_held() const { return counters_.definition_frames + counters_.span_frames + leads_.size(); }
   // The activity records in the frames held, in all and per kind, kept as
   // frames come and go.
   uint64_t held_records() const { return held_records_; }
@@ -156,8 +162,9 @@ class FrameRing {
   RingCounters counters_;
   std::vector<RingFrame> definitions_;
   std::deque<RingFrame> spans_;
-  RingFrame lead_;
-  bool has_lead_ = false;
+  uint64_t* CarriedCounter(FrameType type);
+
+  std::vector<RingFrame> leads_;  // at most one of each type, by type
   uint64_t next_order_ = 0;
 };
 
