@@ -8,7 +8,7 @@
 //
 // - A call is dated from the first look that saw its word, so it is
 //   reported between `bound_ns` and one look later than `bound_ns` after it
-//   began: the control thread looks every 50 ms.
+//   began: the control thread looks at most 50 ms apart.
 // - Each call is reported once, however long it stays; the same thread's
 //   next blocked call is reported again. Threads that pass the bound at the
 //   same look make one trigger (one dump).

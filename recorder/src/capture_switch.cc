@@ -102,9 +102,10 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
       switches_skipped_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
+    uint64_t at = recorder_.now();
     phase_->store(RecorderPhase::kRecording);
     if (cupti_->started()) cupti_->Record();
-    recorder_.note_state(d.state, d.why);
+    recorder_.note_state(d.state, d.why, at);
     if (profiler && !d.label.empty()) {
       format::WindowMark m;
       m.kind = format::WindowMarkKind::kOpen;
@@ -125,10 +126,11 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
       recorder_.add_event(std::move(m));
     }
     bool was_recording = cupti_->activity_enabled();
+    uint64_t at = recorder_.now();
     phase_->store(RecorderPhase::kPaused);
     cupti_->PauseActivity();
     if (config_.pause_detach && was_recording && d.action == Action::kPause) release_wanted_.store(true);
-    recorder_.note_state(d.state, d.why);
+    recorder_.note_state(d.state, d.why, at);
     if (d.action == Action::kPauseAndStop) {
       stop_wanted_.store(true);
       recorder_.wake_control();

@@ -50,8 +50,12 @@ class CaptureSwitch {
     std::function<uint64_t()> now;         // CUPTI's clock
     std::function<uint64_t()> next_window_id;
     std::function<void(format::SmallMessage)> add_event;
-    // A RecordingChange message, stamped now on the calling thread.
-    std::function<void(format::RecordingState, const std::string&)> note_state;
+    // A RecordingChange message from the calling thread, stamped `at` (CUPTI's
+    // clock): the moment the switch began, taken before CUPTI is switched, so
+    // that the builder's paused stretches (docs/semantics.md, "Recorded while
+    // paused") begin where the pause was asked and end before recording
+    // resumed.
+    std::function<void(format::RecordingState, const std::string&, uint64_t at)> note_state;
     std::function<void()> wake_control;  // never blocks
   };
 

@@ -20,7 +20,9 @@ uint64_t NsSince(std::chrono::steady_clock::time_point t0) {
 const GpucapEntryGateV1* CuptiDetach::FindGate() {
   auto get = reinterpret_cast<GpucapEntryGateV1Fn>(dlsym(RTLD_DEFAULT, "gpucap_entry_gate_v1"));
   const GpucapEntryGateV1* g = get ? get() : nullptr;
-  if (!g || g->size < sizeof(GpucapEntryGateV1)) return nullptr;
+  // The detach needs the fields up to export_tables; later ones are asked
+  // for where they are used (GPUCAP_GATE_HAS).
+  if (!g || !GPUCAP_GATE_HAS(g, export_tables)) return nullptr;
   return g;
 }
 

@@ -137,9 +137,10 @@ size_t EntryGate::CallsInFlight(CallInFlight* out, size_t max) const {
   for (const Chunk* c = &head_; c; c = c->next.load(std::memory_order_acquire)) {
     for (const Slot& s : c->slots) {
       if (&s == t_slot || !s.in_use.load(std::memory_order_acquire)) continue;
+      uint32_t tid = s.os_tid.load(std::memory_order_relaxed);
       uint32_t word = s.depth.load(std::memory_order_relaxed);
       if ((word & GPUCAP_GATE_DEPTH_MASK) == 0) continue;
-      if (n < max) out[n] = {s.os_tid.load(std::memory_order_relaxed), word};
+      if (n < max) out[n] = {tid, word};
       ++n;
     }
   }

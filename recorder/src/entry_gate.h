@@ -95,9 +95,12 @@ class EntryGate {
   // The threads other than the caller with a wrapped call in flight, up to
   // `max` of them into `out`; how many there are. A thread's `word` changes
   // with each call it enters or leaves (driver_wrap_abi.h), so the same word
-  // seen twice, some time apart, is one call in flight all that time (or
-  // exactly a multiple of 65,536 entries in between: call_watch.h looks
-  // often enough for that not to matter).
+  // seen twice, some time apart, is one call in flight all that time, or
+  // exactly a multiple of 65,536 entries in between; call_watch.h asks for
+  // the same word at every look over its whole bound (20 looks a second),
+  // which no run of short calls keeps up. The tid is read before the word,
+  // so a slot taken by a new thread in between pairs a new tid with its
+  // own word.
   size_t CallsInFlight(CallInFlight* out, size_t max) const;
   uint64_t held() const { return held_.load(std::memory_order_relaxed); }  // calls that waited
   bool closed() const { return (gpucap_gate_state.load(std::memory_order_acquire) & GPUCAP_GATE_CLOSED) != 0; }

@@ -42,6 +42,11 @@ struct GpucapEntryGateV1 {
 
 typedef const GpucapEntryGateV1* (*GpucapEntryGateV1Fn)(void);
 
+// Whether `gate` (its `size`) has the field `member`: a gate library older
+// than the recorder lacks the fields added after it was built.
+#define GPUCAP_GATE_HAS(gate, member) \
+  ((gate)->size >= offsetof(GpucapEntryGateV1, member) + sizeof((gate)->member))
+
 }  // extern "C"
 
 #endif  // GPUCAP_RECORDER_GATE_API_H_

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +45,10 @@ int EnvInt(const char* name, int fallback) {
 }  // namespace
 
 namespace {
+// A bound in seconds as ns; one of centuries (or inf) is no bound anything
+// reaches, clamped before the cast, which would be undefined past 2^64 ns.
+uint64_t BoundNs(double seconds) { return static_cast<uint64_t>(std::clamp(seconds * 1e9, 0.0, 1.8e19)); }
+
 uint64_t CuptiNow() {
   uint64_t ts = 0;
   cuptiGetTimestamp(&ts);
@@ -66,7 +71,9 @@ Recorder::Recorder(const Config& config)
                    &stop_mu_, [this] { return writer_->stopped(); }, [this] { return Now(); },
                    [this] { return NextWindowId(); },
                    [this](format::SmallMessage event) { AddEvent(std::move(event)); },
-                   [this](format::RecordingState state, const std::string& why) { NoteRecordingState(state, why); },
+                   [this](format::RecordingState state, const std::string& why, uint64_t at) {
+                     NoteRecordingState(state, why, at);
+                   },
                    [this] { control_.Wake(); }}),
       pm_(config_, [this](std::vector<format::SmallMessage> batch) { writer_->Submit(std::move(batch)); },
           StopPmSamplersAtExit, &log_) {}
@@ -115,10 +122,10 @@ bool Recorder::OpenOutput(const char* host, int pid) {
              "GPUCAP_RING_S); ignored");
   } else if (config_.watches_steps()) {
     StepWatchOptions o;
-    o.hang_ns = static_cast<uint64_t>(config_.ring_hang_s * 1e9);
+    o.hang_ns = BoundNs(config_.ring_hang_s);
     o.slow_factor = config_.ring_slow_step;
     o.slow_window = config_.ring_slow_window;
-    o.min_interval_ns = static_cast<uint64_t>(config_.ring_dump_interval_s * 1e9);
+    o.min_interval_ns = BoundNs(config_.ring_dump_interval_s);
     o.settle_ns = kSlowStepSettleNs;
     steps_ = std::make_unique<StepLog>();
     step_watch_ = std::make_unique<StepWatch>(o);
@@ -127,11 +134,12 @@ bool Recorder::OpenOutput(const char* host, int pid) {
     call_gate_ = config_.ring() ? CuptiDetach::FindGate() : nullptr;
     if (!config_.ring()) {
       log_.Log("gpucap: GPUCAP_RING_HANG_CALL_S needs the flight recorder (GPUCAP_RING_MB or GPUCAP_RING_S); ignored");
-    } else if (!call_gate_) {
+    } else if (!call_gate_ || !GPUCAP_GATE_HAS(call_gate_, calls_in_flight)) {
+      call_gate_ = nullptr;
       log_.Log("gpucap: GPUCAP_RING_HANG_CALL_S needs gpucap's entry gate (libgpucap_gate.so preloaded, as "
                "`gpucap record --ring-hang-call` does); ignored");
     } else {
-      call_watch_ = std::make_unique<CallWatch>(static_cast<uint64_t>(config_.ring_hang_call_s * 1e9));
+      call_watch_ = std::make_unique<CallWatch>(BoundNs(config_.ring_hang_call_s));
       calls_seen_.resize(256);
     }
   }
@@ -304,11 +312,11 @@ void Recorder::AddEvent(format::SmallMessage event) {
   events_->Add(std::move(event));
 }
 
-void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why) {
+void Recorder::NoteRecordingState(format::RecordingState state, const std::string& why, uint64_t at) {
   format::RecordingChange c;
   c.state = state;
   c.why = why;
-  c.timestamp_ns = Now();
+  c.timestamp_ns = at;
   c.os_tid = CurrentOsTid();
   AddEvent(format::RecordingChangeBlob(c));
 }

@@ -182,8 +182,9 @@ class Recorder {
   // attach of the session switches on for the recorder's parts.
   CuptiSession::Entry CuptiEntry();
   void OnCuptiAttached(bool late);
-  // A RecordingChange message, stamped now on the calling thread.
-  void NoteRecordingState(format::RecordingState state, const std::string& why);
+  // A RecordingChange message from the calling thread, stamped `at` (CUPTI's
+  // clock, taken before the switch: CaptureSwitch::Hooks::note_state).
+  void NoteRecordingState(format::RecordingState state, const std::string& why, uint64_t at);
 
   Config config_;
   OnceLog log_;

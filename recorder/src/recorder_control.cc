@@ -75,10 +75,11 @@ void Recorder::ControlLoop() {
       }
     }
     if (control_.TakeToggle() && delay_done) {
+      uint64_t at = Now();  // before CUPTI is switched (NoteRecordingState)
       if (state_.load() == kRecording) {
         state_.store(kPaused);
         cupti_.Pause();
-        NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2");
+        NoteRecordingState(format::RecordingState::kPaused, "SIGUSR2", at);
         if (!config_.quiet) fprintf(stderr, "gpucap: paused (SIGUSR2)\n");
       } else if (writer_->stopped()) {
         // Past the size cap or a disk error there is nothing to resume into.
@@ -87,7 +88,7 @@ void Recorder::ControlLoop() {
         state_.store(kRecording);
         cupti_.Record();
         recording_since = now;
-        NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2");
+        NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2", at);
         if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
       }
     }
