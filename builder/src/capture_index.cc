@@ -6,6 +6,7 @@
 #include <set>
 
 #include "gpucap/builder/budgets.h"
+#include "gpucap/format/recording_state.h"
 #include "names.h"
 
 namespace gpucap::builder {
@@ -102,6 +103,15 @@ uint32_t CaptureIndex::FirstLaunchCorrelation() const {
     if (lowest != UINT32_MAX) first_launch_correlation_ = lowest;
   });
   return first_launch_correlation_;
+}
+
+const std::vector<std::pair<uint64_t, uint64_t>>& CaptureIndex::PausedStretches() const {
+  std::call_once(paused_once_, [this] {
+    for (const format::RecordingInterval& r : format::RecordingIntervals(capture_.metadata, UINT64_MAX)) {
+      if (r.state == format::RecordingState::kPaused && r.end_ns > r.start_ns) paused_.emplace_back(r.start_ns, r.end_ns);
+    }
+  });
+  return paused_;
 }
 
 std::vector<std::string> CaptureIndex::Warnings() const {

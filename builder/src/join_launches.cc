@@ -2,27 +2,10 @@
 // its external id and CUDA events, and the flows between them.
 #include "window_join.h"
 
-#include "gpucap/format/recording_state.h"
-
 namespace gpucap::builder::join_internal {
 namespace {
 
-// The stretches the recorder was paused in, [start, end), in time order.
-// A pause that will detach CUPTI leaves its activity kinds on until the
-// detach (recorder/src/cupti_session.h: a CUDA graph launched with the kinds
-// off and CUPTI then finalized faults), so the calls made between a pause
-// and its detach are recorded though nobody asked for them; with the kinds
-// switched off at the pause, the only calls made while paused are the few a
-// pause catches on other threads before CUPTI stops. Either way they are
-// outside what was asked (docs/semantics.md, "Recorded while paused").
-std::vector<std::pair<uint64_t, uint64_t>> PausedStretches(const format::Capture& capture) {
-  std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (const format::RecordingInterval& r : format::RecordingIntervals(capture.metadata, UINT64_MAX)) {
-    if (r.state == format::RecordingState::kPaused && r.end_ns > r.start_ns) out.emplace_back(r.start_ns, r.end_ns);
-  }
-  return out;
-}
-
+// Whether `t` lies in one of `stretches` ([start, end), in time order).
 bool InStretch(const std::vector<std::pair<uint64_t, uint64_t>>& stretches, uint64_t t) {
   auto after = std::upper_bound(stretches.begin(), stretches.end(), t,
                                 [](uint64_t v, const std::pair<uint64_t, uint64_t>& s) { return v < s.first; });
@@ -43,7 +26,13 @@ void WindowJoin::IndexLaunches() {
   }
   r_.apis.reserve(n);
   r_.api_by_correlation.Reset(low, high, n);
-  std::vector<std::pair<uint64_t, uint64_t>> paused = PausedStretches(idx_.capture());
+  // Calls made while the recorder was paused are recorded only because a
+  // pause that will detach CUPTI leaves its activity kinds on until the
+  // detach (recorder/src/cupti_session.h: a CUDA graph launched with the
+  // kinds off, CUPTI then finalized, faults), or because a call on another
+  // thread began before CUPTI stopped: outside what was asked, left out
+  // with their ops (docs/semantics.md, "Recorded while paused").
+  const std::vector<std::pair<uint64_t, uint64_t>>& paused = idx_.PausedStretches();
   for (uint16_t pi = 0; pi < parts_.size(); ++pi) {
     const ApiTable& t = parts_[pi]->apis;
     for (uint32_t r = 0; r < t.size(); ++r) {
@@ -113,7 +102,7 @@ void WindowJoin::CollectOps() {
     // start when there is no launch record); in a time window, by its start.
     uint32_t api = r_.api_by_correlation.Find(correlation);
     if (api != FlatMap::kMissing && r_.apis[api].paused) {
-      // Launched while paused: left out with its launch (PausedStretches).
+      // Launched while paused: left out with its launch (IndexLaunches).
       if (start != 0 && w_.Contains(start)) stats_.ops_while_paused++;
       return;
     }

@@ -32,7 +32,7 @@ std::vector<std::pair<std::string, uint64_t>> JoinStats::Named() const {
   // Only flight-recorder dumps have any: every other trace keeps its header.
   if (ops_before_span != 0) named.emplace_back("gpu ops launched before the dump's span, left out", ops_before_span);
   // Only captures whose pauses kept CUPTI's kinds on until a detach have any.
-  if (calls_while_paused != 0) {
+  if (calls_while_paused != 0 || ops_while_paused != 0) {
     named.emplace_back("api calls made while paused, left out", calls_while_paused);
     named.emplace_back("gpu ops launched while paused, left out", ops_while_paused);
   }

@@ -245,11 +245,6 @@ TEST(JoinRules, StepsByTheUsersNameHoldOtherThreadsOps) {
   }
 }
 
-}  // namespace
-}  // namespace gpucap::testing
-
-namespace gpucap::testing {
-namespace {
 
 void NoteRecording(builder::testing::SyntheticCapture& c, format::RecordingState state, uint64_t at) {
   format::RecordingChange change;
@@ -311,6 +306,37 @@ TEST(JoinRules, CallsMadeWhilePausedAreLeftOutWithTheirOps) {
   for (const Json* e : t.Events("X", "kernel")) kernels.push_back((*e)["args"]["correlation"].u());
   std::sort(kernels.begin(), kernels.end());
   EXPECT_EQ(kernels, (std::vector<uint64_t>{1, 2, 5}));
+}
+
+// A time window that begins after a call made while paused holds the op
+// that call launched: the op is left out all the same, and counted there.
+TEST(JoinRules, AnOpLaunchedWhilePausedIsLeftOutOfAWindowThatHoldsOnlyTheOp) {
+  Scene scene("paused_window.gpucap");
+  auto& c = scene.c();
+  Scene::Ok(c.String(0x1000, "_Z6kernelv"));
+  NoteRecording(c, format::RecordingState::kSampled, 0);
+  NoteRecording(c, format::RecordingState::kPaused, 50'000);
+  builder::testing::ApiRecord a;
+  a.start = kT0 + 60'000;  // made while paused
+  a.end = a.start + 2000;
+  a.tid = 11;
+  a.correlation = 3;
+  c.Api(a);
+  builder::testing::KernelRecord k;
+  k.start = kT0 + 150'000;  // runs inside the window below
+  k.end = k.start + 5000;
+  k.correlation = 3;
+  k.stream = 7;
+  k.name_pointer = 0x1000;
+  c.Kernel(k);
+  Scene::Ok(c.EndChunk());
+  BuildOptions o;
+  o.window = "range:" + std::to_string(kT0 + 100'000) + ":" + std::to_string(kT0 + 200'000);
+  Trace t = BuildOne(scene.Path(), o);
+  EXPECT_EQ(t.Count("api calls made while paused, left out"), 0) << "the call is outside the window";
+  EXPECT_EQ(t.Count("gpu ops launched while paused, left out"), 1);
+  EXPECT_EQ(t.Count("gpu ops"), 0);
+  EXPECT_TRUE(t.Events("X", "kernel").empty());
 }
 
 // A capture that never paused has no such lines.

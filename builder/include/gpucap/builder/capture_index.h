@@ -59,6 +59,12 @@ class CaptureIndex {
   // other capture, and for a dump without launch records. Derived on first
   // use (decodes the launch records once); safe from several threads at once.
   uint32_t FirstLaunchCorrelation() const;
+  // The stretches the recorder was paused in, [start, end) in CUPTI ns and
+  // time order, from the capture's recording changes (recording_state.h);
+  // the join leaves out the calls made in them (docs/semantics.md,
+  // "Recorded while paused"). Derived on first use; safe from several
+  // threads at once.
+  const std::vector<std::pair<uint64_t, uint64_t>>& PausedStretches() const;
   const CollectiveIndex& collectives() const { return *collectives_; }
   const CaptureExtent& extent() const { return extent_; }
   // What was left out or cut because the capture claimed the impossible
@@ -114,6 +120,8 @@ class CaptureIndex {
   mutable std::unique_ptr<TorchOperators> operators_;
   mutable std::once_flag first_launch_once_;
   mutable uint32_t first_launch_correlation_ = 0;
+  mutable std::once_flag paused_once_;
+  mutable std::vector<std::pair<uint64_t, uint64_t>> paused_;
   std::unique_ptr<GraphIndex> graphs_;
   std::unique_ptr<CollectiveIndex> collectives_;
   struct Span {
