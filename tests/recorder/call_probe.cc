@@ -1,7 +1,8 @@
 // Run by ring_calls_test under GPUCAP_RING_MB with the blocked-call trigger
 // on (GPUCAP_RING_HANG_CALL_S) and libgpucap_gate.so preloaded: loads the
 // recorder library as NVTX would, makes many short runtime calls through
-// the gate (the stand-in runtime, fake_cudart.cc), then one that stays
+// the gate (the stand-in runtime, fake_cudart.cc: back to back, so that the
+// thread is in a call at almost every look), then one that stays
 // (cudaStreamSynchronize) until another thread has seen the dump it
 // provokes, then short calls again for a while. It waits for the dump by
 // what the dump says, never for a time.
@@ -23,6 +24,7 @@
 extern "C" {
 int cudaGetDeviceCount(int* count);  // *count: the gate's depth inside
 int cudaStreamSynchronize(void* stream);
+int cudaDeviceSynchronize();  // returns after a millisecond
 extern int fake_cudart_release;
 }
 
@@ -45,15 +47,15 @@ bool SomeDumpSays(const std::string& output, const std::string& text) {
   return false;
 }
 
-// Short calls for `ms`: many calls a look of the watch, none of them long.
+// Short calls back to back for about `ms`: the thread is inside a call at
+// almost every look of the watch, a different one each time (about 50
+// between looks), none of them long.
 bool ShortCalls(long ms) {
   for (long i = 0; i < ms; ++i) {
-    for (int k = 0; k < 100; ++k) {
-      int depth = -1;
-      cudaGetDeviceCount(&depth);
-      if (depth != 1) return false;
-    }
-    SleepMs(1);
+    int depth = -1;
+    cudaGetDeviceCount(&depth);
+    if (depth != 1) return false;
+    cudaDeviceSynchronize();
   }
   return true;
 }

@@ -40,7 +40,11 @@ TEST(CallWatch, ACallThatReturnsBeforeTheBoundIsNotReported) {
   CallWatch watch(kBound);
   EXPECT_TRUE(Looks(watch, 0, 4950 * kMs, {{77, 0x00050001}}).empty());
   EXPECT_TRUE(watch.Observe(5000 * kMs, {}).empty()) << "returned: gone from the list";
-  EXPECT_TRUE(Looks(watch, 5050 * kMs, 9000 * kMs, {{77, 0x00070001}}).empty())
+  // Back with the very same word (65,536 entries later): a new call, timed
+  // from this look, not from the first one.
+  EXPECT_TRUE(Looks(watch, 5050 * kMs, 9000 * kMs, {{77, 0x00050001}}).empty());
+  EXPECT_TRUE(watch.Observe(9050 * kMs, {}).empty());
+  EXPECT_TRUE(Looks(watch, 9100 * kMs, 14000 * kMs, {{77, 0x00070001}}).empty())
       << "its next call is timed from its own first look";
 }
 

@@ -10,13 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstdint>
 #include <future>
 #include <optional>
-#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -190,7 +190,7 @@ std::optional<CallInFlight> FindCall(uint32_t tid) {
 
 TEST(EntryGate, ACallInFlightShowsTheSameWordUntilItReturns) {
   std::atomic<uint32_t> tid{0};
-  std::atomic<int> phase{0};  // 1: in the first call; 2: left it; 3: in the second; 4: done
+  std::atomic<int> phase{0};  // 1: in the first call; 2: left it; 3: in the second; 4: nested in it; 5: done
   std::atomic<int> go{0};
   std::thread t([&] {
     tid.store(static_cast<uint32_t>(syscall(SYS_gettid)));
@@ -201,12 +201,14 @@ TEST(EntryGate, ACallInFlightShowsTheSameWordUntilItReturns) {
     phase.store(2);
     Await([&] { return go.load() >= 2; });
     Gate().Enter();
-    Gate().Enter();  // nested: still one call in flight, one thread
     phase.store(3);
     Await([&] { return go.load() >= 3; });
-    Gate().Leave();
-    Gate().Leave();
+    Gate().Enter();  // nested: still one call in flight, one thread
     phase.store(4);
+    Await([&] { return go.load() >= 4; });
+    Gate().Leave();
+    Gate().Leave();
+    phase.store(5);
   });
   Await([&] { return phase.load() == 1; });
   std::optional<CallInFlight> first = FindCall(tid.load());
@@ -224,10 +226,17 @@ TEST(EntryGate, ACallInFlightShowsTheSameWordUntilItReturns) {
   Await([&] { return phase.load() == 3; });
   std::optional<CallInFlight> second = FindCall(tid.load());
   ASSERT_TRUE(second.has_value());
-  EXPECT_NE(second->word, first->word) << "a later call differs from the first";
-  EXPECT_EQ(second->word & GPUCAP_GATE_DEPTH_MASK, 2u) << "nested";
+  EXPECT_EQ(second->word & GPUCAP_GATE_DEPTH_MASK, 1u);
+  EXPECT_NE(second->word, first->word) << "a later call at the same depth differs from the first";
 
   go.store(3);
+  Await([&] { return phase.load() == 4; });
+  std::optional<CallInFlight> nested = FindCall(tid.load());
+  ASSERT_TRUE(nested.has_value());
+  EXPECT_EQ(nested->word & GPUCAP_GATE_DEPTH_MASK, 2u) << "nested";
+  EXPECT_NE(nested->word, second->word) << "a nested call is an entry too";
+
+  go.store(4);
   t.join();
   EXPECT_FALSE(FindCall(tid.load()).has_value());
 }
@@ -288,6 +297,8 @@ extern "C" int Park(int round) {
 TEST(DriverWrap, AStubsCallInFlightKeepsItsWordAndTheNextCallChangesIt) {
   if (!WrapSupported()) GTEST_SKIP() << "x86-64 Linux only";
   auto park = reinterpret_cast<int (*)(int)>(Wrap(reinterpret_cast<void*>(&Park)));
+  g_park_round.store(0);
+  g_park_inside.store(0);
   std::atomic<uint32_t> tid{0};
   std::thread t([&] {
     tid.store(static_cast<uint32_t>(syscall(SYS_gettid)));

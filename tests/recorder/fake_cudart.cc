@@ -1,6 +1,6 @@
 // A stand-in for libcudart.so.13 (soname and symbol version as the real
 // one's) for the gate's probes (gate_probe.cc, runtime_link_probe.cc,
-// call_probe.cc): three of the runtime's functions, with made-up bodies
+// call_probe.cc): four of the runtime's functions, with made-up bodies
 // that show whether they ran inside the entry gate, that ask the driver for
 // the runtime-callback hooks table from inside a libcudart.so.13, as the
 // runtime does at its start, and that stay in a call until released, as a
@@ -40,6 +40,13 @@ __attribute__((visibility("default"))) int cudaDriverGetVersion(int* version) {
     return 3;
   }
   *version = 13000;
+  return 0;
+}
+
+// A short call that takes a millisecond (a synchronize on little work).
+__attribute__((visibility("default"))) int cudaDeviceSynchronize() {
+  struct timespec t = {0, 1000000};
+  nanosleep(&t, nullptr);
   return 0;
 }
 
