@@ -369,7 +369,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     // A ring's ranges and windows spans: what they open and close, before
     // the ring takes the frame (and drops older ones for it).
     if (ring_ && type == FrameType::kRanges && !definition) open_ranges_.AddFrame(ring_->next_order(), messages);
-    if (ring_ && type == FrameType::kWindows) open_marks_.AddFrame(ring_->next_order(), messages);
+    if (ring_ && type == FrameType::kWindows && !definition) open_marks_.AddFrame(ring_->next_order(), messages);
     EncodeFrame(type, messages, [&](uint16_t flags, std::span<const ByteSpan> pieces, uint64_t lo, uint64_t hi) {
       WriteFrame(type, flags, pieces, lo, hi, false, nullptr, definition);
     });

@@ -105,7 +105,8 @@ elif mode == "hang":
     release_after = float(os.environ.get("RELEASE_AFTER_S", "120"))
     # The dump that releases the kernel: a step hang's (--ring-hang), or with
     # HANG_TRIGGER=call a blocked call's (--ring-hang-call).
-    trigger = b"hang: a CUDA call in flight for" if os.environ.get("HANG_TRIGGER") == "call" \
+    # (One thread's or several threads' form: "a CUDA call" / "CUDA calls".)
+    trigger = b" in flight for " if os.environ.get("HANG_TRIGGER") == "call" \
         else b"hang: no step closed for"
     cuda = ctypes.CDLL("libcuda.so.1")
     vp, u = ctypes.c_void_p, ctypes.c_uint
