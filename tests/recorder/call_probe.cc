@@ -13,13 +13,12 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 
 #include "gpucap/gpucap.h"
 #include "recorder_as_nvtx.h"
+#include "ring_dumps.h"
 
 extern "C" {
 int cudaGetDeviceCount(int* count);  // *count: the gate's depth inside
@@ -30,22 +29,8 @@ extern int fake_cudart_release;
 
 namespace {
 
-void SleepMs(long ms) {
-  timespec t{ms / 1000, (ms % 1000) * 1000000};
-  while (nanosleep(&t, &t) != 0) {
-  }
-}
-
-bool SomeDumpSays(const std::string& output, const std::string& text) {
-  std::string stem = output.substr(0, output.rfind('.'));
-  for (int n = 1; n <= 100; ++n) {
-    std::ifstream in(stem + ".ring-" + std::to_string(n) + ".gpucap", std::ios::binary);
-    if (!in) continue;
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using gpucap::testing::SleepMs;
+using gpucap::testing::SomeDumpSays;
 
 // Short calls back to back for about `ms`: the thread is inside a call at
 // almost every look of the watch, a different one each time (about 50

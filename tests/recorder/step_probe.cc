@@ -10,39 +10,21 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "gpucap/gpucap.h"
 #include "recorder_as_nvtx.h"
+#include "ring_dumps.h"
 
 namespace {
 
-void SleepMs(long ms) {
-  timespec t{ms / 1000, (ms % 1000) * 1000000};
-  while (nanosleep(&t, &t) != 0) {
-  }
-}
+using gpucap::testing::SleepMs;
+using gpucap::testing::SomeDumpSays;
 
 void Step(int n, long ms) {
   gpucap_range_push(("ProfilerStep#" + std::to_string(n)).c_str());
   SleepMs(ms);
   gpucap_range_pop();
-}
-
-// Whether a dump next to `output` (job.gpucap -> job.ring-N.gpucap) holds
-// `text` (a trigger: the trailer is the dump's last frame, its strings
-// stored as they are).
-bool SomeDumpSays(const std::string& output, const std::string& text) {
-  std::string stem = output.substr(0, output.rfind('.'));
-  for (int n = 1; n <= 100; ++n) {
-    std::ifstream in(stem + ".ring-" + std::to_string(n) + ".gpucap", std::ios::binary);
-    if (!in) continue;
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.find(text) != std::string::npos) return true;
-  }
-  return false;
 }
 
 bool WaitForDump(const std::string& output, const std::string& text) {
