@@ -58,7 +58,7 @@ void FactsReporter::ReportThreads() {
     t.pid = pid;
     t.cupti_thread_id = tid;
     t.os_tid = tid;
-    t.name = Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm"));
+    t.name = ThreadName(tid);
     out.emplace_back(std::move(t));
   }
   if (!out.empty()) submit_(std::move(out));

@@ -17,4 +17,6 @@ std::string Trim(std::string s) {
   return s;
 }
 
+std::string ThreadName(uint32_t tid) { return Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm")); }
+
 }  // namespace gpucap::recorder

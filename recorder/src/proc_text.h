@@ -3,6 +3,7 @@
 #ifndef GPUCAP_RECORDER_PROC_TEXT_H_
 #define GPUCAP_RECORDER_PROC_TEXT_H_
 
+#include <cstdint>
 #include <string>
 
 namespace gpucap::recorder {
@@ -11,6 +12,8 @@ namespace gpucap::recorder {
 std::string ReadText(const std::string& path);
 // `s` without its trailing '\n' and '\0' characters.
 std::string Trim(std::string s);
+// The name of this process's thread `tid` (its comm); empty when gone.
+std::string ThreadName(uint32_t tid);
 
 }  // namespace gpucap::recorder
 

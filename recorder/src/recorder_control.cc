@@ -183,9 +183,7 @@ void Recorder::WatchCalls() {
           .count());
   std::vector<BlockedCall> blocked = call_watch_->Observe(now, {calls_seen_.data(), n});
   if (blocked.empty()) return;
-  Dump(CallWatch::Trigger(now, blocked, [](uint32_t tid) {
-    return Trim(ReadText("/proc/self/task/" + std::to_string(tid) + "/comm"));
-  }));
+  Dump(CallWatch::Trigger(now, blocked, ThreadName));
 }
 
 void Recorder::Stop(const char* reason) {
