@@ -22,6 +22,9 @@
 #   sampled-steps [N]                  N `--sample 100` runs (exit status, detach counters), the first one's
 #                                      sampled steps against a whole recording (sampled_steps.py)
 #   drops [N] [RECORD-ARG...]          kernels.cu (~1M launches/s) under `gpucap record` N times: drops
+#   ring-storm [MB...]                 kernels.cu (KERNELS launches eager, then as 100-kernel graphs) recorded plainly
+#                                      and in ring mode with --ring-mb MB (default 16 64) and --ring-dump-at-exit:
+#                                      the process's peak RSS, the ring's high-water mark against its bound, drops
 #   stress [N] [signal|range|sample]   the 64-thread stress (tests/gpu/stress.cu) toggled by SIGUSR2, under a
 #                                      capture range, or both with --sample 3 --sample-random (sample), N runs with
 #                                      libsegv_trace.so preloaded; a run past HANG_S (default 20) s has every
@@ -163,6 +166,25 @@ part_drops() {  # [N] [RECORD-ARG...]
     timeout -k 3 60 $(pin) "$g" record -q "$@" -o "$WORK/k.gpucap" -- "$TOOLS/kernels" >"$WORK/k.log" 2>&1
     echo "kernels run $i rc=$? $(grep -h RESULT "$WORK/k.log" | tail -1) | $("$g" info "$WORK/k.gpucap" 2>&1 | grep -E '^ *drops' | head -1)"
     rm -f "$WORK/k.gpucap"
+  done
+}
+part_ring-storm() {  # [MB...]: the flight recorder's bound under a launch storm (issue 46)
+  local d="$WORK/rs-$n" k=${KERNELS:-2000000}; mkdir -p "$d"
+  for mb in plain ${*:-16 64}; do
+    local args=(); [[ $mb != plain ]] && args=(--ring-mb "$mb" --ring-dump-at-exit)
+    rm -f "$d/k-$mb".*
+    # The peak RSS of the largest process below python: the recorded program (record execs it).
+    python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:]).returncode
+print("rc=%d maxrss_mb=%.1f" % (rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))' \
+      timeout -k 3 180 $(pin) "$g" record -q "${args[@]}" -o "$d/k-$mb.gpucap" -- "$TOOLS/kernels" "$k" >"$d/k-$mb.log" 2>&1
+    echo "ring-storm $mb: $(grep -hE '^(rc=|RESULT)' "$d/k-$mb.log" | tr '\n' ' ')"
+    for f in "$d/k-$mb".*gpucap; do
+      [[ -e $f ]] || continue
+      echo "  $(basename "$f") $(du -m "$f" | cut -f1) MB: $("$g" info --json "$f" 2>&1 |
+        grep -oE '"(ring_[a-z_]+|frames_lost|records_dropped|trigger|clean)": ("[^"]*"|[a-z0-9]+)' | tr -d '"' | tr '\n' ' ')"
+    done
+    rm -f "$d/k-$mb".*gpucap
   done
 }
 part_stress() {  # [N] [signal|range]

@@ -92,6 +92,8 @@ variant_prefix() {
     ring_window) pre=("${inj[@]}" GPUCAP_RING_MB=64 'GPUCAP_WINDOW_NVTX=ProfilerStep#\d+') ;;
     ring_window_steps) pre=("${inj[@]}" GPUCAP_RING_MB=64 'GPUCAP_WINDOW_NVTX=ProfilerStep#\d+' GPUCAP_RING_HANG_S=30 \
                              GPUCAP_RING_SLOW_STEP=3) ;;
+    # --ring-hang-call: the entry gate preloaded, as `gpucap record` preloads it for that flag.
+    ring_call) pre=(env LD_PRELOAD="$dist/lib/libgpucap_gate.so" "${inj[@]}" GPUCAP_RING_MB=64 GPUCAP_RING_HANG_CALL_S=30) ;;
     p_gate) pre=("${inj[@]}" 'GPUCAP_CAPTURE_RANGE=nvtx:NoSuchStep#\d+') ;;
     p_gate_re) pre=("${inj[@]}" 'GPUCAP_CAPTURE_RANGE=nvtx:(NoSuch|Never)Step#\d+') ;;
     p_nosub) pre=("${inj[@]}" GPUCAP_START_PAUSED=1 GPUCAP_PAUSED_GRAPHS=0) ;;
