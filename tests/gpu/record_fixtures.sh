@@ -84,4 +84,8 @@ if [[ "$only" == "  " || "$only" == *" ring_crash "* ]]; then
   "$g" info "${dumps[0]}" || status=1
   python3 "$dist/gpu/check_ring_crash.py" "${dumps[0]}" "$out/ring_crash.expect.json" "$g" "$out" || status=1
 fi
+# The same job's steps recorded whole (no ring, no crash): what the crash
+# dump's last steps are held against (tests/fixtures/ring_fixture_test.cc).
+CRASH=none record ring_crash_whole --window-nvtx 'step#\d+' -- \
+  python3 "$dist/gpu/ring_crash_job.py" "$out/ring_crash_whole.expect.json"
 exit $status

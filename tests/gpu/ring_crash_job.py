@@ -4,7 +4,9 @@
 # the crash handler's dump is the fixture, checked by check_ring_crash.py.
 #
 #   python3 ring_crash_job.py MANIFEST
-#   STEPS=30 (steps before the crash), CRASH=segv|abort,
+#   STEPS=30 (steps before the crash), CRASH=segv|abort|none (none: the same
+#   steps, then a clean exit: record_fixtures.sh's whole recording of them,
+#   against which the dump's steps are held),
 #   CRASH_DELAY_S=2.5: the pause between the last step and the crash. A
 #   crash dump holds what had reached the recorder's writer, and the handler
 #   cannot call CUPTI. GPU activity: CUPTI hands a buffer over only when it is
@@ -46,10 +48,12 @@ for i in range(steps):
     torch.cuda.synchronize()
 with open(manifest, "w") as f:
     json.dump({"steps": steps, "step_pattern": "step#(\\d+)", "crash": crash,
-               "trigger": "crash: SIGSEGV" if crash == "segv" else "crash: SIGABRT",
+               "trigger": {"segv": "crash: SIGSEGV", "abort": "crash: SIGABRT"}.get(crash, ""),
                "crash_delay_s": delay, "check_last": 5}, f, indent=1)
     f.flush()
     os.fsync(f.fileno())
+if crash == "none":
+    sys.exit(0)
 time.sleep(delay)
 if crash == "abort":
     os.abort()
