@@ -584,6 +584,7 @@ class CaptureWriter::Impl : public std::enable_shared_from_this<CaptureWriter::I
     uint64_t oldest = ring_->oldest_span_order();
     if (open_ranges_.Advance(oldest)) SetLead(FrameType::kRanges, open_ranges_.Carried());
     if (open_marks_.Advance(oldest)) SetLead(FrameType::kWindows, open_marks_.Carried());
+    ring_->NoteOpenForgotten(open_ranges_.forgotten(), open_marks_.forgotten());
   }
 
   void SetLead(FrameType type, const std::vector<SmallMessage>& carried) {

@@ -192,6 +192,8 @@ Trailer RingCaptureTrailer(const FrameRing& ring, Trailer trailer) {
   st.extra.emplace_back("ring_definition_bytes", rc.definition_bytes);
   st.extra.emplace_back("ring_open_ranges_carried", rc.open_ranges_carried);
   st.extra.emplace_back("ring_open_marks_carried", rc.open_marks_carried);
+  st.extra.emplace_back("ring_open_ranges_forgotten", rc.open_ranges_forgotten);
+  st.extra.emplace_back("ring_open_marks_forgotten", rc.open_marks_forgotten);
   trailer.index = std::move(index);
   return trailer;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "gpucap/format/capture.h"
@@ -13,6 +14,7 @@
 #include "gpucap/format/capture_writer.h"
 #include "gpucap/format/frame_ring.h"
 #include "frame_codec.h"
+#include "open_ranges.h"
 #include "range_event.h"
 #include "ring_chunk.h"
 #include "sample_capture.h"
@@ -435,6 +437,33 @@ TEST(RingWriter, ADumpCarriesThePushesOfTheRangesOpenAtItsSpansStart) {
   EXPECT_EQ(seen, (std::vector<std::string>{"domain my domain @115", "push train @100", "push t2 a @120",
                                             "push ProfilerStep#1 @20030", "pop  @40000"}));
   EXPECT_EQ(carried_count(*d), 3u);
+}
+
+// Pushes never popped (a leak) past the writer's bound: the oldest are no
+// longer carried, and the dump says how many, beside those it carries.
+TEST(RingWriter, ADumpCountsTheOpenRangesItNoLongerCarries) {
+  Dumps dumps;
+  std::vector<std::vector<uint8_t>> data;
+  for (int i = 0; i < 11; ++i) data.push_back(testing::CuptiLikeBytes(16 << 10, 700 + i));
+  auto w = CaptureWriter::StartRing(dumps.Factory(), {5 * (17 << 10), 0}, {});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  constexpr size_t kOver = 7;
+  std::vector<SmallMessage> leak;
+  for (size_t i = 0; i < OpenRanges::kMaxKept + kOver; ++i) {
+    leak.push_back(TestRangeEvent(RangeKind::kPush, 1, 100 + i, "leak"));
+  }
+  ASSERT_TRUE((*w)->Submit(std::move(leak)));
+  for (int i = 0; i < 11; ++i) ASSERT_TRUE((*w)->SubmitActivity(RingChunk(data[i], 100'000 + 1000 * i)));
+  ASSERT_TRUE((*w)->RequestDump("leak", {}));
+  ASSERT_TRUE((*w)->Close({}, std::chrono::seconds(10)).ok());
+  ASSERT_EQ(dumps.made.size(), 1u);
+  auto c = LoadCapture(dumps.made[0], {.verify_chunks = true});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  std::map<std::string, uint64_t> extra(c->trailer->stats.extra.begin(), c->trailer->stats.extra.end());
+  EXPECT_EQ(extra["ring_open_ranges_carried"], OpenRanges::kMaxKept);
+  EXPECT_EQ(extra["ring_open_ranges_forgotten"], kOver);
+  EXPECT_EQ(extra.count("ring_open_marks_forgotten"), 1u);
+  EXPECT_EQ(extra["ring_open_marks_forgotten"], 0u);
 }
 
 WindowMark TestMark(WindowMarkKind kind, uint64_t id, uint64_t ts, std::string label = "") {

@@ -107,6 +107,14 @@ TEST(RingDump, InfoNamesTheTriggerAndEveryRecordTheDumpClaimsIsThere) {
   EXPECT_EQ(*info.records_written, info.records);
   EXPECT_GT(info.records, 0u);
   EXPECT_NE(InfoText(info).find("trigger: api: loss spike"), std::string::npos) << InfoText(info);
+  // What the ring left out, from its counters: the frames up to the first chunk.
+  uint64_t dropped = 0;
+  for (const auto& [k, v] : info.recorder->extra) {
+    if (k == "ring_frames_dropped") dropped = v;
+  }
+  EXPECT_GE(dropped, 1u);
+  EXPECT_NE(InfoText(info).find("; " + std::to_string(dropped) + " frames ("), std::string::npos) << InfoText(info);
+  EXPECT_NE(InfoText(info).find("open ranges 0 carried, 0 forgotten"), std::string::npos) << InfoText(info);
   testing::Json j = testing::ParseOrFail(InfoJson(info));
   EXPECT_EQ(j["shutdown"]["trigger"].text, "api: loss spike");
 

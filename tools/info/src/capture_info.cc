@@ -377,6 +377,35 @@ void GraphWindowCounterLines(const CaptureInfo& in, std::ostringstream& o) {
   RecordingText(in, o);
 }
 
+// One of the recorder's named counters (RecorderStats::extra); 0 if absent.
+uint64_t Counter(const format::RecorderStats& st, std::string_view key) {
+  uint64_t v = 0;
+  for (const auto& [k, value] : st.extra) {
+    if (k == key) v = value;  // the last one set
+  }
+  return v;
+}
+
+// A flight-recorder dump (frame_ring.h's RingCounters): what its ring held
+// against its bound, what left it before the dump's span, and the open
+// ranges and window marks carried into the span or forgotten past their bound.
+void RingLine(const format::RecorderStats& st, std::ostringstream& o) {
+  auto mib = [](uint64_t bytes) { return bytes / double(1 << 20); };
+  char line[400];
+  snprintf(line, sizeof line,
+           "ring      %.1f MiB of spans held, bound %.1f MiB (at most %.1f held); %llu frames (%llu records) "
+           "dropped before the span; open ranges %llu carried, %llu forgotten; window marks %llu carried, "
+           "%llu forgotten\n",
+           mib(Counter(st, "ring_span_bytes")), mib(Counter(st, "ring_bound_bytes")),
+           mib(Counter(st, "ring_span_bytes_high")), static_cast<unsigned long long>(Counter(st, "ring_frames_dropped")),
+           static_cast<unsigned long long>(Counter(st, "ring_records_dropped")),
+           static_cast<unsigned long long>(Counter(st, "ring_open_ranges_carried")),
+           static_cast<unsigned long long>(Counter(st, "ring_open_ranges_forgotten")),
+           static_cast<unsigned long long>(Counter(st, "ring_open_marks_carried")),
+           static_cast<unsigned long long>(Counter(st, "ring_open_marks_forgotten")));
+  o << line;
+}
+
 void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
   if (in.recorder) {
     const format::RecorderStats& st = *in.recorder;
@@ -387,13 +416,7 @@ void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
     o << "\n";
     // Pauses after a recording detach CUPTI (docs/recorder-detach.md): how
     // long each held the program's new CUDA calls, and how often it gave up.
-    auto counter = [&st](std::string_view key) {
-      uint64_t v = 0;
-      for (const auto& [k, value] : st.extra) {
-        if (k == key) v = value;  // the last one set
-      }
-      return v;
-    };
+    auto counter = [&st](std::string_view key) { return Counter(st, key); };
     uint64_t detaches = counter("cupti_detaches"), give_ups = counter("cupti_detach_give_ups");
     if (detaches || give_ups) {
       char line[200];
@@ -411,6 +434,7 @@ void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
     if (!in.stop_reason.empty()) o << " (" << in.stop_reason << ")";
     o << "\n";
     if (!in.trigger.empty()) o << "dump      flight-recorder dump, trigger: " << in.trigger << "\n";
+    if (!in.trigger.empty() && in.recorder) RingLine(*in.recorder, o);
   } else {
     o << "closed    no trailer: the recorder did not finish (crash, kill, or still running)\n";
   }

@@ -77,6 +77,10 @@ struct RingCounters {
   uint64_t records_dropped = 0;    // activity records in dropped chunks
   uint64_t open_ranges_carried = 0;  // ranges the ranges lead holds now (SetLead)
   uint64_t open_marks_carried = 0;   // marks the windows lead holds now (SetLead)
+  // Open ranges (marks) the writer stopped carrying past its bound
+  // (open_ranges.h, open_marks.h): a dump's trace may miss them.
+  uint64_t open_ranges_forgotten = 0;
+  uint64_t open_marks_forgotten = 0;
 };
 
 bool IsDefinitionFrame(FrameType type);
@@ -111,6 +115,11 @@ class FrameRing {
   void SetLead(const FrameHeader& header, std::span<const ByteSpan> pieces, uint64_t min_ts, uint64_t max_ts,
                uint64_t carried);
   void ClearLead(FrameType type);
+  // The writer's count of open ranges and marks it stopped carrying (RingCounters).
+  void NoteOpenForgotten(uint64_t ranges, uint64_t marks) {
+    counters_.open_ranges_forgotten = ranges;
+    counters_.open_marks_forgotten = marks;
+  }
   const RingFrame* lead(FrameType type) const;
 
   // Every frame held, definitions and spans merged in the order they were
