@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "gpucap/format/recording_state.h"
 #include "synthetic_capture.h"
 
 namespace gpucap::testing {
@@ -226,6 +227,20 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   }
   for (format::GraphEvent& e : graph_events) GPUCAP_RETURN_IF_ERROR(cap.Message(e));
   for (format::WindowMark& m : marks) GPUCAP_RETURN_IF_ERROR(cap.Message(m));
+  // Sometimes a paused stretch in the middle, whose calls were recorded
+  // anyway (a pause that will detach keeps CUPTI's kinds on until then).
+  if (g.Chance(0.3)) {
+    uint64_t from = kStart + 1000 + g.Below(span / 2), to = from + 2000 + g.Below(span / 3);
+    for (auto [state, at] : {std::pair{format::RecordingState::kPaused, from},
+                             std::pair{format::RecordingState::kSampled, to}}) {
+      format::RecordingChange change;
+      change.state = state;
+      change.why = "random";
+      change.timestamp_ns = at;
+      change.os_tid = 100;
+      GPUCAP_RETURN_IF_ERROR(cap.Message(format::RecordingChangeBlob(change)));
+    }
+  }
   // Activity in buffers of random sizes, each a stretch of time as CUPTI
   // fills them, with records a little out of order inside, and the buffers
   // delivered out of order (swapped with one of the next three).

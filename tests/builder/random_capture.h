@@ -2,7 +2,8 @@
 // ranges never closed or ended on another thread, step ranges on the main
 // thread (named as Kineto names them or as users do: RandomStepNaming),
 // record-time marks (some without their close), graph captures and
-// replays, and activity buffers delivered out of order. One seed, one
+// replays, a paused stretch whose calls were recorded, and activity buffers
+// delivered out of order. One seed, one
 // capture, byte for byte.
 #ifndef GPUCAP_TESTS_BUILDER_RANDOM_CAPTURE_H_
 #define GPUCAP_TESTS_BUILDER_RANDOM_CAPTURE_H_

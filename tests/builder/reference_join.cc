@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "gpucap/format/recording_state.h"
 #include "json.h"
 #include "trace_util.h"
 
@@ -217,13 +218,30 @@ Result<Model> Load(const builder::CaptureIndex& index, const std::string& steps)
       m.cloned_from[g.node_id] = g.original_node_id;
     }
   }
+  // Stretches the recorder was paused in: a call made in one is left out,
+  // with the ops it launched (docs/semantics.md, "Recorded while paused").
+  std::vector<format::RecordingInterval> paused;
+  for (const auto& r : format::RecordingIntervals(c.metadata, UINT64_MAX)) {
+    if (r.state == format::RecordingState::kPaused) paused.push_back(r);
+  }
+  auto made_paused = [&](uint64_t t) {
+    for (const auto& r : paused) {
+      if (r.start_ns <= t && t < r.end_ns) return true;
+    }
+    return false;
+  };
+  std::set<uint32_t> left_out;  // correlations of calls made while paused
   std::vector<uint64_t> scratch;
   for (size_t ch = 0; ch < c.chunks.size(); ++ch) {
     builder::ActivityTables t;
     builder::DecodeStats stats;
     index.decoder().DecodeChunk(ch, builder::kAllFamilies, &t, &stats, &scratch);
     for (size_t r = 0; r < t.apis.size(); ++r) {
-      if (t.apis.start[r] != 0) m.launches.try_emplace(t.apis.correlation[r], RefLaunch{t.apis.tid[r], t.apis.start[r]});
+      if (t.apis.start[r] == 0 || m.launches.count(t.apis.correlation[r]) || left_out.count(t.apis.correlation[r])) {
+        continue;  // the first record standing
+      }
+      if (made_paused(t.apis.start[r])) left_out.insert(t.apis.correlation[r]);
+      else m.launches.emplace(t.apis.correlation[r], RefLaunch{t.apis.tid[r], t.apis.start[r]});
     }
     auto add = [&](const auto& table) {
       for (size_t r = 0; r < table.size(); ++r) {
@@ -234,6 +252,7 @@ Result<Model> Load(const builder::CaptureIndex& index, const std::string& steps)
     add(t.memcpys);
     add(t.memsets);
   }
+  std::erase_if(m.ops, [&](const RefGpuOp& op) { return left_out.count(op.correlation) != 0; });
   return m;
 }
 
