@@ -44,7 +44,11 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   const StepNaming naming = RandomStepNaming(seed);
   format::SessionInfo session = builder::testing::DefaultSession();
   if (naming.recorded) session.options.emplace_back("GPUCAP_WINDOW_NVTX", naming.pattern);
-  auto c = SyntheticCapture::Create(path, session, {builder::testing::H200(0)});
+  // One capture in four is a flight-recorder dump of a ring too small for
+  // all of it: its oldest frames are gone, with launches whose ops remain.
+  builder::testing::SyntheticOptions options;
+  if (seed % 4 == 3) options.ring_bytes = 3000 + Gen(seed ^ 0x5a5a).Below(30000);
+  auto c = SyntheticCapture::Create(path, session, {builder::testing::H200(0)}, options);
   if (!c.ok()) return c.status();
   SyntheticCapture& cap = **c;
   GPUCAP_RETURN_IF_ERROR(cap.String(0x1000, "_Z6kernelv"));

@@ -3,7 +3,8 @@
 // thread (named as Kineto names them or as users do: RandomStepNaming),
 // record-time marks (some without their close), graph captures and
 // replays, a paused stretch whose calls were recorded, and activity buffers
-// delivered out of order. One seed, one
+// delivered out of order; some are flight-recorder dumps of a ring that
+// dropped its oldest frames. One seed, one
 // capture, byte for byte.
 #ifndef GPUCAP_TESTS_BUILDER_RANDOM_CAPTURE_H_
 #define GPUCAP_TESTS_BUILDER_RANDOM_CAPTURE_H_

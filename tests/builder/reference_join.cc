@@ -253,6 +253,17 @@ Result<Model> Load(const builder::CaptureIndex& index, const std::string& steps)
     add(t.memsets);
   }
   std::erase_if(m.ops, [&](const RefGpuOp& op) { return left_out.count(op.correlation) != 0; });
+  // A flight-recorder dump: an op without its launch record whose id is
+  // below every launch record the dump holds was launched before the
+  // dump's span, and is left out ("A flight-recorder dump's first ops").
+  if (c.trailer && !c.trailer->trigger.empty()) {
+    uint32_t lowest = UINT32_MAX;
+    for (uint32_t id : left_out) lowest = std::min(lowest, id);
+    for (const auto& [id, launch] : m.launches) lowest = std::min(lowest, id);
+    std::erase_if(m.ops, [&](const RefGpuOp& op) {
+      return op.correlation != 0 && op.correlation < lowest && !m.launches.count(op.correlation);
+    });
+  }
   return m;
 }
 
