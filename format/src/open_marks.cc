@@ -25,7 +25,7 @@ bool NotBefore(const WindowMark& later, const WindowMark& earlier) {
 }  // namespace
 
 void OpenMarks::AddFrame(uint64_t order, std::span<const SmallMessage> messages) {
-  frames_.push_back(order);
+  departures_.AddFrame(order);
   uint64_t first_of_frame = next_number_;
   const WindowMark* instant = nullptr;
   for (const SmallMessage& message : messages) {
@@ -104,9 +104,9 @@ void OpenMarks::Close(uint64_t id, uint64_t order, uint64_t first_of_frame) {
   Kept& k = it->second;
   // Ended before the ring's start while not closed, it was not carried:
   // closed in a frame held, its window is open to the close.
-  if (k.open_frame < oldest_held_ && k.ended_frame < oldest_held_) revived_ = true;
+  if (k.open_frame < departures_.oldest_held() && k.ended_frame < departures_.oldest_held()) revived_ = true;
   k.close_frame = order;
-  closed_.emplace_back(order, number);
+  departures_.Closed(order, number);
 }
 
 void OpenMarks::Forget(std::map<uint64_t, Kept>::iterator it) {
@@ -132,22 +132,14 @@ void OpenMarks::TrimFamilies() {
 }
 
 bool OpenMarks::Advance(uint64_t oldest_held) {
-  oldest_held_ = std::max(oldest_held_, oldest_held);
-  bool dropped = false;
-  while (!frames_.empty() && frames_.front() < oldest_held_) {
-    frames_.pop_front();
-    dropped = true;
-  }
-  while (!instants_.empty() && instants_.front().first < oldest_held_) {
+  bool dropped = departures_.Advance(oldest_held, [this](uint64_t frame, uint64_t number) {
+    auto it = kept_.find(number);
+    if (it != kept_.end() && it->second.close_frame == frame) kept_.erase(it);
+  });
+  while (!instants_.empty() && instants_.front().first < departures_.oldest_held()) {
     WindowMark& m = instants_.front().second;
     if (!last_dropped_instant_ || NotBefore(m, *last_dropped_instant_)) last_dropped_instant_ = std::move(m);
     instants_.pop_front();
-  }
-  while (!closed_.empty() && closed_.front().first < oldest_held_) {
-    auto [frame, number] = closed_.front();
-    closed_.pop_front();
-    auto it = kept_.find(number);
-    if (it != kept_.end() && it->second.close_frame == frame) kept_.erase(it);
   }
   bool changed = dropped || revived_;
   revived_ = false;
@@ -159,10 +151,10 @@ std::vector<SmallMessage> OpenMarks::Carried() const {
   // Numbers follow frames: the kept marks opened before the ring's start
   // come first.
   for (const auto& [number, k] : kept_) {
-    if (k.open_frame >= oldest_held_) break;
+    if (k.open_frame >= departures_.oldest_held()) break;
     // Closed: in a frame held (those closed in one dropped are gone).
     // Not closed: unless a later open of its family left the ring.
-    if (k.close_frame != kNever || k.ended_frame >= oldest_held_) out.emplace_back(k.opened);
+    if (k.close_frame != kNever || k.ended_frame >= departures_.oldest_held()) out.emplace_back(k.opened);
   }
   if (last_dropped_instant_) out.emplace_back(*last_dropped_instant_);
   return out;

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "gpucap/format/model.h"
+#include "ring_departures.h"
 
 namespace gpucap::format {
 
@@ -108,8 +109,7 @@ class OpenMarks {
   void TrimFamilies();
 
   std::map<std::string, Family> families_;  // by label less its digits
-  std::deque<std::pair<uint64_t, uint64_t>> closed_;  // (close frame, number), in the order closed
-  std::deque<uint64_t> frames_;  // windows frames given, not yet known dropped
+  RingDepartures departures_;  // windows frames given, and the marks closed in each
   std::unordered_set<uint64_t> early_closes_;  // ids closed before their open came
   std::deque<uint64_t> early_close_order_;
   // The latest instant mark of each frame given that has one, not yet known
@@ -117,7 +117,6 @@ class OpenMarks {
   std::deque<std::pair<uint64_t, WindowMark>> instants_;
   std::optional<WindowMark> last_dropped_instant_;
   uint64_t next_number_ = 0;
-  uint64_t oldest_held_ = 0;
   uint64_t forgotten_ = 0;
   bool revived_ = false;  // a close made a mark carried again since Advance
 };

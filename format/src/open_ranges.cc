@@ -5,7 +5,7 @@
 namespace gpucap::format {
 
 void OpenRanges::AddFrame(uint64_t order, std::span<const SmallMessage> messages) {
-  frames_.push_back(order);
+  departures_.AddFrame(order);
   uint64_t first_of_frame = next_number_;
   fresh_.clear();
   for (const SmallMessage& m : messages) {
@@ -68,7 +68,7 @@ void OpenRanges::Close(uint64_t number, uint64_t order, uint64_t first_of_frame)
   auto it = kept_.find(number);
   if (it == kept_.end()) return;
   it->second.close_frame = order;
-  closed_.emplace_back(order, number);
+  departures_.Closed(order, number);
 }
 
 void OpenRanges::CloseStarted(uint64_t id, uint64_t order, uint64_t first_of_frame) {
@@ -107,19 +107,10 @@ void OpenRanges::Forget(std::map<uint64_t, Kept>::iterator it) {
 }
 
 bool OpenRanges::Advance(uint64_t oldest_held) {
-  oldest_held_ = std::max(oldest_held_, oldest_held);
-  bool dropped = false;
-  while (!frames_.empty() && frames_.front() < oldest_held_) {
-    frames_.pop_front();
-    dropped = true;
-  }
-  while (!closed_.empty() && closed_.front().first < oldest_held_) {
-    auto [frame, number] = closed_.front();
-    closed_.pop_front();
+  return departures_.Advance(oldest_held, [this](uint64_t frame, uint64_t number) {
     auto it = kept_.find(number);
     if (it != kept_.end() && it->second.close_frame == frame) kept_.erase(it);
-  }
-  return dropped;
+  });
 }
 
 std::vector<SmallMessage> OpenRanges::Carried() const {
@@ -127,7 +118,7 @@ std::vector<SmallMessage> OpenRanges::Carried() const {
   // Numbers follow frames: the kept ranges opened before the ring's start
   // come first.
   for (const auto& [number, k] : kept_) {
-    if (k.open_frame >= oldest_held_) break;
+    if (k.open_frame >= departures_.oldest_held()) break;
     out.emplace_back(k.opened);
   }
   return out;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "gpucap/format/model.h"
+#include "ring_departures.h"
 
 namespace gpucap::format {
 
@@ -85,15 +86,13 @@ class OpenRanges {
   // (os_tid, domain) -> its open pushes' numbers, the innermost last.
   std::map<std::pair<uint32_t, uint64_t>, std::vector<uint64_t>> stacks_;
   std::unordered_map<uint64_t, uint64_t> started_;  // start/end id -> number
-  std::deque<std::pair<uint64_t, uint64_t>> closed_;  // (close frame, number), in the order closed
-  std::deque<uint64_t> frames_;  // ranges frames given, not yet known dropped
+  RingDepartures departures_;  // ranges frames given, and the ranges closed in each
   std::unordered_set<uint64_t> early_ends_;  // ids ended before their start came
   std::deque<uint64_t> early_end_order_;
   // The frame being added: its ranges opened so far, by number from
   // first_of_frame on; null once closed in it (then never kept).
   std::vector<const RangeEvent*> fresh_;
   uint64_t next_number_ = 0;
-  uint64_t oldest_held_ = 0;
   uint64_t forgotten_ = 0;
 };
 
