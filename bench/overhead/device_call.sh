@@ -52,7 +52,8 @@
 #   toggle [N]                         the yardstick's toggle_ab.py under SIGUSR2, N runs
 #   api-records                        torch_train.py with API records from CUPTI's activity and from
 #                                      callbacks: the same trace? (same_trace.py)
-#   fixtures NAME...                   tests/gpu/record_fixtures.sh NAME... into $OUT/fixtures
+#   fixtures NAME...                   tests/gpu/record_fixtures.sh NAME..., the captures and manifests tarred into
+#                                      $OUT/fixtures-<n>.tgz (a call brings back at most 8 files), its log in the part's
 #   kineto-pairs NAME...               tests/gpu/record_kineto_pairs.sh NAME... (gpucap beside Kineto), tarred into
 #                                      $OUT/kineto-pairs-<n>.tgz
 #   lanes                              tests/gpu/capture_lanes.sh into $OUT/lanes
@@ -316,7 +317,13 @@ part_api-records() {
   done
   python3 "$here/same_trace.py" "$d/train-activity.json" "$d/train-callback.json"; echo "same_trace rc=$?"
 }
-part_fixtures() { timeout 400 bash "$root/tests/gpu/record_fixtures.sh" "$DIST" "$OUT/fixtures" "$@"; }
+part_fixtures() {
+  local d="$WORK/fx-$n"; rm -rf "$d"
+  timeout 400 bash "$root/tests/gpu/record_fixtures.sh" "$DIST" "$d" "$@"
+  local rc=$?
+  (cd "$d" && tar czf "$OUT/fixtures-$n.tgz" ./*.gpucap ./*.expect.json) && ls -la "$d"
+  return $rc
+}
 part_lanes() { timeout 120 bash "$root/tests/gpu/capture_lanes.sh" "$DIST" "$OUT/lanes"; }
 part_graph-fixtures() {
   for m in node graph; do
