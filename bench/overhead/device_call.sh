@@ -53,7 +53,8 @@
 #   api-records                        torch_train.py with API records from CUPTI's activity and from
 #                                      callbacks: the same trace? (same_trace.py)
 #   fixtures NAME...                   tests/gpu/record_fixtures.sh NAME..., the captures and manifests tarred into
-#                                      $OUT/fixtures-<n>.tgz (a call brings back at most 8 files), its log in the part's
+#                                      $OUT/fixtures-<n>.tgz (a call brings back at most 8 files), the recording's
+#                                      log and checks in $OUT/<n>-fixtures.txt
 #   kineto-pairs NAME...               tests/gpu/record_kineto_pairs.sh NAME... (gpucap beside Kineto), tarred into
 #                                      $OUT/kineto-pairs-<n>.tgz
 #   lanes                              tests/gpu/capture_lanes.sh into $OUT/lanes
@@ -120,7 +121,7 @@ tools() {
   [[ -f $TOOLS/libsegv_trace.so ]] || gcc -O1 -g -shared -fPIC "$here/segv_trace.c" -o "$TOOLS/libsegv_trace.so" -ldl
 }
 # The counters of a capture that the checks print.
-info() { "$g" info --json "$1" 2>&1 | grep -oE '"(cupti_detaches|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": [a-z0-9]+' |
+info() { "$g" info --json "$1" 2>&1 | grep -oE '"(ring_[a-z_]+|trigger|cupti_detaches|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": ("[^"]*"|[a-z0-9]+)' |
   tr -d '"' | tr '\n' ' '; }
 pin() { echo taskset -c "${CPUS:-2-9}"; }
 deadline() { [[ -n ${until:-} ]] && echo $(( t0 + until )) || echo ""; }
@@ -182,8 +183,7 @@ print("rc=%d maxrss_mb=%.1f" % (rc, resource.getrusage(resource.RUSAGE_CHILDREN)
     echo "ring-storm $mb: $(grep -hE '^(rc=|RESULT)' "$d/k-$mb.log" | tr '\n' ' ')"
     for f in "$d/k-$mb".*gpucap; do
       [[ -e $f ]] || continue
-      echo "  $(basename "$f") $(du -m "$f" | cut -f1) MB: $("$g" info --json "$f" 2>&1 |
-        grep -oE '"(ring_[a-z_]+|frames_lost|records_dropped|trigger|clean)": ("[^"]*"|[a-z0-9]+)' | tr -d '"' | tr '\n' ' ')"
+      echo "  $(basename "$f") $(du -m "$f" | cut -f1) MiB: $(info "$f")"
     done
     rm -f "$d/k-$mb".*gpucap
   done
@@ -321,7 +321,8 @@ part_fixtures() {
   local d="$WORK/fx-$n"; rm -rf "$d"
   timeout 400 bash "$root/tests/gpu/record_fixtures.sh" "$DIST" "$d" "$@"
   local rc=$?
-  (cd "$d" && tar czf "$OUT/fixtures-$n.tgz" ./*.gpucap ./*.expect.json) && ls -la "$d"
+  (cd "$d" && find . -maxdepth 1 \( -name '*.gpucap' -o -name '*.expect.json' \) -print0 |
+    tar czf "$OUT/fixtures-$n.tgz" --null -T -) && ls -la "$d"
   return $rc
 }
 part_lanes() { timeout 120 bash "$root/tests/gpu/capture_lanes.sh" "$DIST" "$OUT/lanes"; }

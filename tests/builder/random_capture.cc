@@ -47,7 +47,7 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   // One capture in four is a flight-recorder dump of a ring too small for
   // all of it: its oldest frames are gone, with launches whose ops remain.
   builder::testing::SyntheticOptions options;
-  if (seed % 4 == 3) options.ring_bytes = 3000 + Gen(seed ^ 0x5a5a).Below(30000);
+  if (Gen(seed ^ 0x7e57).Chance(0.25)) options.ring_bytes = 3000 + Gen(seed ^ 0x5a5a).Below(30000);
   auto c = SyntheticCapture::Create(path, session, {builder::testing::H200(0)}, options);
   if (!c.ok()) return c.status();
   SyntheticCapture& cap = **c;
@@ -85,9 +85,10 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
     a.cbid = cbid;
     a.start = t;
     a.end = t + 50 + g.Below(500);
+    if (g.Chance(0.02)) a.start = a.end = 0;  // CUPTI had no timestamp for it
     a.tid = 100 + thread;
     a.correlation = correlation;
-    records.push_back({a.start, [&cap, a] { cap.Api(a); }});
+    records.push_back({t, [&cap, a] { cap.Api(a); }});
     return correlation++;
   };
 
@@ -236,7 +237,7 @@ Status WriteRandomCapture(uint64_t seed, const std::string& path) {
   if (g.Chance(0.3)) {
     uint64_t from = kStart + 1000 + g.Below(span / 2), to = from + 2000 + g.Below(span / 3);
     for (auto [state, at] : {std::pair{format::RecordingState::kPaused, from},
-                             std::pair{format::RecordingState::kSampled, to}}) {
+                             std::pair{format::RecordingState::kRecording, to}}) {
       format::RecordingChange change;
       change.state = state;
       change.why = "random";

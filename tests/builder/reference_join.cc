@@ -231,12 +231,14 @@ Result<Model> Load(const builder::CaptureIndex& index, const std::string& steps)
     return false;
   };
   std::set<uint32_t> left_out;  // correlations of calls made while paused
+  std::set<uint32_t> recorded;  // correlations of every call record, timed or not
   std::vector<uint64_t> scratch;
   for (size_t ch = 0; ch < c.chunks.size(); ++ch) {
     builder::ActivityTables t;
     builder::DecodeStats stats;
     index.decoder().DecodeChunk(ch, builder::kAllFamilies, &t, &stats, &scratch);
     for (size_t r = 0; r < t.apis.size(); ++r) {
+      if (t.apis.correlation[r] != 0) recorded.insert(t.apis.correlation[r]);
       if (t.apis.start[r] == 0 || m.launches.count(t.apis.correlation[r]) || left_out.count(t.apis.correlation[r])) {
         continue;  // the first record standing
       }
@@ -255,13 +257,12 @@ Result<Model> Load(const builder::CaptureIndex& index, const std::string& steps)
   std::erase_if(m.ops, [&](const RefGpuOp& op) { return left_out.count(op.correlation) != 0; });
   // A flight-recorder dump: an op without its launch record whose id is
   // below every launch record the dump holds was launched before the
-  // dump's span, and is left out ("A flight-recorder dump's first ops").
-  if (c.trailer && !c.trailer->trigger.empty()) {
-    uint32_t lowest = UINT32_MAX;
-    for (uint32_t id : left_out) lowest = std::min(lowest, id);
-    for (const auto& [id, launch] : m.launches) lowest = std::min(lowest, id);
+  // dump's span, and is left out ("A flight-recorder dump's first ops");
+  // a dump that holds no launch record leaves nothing out by this rule.
+  if (c.trailer && !c.trailer->trigger.empty() && !recorded.empty()) {
+    uint32_t lowest = *recorded.begin();
     std::erase_if(m.ops, [&](const RefGpuOp& op) {
-      return op.correlation != 0 && op.correlation < lowest && !m.launches.count(op.correlation);
+      return op.correlation != 0 && op.correlation < lowest && !recorded.count(op.correlation);
     });
   }
   return m;

@@ -35,7 +35,9 @@ TEST(RingDepartures, TheOldestHeldNeverGoesBack) {
   EXPECT_FALSE(d.Advance(2, none));
   EXPECT_EQ(d.oldest_held(), 9u);
   d.AddFrame(12);
-  EXPECT_FALSE(d.Advance(1, none)) << "12 is held: 9 stands, not 1";
+  EXPECT_FALSE(d.Advance(1, none));
+  EXPECT_EQ(d.oldest_held(), 9u) << "9 stands, not 1";
+  EXPECT_TRUE(d.Advance(13, none)) << "12 leaves";
 }
 
 }  // namespace

@@ -416,13 +416,12 @@ void HealthLines(const CaptureInfo& in, std::ostringstream& o) {
     o << "\n";
     // Pauses after a recording detach CUPTI (docs/recorder-detach.md): how
     // long each held the program's new CUDA calls, and how often it gave up.
-    auto counter = [&st](std::string_view key) { return Counter(st, key); };
-    uint64_t detaches = counter("cupti_detaches"), give_ups = counter("cupti_detach_give_ups");
+    uint64_t detaches = Counter(st, "cupti_detaches"), give_ups = Counter(st, "cupti_detach_give_ups");
     if (detaches || give_ups) {
       char line[200];
       snprintf(line, sizeof line, "detaches  %llu, holding new CUDA calls p50 %.3f ms, p99 %.3f ms, max %.3f ms; %llu gave up\n",
-               static_cast<unsigned long long>(detaches), counter("cupti_detach_hold_ns_p50") / 1e6,
-               counter("cupti_detach_hold_ns_p99") / 1e6, counter("cupti_detach_hold_ns_max") / 1e6,
+               static_cast<unsigned long long>(detaches), Counter(st, "cupti_detach_hold_ns_p50") / 1e6,
+               Counter(st, "cupti_detach_hold_ns_p99") / 1e6, Counter(st, "cupti_detach_hold_ns_max") / 1e6,
                static_cast<unsigned long long>(give_ups));
       o << line;
     }
