@@ -8,7 +8,9 @@
 #
 # A PART is [VAR=value ...] [bg] NAME ARGS...: the assignments hold for that
 # part only (CPUS, BLOCKS, PER, JOBS, RUN_TIMEOUT, ...; until=S stops starting
-# runs S seconds after the call began), `bg` runs it beside the parts after
+# runs S seconds after the call began; DETACH=off runs sampled-steps, stress
+# and compile-sample with CUPTI kept attached at pauses, the recorder's
+# default, where they otherwise pass --pause-detach on, issue 40's subject), `bg` runs it beside the parts after
 # it (e.g. instructions on CPUs 0-11 while checks run on 12-15). Parts:
 #
 #   price WORKLOAD ROUNDS VARIANT...   time per launch / step across processes, variants interleaved
@@ -148,7 +150,8 @@ part_sampled-steps() {  # [N]
   local d="$WORK/ss-$n" fails=0 runs=0; mkdir -p "$d"
   for ((i = 1; i <= ${1:-1}; i++)); do
     past && break
-    timeout -k 3 60 $(pin) "$g" record -q --capture-range 'nvtx:step#\d+' --sample 100 -o "$d/s$i.gpucap" -- \
+    timeout -k 3 60 $(pin) "$g" record -q --pause-detach "${DETACH:-on}" --capture-range 'nvtx:step#\d+' --sample 100 \
+      -o "$d/s$i.gpucap" -- \
       python3 "$here/sample_steps.py" >"$d/s$i.out" 2>"$d/s$i.err"
     local rc=$?; runs=$((runs + 1)); grep -q RESULT "$d/s$i.out" || rc=99
     echo "sample $i rc=$rc $(grep -o 'ms_per_iter=[0-9.]*' "$d/s$i.out" | head -1) $(info "$d/s$i.gpucap")"
@@ -196,7 +199,8 @@ part_stress() {  # [N] [signal|range]
   else rec=(); args=(64 ${STRESS_S:-4} 1 exit); fi
   for ((i = 1; i <= ${1:-6}; i++)); do
     past && break
-    LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record "${rec[@]}" --max-mb 64 -o "$d/st$i.gpucap" -- \
+    LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record --pause-detach "${DETACH:-on}" "${rec[@]}" --max-mb 64 \
+      -o "$d/st$i.gpucap" -- \
       "$DIST/gpu/stress" "${args[@]}" >"$d/st$i.log" 2>&1 &
     local pid=$! waited=0; runs=$((runs + 1))
     while kill -0 $pid 2>/dev/null && ((waited < ${HANG_S:-20})); do sleep 1; waited=$((waited + 1)); done
@@ -218,7 +222,8 @@ part_compile-sample() {  # [N] [SAMPLE]
   local d="$WORK/cs-$n" fails=0 hangs=0 runs=0; mkdir -p "$d"
   for ((i = 1; i <= ${1:-30}; i++)); do
     past && break
-    timeout -k 5 ${RUN_TIMEOUT:-240} $(pin) "$g" record -q --capture-range 'nvtx:step#\d+' --sample "${2:-10}" \
+    timeout -k 5 ${RUN_TIMEOUT:-240} $(pin) "$g" record -q --pause-detach "${DETACH:-on}" \
+      --capture-range 'nvtx:step#\d+' --sample "${2:-10}" \
       --sample-random -o "$d/c$i.gpucap" -- python3 "$here/compile_job.py" >"$d/c$i.out" 2>"$d/c$i.err"
     local rc=$?; runs=$((runs + 1))
     ((rc == 124 || rc == 137)) && hangs=$((hangs + 1))
