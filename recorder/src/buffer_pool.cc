@@ -1,6 +1,8 @@
 #include "buffer_pool.h"
 
-#include <cstdlib>
+#include <sys/mman.h>
+
+#include <cstring>
 
 namespace gpucap::recorder {
 
@@ -10,7 +12,7 @@ BufferPool::BufferPool(size_t count, size_t bytes) : count_(count), bytes_(bytes
 
 BufferPool::~BufferPool() {
   // Buffers still out belong to CUPTI at exit; only free what came back.
-  for (uint8_t* b : free_) std::free(b);
+  for (uint8_t* b : free_) munmap(b, bytes_);
 }
 
 uint8_t* BufferPool::Take() {
@@ -21,8 +23,13 @@ uint8_t* BufferPool::Take() {
       b = free_.back();
       free_.pop_back();
     } else if (allocated_ < count_) {
-      b = static_cast<uint8_t*>(std::aligned_alloc(64, bytes_));
-      if (b) ++allocated_;
+      // mmap rather than malloc: anonymous pages are zero without a write,
+      // whatever allocator the program brought (jemalloc, tcmalloc).
+      void* m = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m != MAP_FAILED) {
+        b = static_cast<uint8_t*>(m);
+        ++allocated_;
+      }
     }
   }
   if (!b) {
@@ -35,6 +42,10 @@ uint8_t* BufferPool::Take() {
 
 void BufferPool::Give(uint8_t* buffer) {
   if (!buffer) return;
+  // The whole buffer, not only the bytes CUPTI said were valid: its
+  // contract is a buffer of zeros, and a byte it wrote past them would
+  // otherwise come back as garbage in a later record.
+  std::memset(buffer, 0, bytes_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     free_.push_back(buffer);
