@@ -76,6 +76,16 @@ void CuptiSession::Attach() {
     if (config_.system_thread_ids) {
       check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
     }
+    {
+      // The pool's buffers come zeroed (buffer_pool.h): otherwise CUPTI
+      // zeroes each one on the application thread that needs it. Set before
+      // the buffer callbacks, so that it holds for the first buffer too;
+      // again at every attach, as a finalize may forget it.
+      uint8_t zeroed = 1;
+      size_t sz = sizeof(zeroed);
+      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &zeroed),
+            "zeroed activity buffers");
+    }
     if (config_.device_buffer_bytes) {
       size_t v = config_.device_buffer_bytes, sz = sizeof(v);
       check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
