@@ -110,7 +110,9 @@ CaptureGate::Decision CaptureGate::Open(const RangeKey& key, const std::string& 
       active_name_ = name;
       active_.store(true, std::memory_order_release);
     }
-    return {};
+    Decision d;
+    d.ahead = WillRecord(seen_);
+    return d;
   }
   early_ = false;
   active_key_ = key;

@@ -58,6 +58,10 @@ class CaptureGate {
     format::RecordingState state = format::RecordingState::kPaused;
     std::string why;
     std::string label;  // the range's name (profiler API: "cudaProfilerApi#k")
+    // With kNone: the next matching range will record (the range that
+    // opened is the one before a --sample pick), so CUPTI may be attached
+    // and switched on ahead of it, off the application's thread.
+    bool ahead = false;
   };
   // Where a range is: push/pop ranges by thread, domain and depth; start/end
   // ranges by their id (any thread may end them).

@@ -87,6 +87,10 @@ void CaptureSwitch::ProfilerApi(bool start) {
 
 void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
   (void)os_tid;
+  if (d.ahead && config_.attach_ahead && cupti_->detaches()) {
+    ahead_wanted_.store(gate_->ranges_seen() + 1);
+    recorder_.wake_control();
+  }
   if (d.action == Action::kNone) return;
   // Never wait for a Stop in progress on another thread: the switch is
   // dropped (and counted) instead.
@@ -151,6 +155,13 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
   if (!config_.quiet && d.action == Action::kPauseAndStop) {
     fprintf(stderr, "gpucap: %s; stopping\n", d.why.c_str());
   }
+}
+
+bool CaptureSwitch::TakeAheadWanted(std::function<bool()>* still) {
+  uint64_t wanted = ahead_wanted_.exchange(0);
+  if (wanted == 0 || !gate_) return false;
+  *still = [this, seen = wanted - 1] { return gate_->ranges_seen() == seen; };
+  return true;
 }
 
 bool CaptureSwitch::Poll() {

@@ -20,6 +20,7 @@
 #define GPUCAP_RECORDER_CAPTURE_SWITCH_H_
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -86,6 +87,13 @@ class CaptureSwitch {
   // file and the end of the capture ranges (true: stop now).
   void ReleaseDelay();
   bool TakeReleaseWanted() { return release_wanted_.exchange(false); }
+  // Where pauses detach and GPUCAP_ATTACH_AHEAD is on: the range before a
+  // recorded one has opened, and CUPTI is to be attached and its kinds
+  // switched on now (CuptiSession::RecordAhead), so that the recorded
+  // range's thread finds them on. True once per such range; `still` then
+  // says, under the session's switch lock, whether no range has opened
+  // since (else the recorded range came and maybe went already).
+  bool TakeAheadWanted(std::function<bool()>* still);
   bool Poll();
 
   // capture_ranges_seen/_recorded, capture_switches, capture_switch_ns_*,
@@ -109,6 +117,7 @@ class CaptureSwitch {
   bool trigger_stuck_ = false;
   std::atomic<bool> stop_wanted_{false};
   std::atomic<bool> release_wanted_{false};
+  std::atomic<uint64_t> ahead_wanted_{0};  // ranges seen when it was asked for, plus one; 0: none
   uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
   std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
 };

@@ -213,6 +213,7 @@ Config Config::FromEnvironment() {
   // only where the entry gate holds every other thread out of CUDA during
   // the finalize (docs/recorder-detach.md), never without it.
   c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
+  c.attach_ahead = EnvBool("GPUCAP_ATTACH_AHEAD", true);
   c.detach_late_off = EnvBool("GPUCAP_DETACH_LATE_OFF", true);
   c.detach_wait_us = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_WAIT_US", 2000));
   for (char** e = environ; e && *e; ++e) {

@@ -121,6 +121,11 @@ struct Config {
   // and the stall, measured on the H200), which it has not yet
   // (docs/recorder-detach.md).
   bool pause_detach = false;
+  // Where pauses detach: attach CUPTI and switch its kinds on from the
+  // control thread when the range before a recorded one opens
+  // (GPUCAP_ATTACH_AHEAD, on), rather than on the application's thread as
+  // the recorded range opens (CuptiSession::RecordAhead).
+  bool attach_ahead = true;
   // GPUCAP_DETACH_LATE_OFF (default 1): a pause that will detach leaves the
   // kinds on until the detach, which switches them off inside the gate
   // (CuptiSession::PauseActivity); 0 switches them off at the pause.

@@ -126,6 +126,17 @@ void CuptiSession::Record() {
   SetActivityEnabled(true);
 }
 
+void CuptiSession::RecordAhead(const std::function<bool()>& still) {
+  // The switch lock first, then the attachment's (Attach), as Finalize
+  // tries them: the recorded range's thread, which takes them one at a
+  // time, finds the kinds on or switches them itself.
+  std::lock_guard<std::mutex> switching(switch_mu_);
+  if (!started_.load() || activity_enabled_.load() || phase_->load() != RecorderPhase::kPaused || !still()) return;
+  Attach();
+  SetActivityEnabledLocked(true, false);
+  recorded_ahead_.fetch_add(1, std::memory_order_relaxed);
+}
+
 void CuptiSession::Pause() {
   PauseActivity();
   Release();
@@ -252,7 +263,9 @@ void CuptiSession::SetActivityEnabledLocked(bool enabled, bool at_start) {
 }
 
 void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const {
-  if (detach_) detach_->Stats(extra);
+  if (!detach_) return;
+  detach_->Stats(extra);
+  extra->emplace_back("cupti_recorded_ahead", recorded_ahead_.load());
 }
 
 }  // namespace gpucap::recorder

@@ -81,6 +81,17 @@ class CuptiSession {
 
   void Attach();
   void Record();  // Attach, then the kinds on
+  // Record, on the control thread, while still paused, when the range
+  // before a recorded one opens (CaptureSwitch::TakeAheadWanted): CUPTI's
+  // re-attach after a detach and the kinds' switch cost the thread that
+  // makes them millions of instructions, which the recorded range's thread
+  // then finds done. The records of the range before are made while paused,
+  // so the builder leaves them out (docs/semantics.md, "Recorded while
+  // paused"); the kinds on rather than CUPTI attached with them off, since a
+  // graph launched so and then finalized faulted (PauseActivity). `still`,
+  // under the switch lock: whether that recorded range has not opened yet;
+  // nothing is done when it has, or when the kinds are on already.
+  void RecordAhead(const std::function<bool()>& still);
   void Pause();   // PauseActivity, then Release
   // A pause's first half: the kinds off, or, where pauses detach, left on
   // until the detach switches them off inside the gate (Finalize): a graph
@@ -116,7 +127,8 @@ class CuptiSession {
   bool detaches() const { return detach_ != nullptr; }
   bool DetachRetryDue() const { return detach_->RetryDue(); }
   CallbackSwitch* callbacks() { return &callbacks_; }
-  // The detach's counters (CuptiDetach::Stats), when a detach was made.
+  // The detach's counters (CuptiDetach::Stats) and cupti_recorded_ahead,
+  // when a detach was made.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
  private:
@@ -136,6 +148,7 @@ class CuptiSession {
   std::atomic<bool> activity_enabled_{false};
   // Paused with the kinds left on for the detach to switch off (PauseActivity).
   std::atomic<bool> kinds_off_pending_{false};
+  std::atomic<uint64_t> recorded_ahead_{0};
   void SetActivityEnabledLocked(bool enabled, bool at_start);
   std::mutex switch_mu_;  // one switch at a time (app threads, control thread)
 

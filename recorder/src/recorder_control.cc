@@ -3,7 +3,8 @@
 // full range chunks, flush CUPTI's completed buffers when
 // asked or at the flight recorder's period, a stop signal, the end of
 // --delay, SIGUSR2's toggle, letting go of CUPTI after a recorded range and
-// the detach's retries, the capture ranges' end, --duration, a
+// the detach's retries, attaching ahead of a recorded range, the capture
+// ranges' end, --duration, a
 // writer that stopped, PM polls, new devices, and the one-second tick. And
 // the stop itself: flushing CUPTI, writing the trailer and closing the
 // capture.
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -96,6 +98,10 @@ void Recorder::ControlLoop() {
     // A detach that gave up (a call stayed in CUDA past its bound) tries
     // again at the next ticks of the same pause.
     if (cupti_.detaches() && state_.load() == kPaused && cupti_.DetachRetryDue()) cupti_.TryDetach();
+    // The range before a recorded one opened: attach and switch on now, so
+    // that the recorded range's thread does not (CuptiSession::RecordAhead).
+    std::function<bool()> still;
+    if (capture_.TakeAheadWanted(&still) && state_.load() == kPaused) cupti_.RecordAhead(still);
     if (state_.load() == kPaused) cupti_.HoldWhilePaused();
     if (capture_.gated() && capture_.Poll()) {
       Stop("capture range end");

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,39 @@ TEST(CaptureGate, SampledDecisionsSayWhichAndWhy) {
   EXPECT_NE(d.why.find("step#1"), std::string::npos) << d.why;
   EXPECT_NE(d.why.find("1 in 2"), std::string::npos) << d.why;
   EXPECT_EQ(gate.Close(Push()).action, Action::kPause);
+}
+
+// The range before each pick says so (Decision::ahead), so that CUPTI can
+// be attached and switched on off the picked range's thread; no other does,
+// periodic or random, and not once the ranges to record are done.
+TEST(CaptureGate, TheRangeBeforeEachPickSaysOneIsNext) {
+  for (std::optional<uint64_t> seed : {std::optional<uint64_t>(), std::optional<uint64_t>(7)}) {
+    CaptureRangeSpec s = Nvtx("step");
+    s.sample_every = 5;
+    s.sample_seed = seed;
+    s.end_after = 6;
+    s.end_given = true;
+    CaptureGate gate(s);
+    std::vector<int> picked, ahead;
+    for (int i = 0; i < 60; ++i) {
+      CaptureGate::Decision d = gate.Open(Push(), "step#" + std::to_string(i));
+      if (d.action == Action::kRecord) picked.push_back(i);
+      if (d.ahead) {
+        EXPECT_EQ(d.action, Action::kNone) << "step " << i;
+        ahead.push_back(i);
+      }
+      gate.Close(Push());
+    }
+    ASSERT_EQ(picked.size(), 6u);
+    std::vector<int> before;
+    for (int p : picked) {
+      if (p > 0 && (before.empty() || before.back() != p - 1) &&
+          std::find(picked.begin(), picked.end(), p - 1) == picked.end()) {
+        before.push_back(p - 1);
+      }
+    }
+    EXPECT_EQ(ahead, before) << (seed ? "random" : "periodic");
+  }
 }
 
 TEST(CaptureGate, SampleWithRepeatNStopsAfterNSamples) {

@@ -53,16 +53,22 @@ TEST(Kinds, DefaultsLeaveOutWhatIsNotCheap) {
 // keeps CUPTI attached (the detach is opt-in until measured on a GPU:
 // config.h), and a paused recorder holds no resource callbacks.
 TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
-  for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
+  for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS", "GPUCAP_ATTACH_AHEAD"}) {
+    unsetenv(v);
+  }
   Config d = Config::FromEnvironment();
   EXPECT_FALSE(d.resource_domain);
   EXPECT_FALSE(d.pause_detach);
   EXPECT_EQ(d.detach_wait_us, 2000u);
   EXPECT_TRUE(d.detach_late_off) << "a pause that detaches leaves the kinds to the detach";
   EXPECT_FALSE(d.paused_subscribe);
+  EXPECT_TRUE(d.attach_ahead) << "a sampled range finds CUPTI attached by the control thread";
   setenv("GPUCAP_DETACH_LATE_OFF", "0", 1);
+  setenv("GPUCAP_ATTACH_AHEAD", "0", 1);
   EXPECT_FALSE(Config::FromEnvironment().detach_late_off);
+  EXPECT_FALSE(Config::FromEnvironment().attach_ahead);
   unsetenv("GPUCAP_DETACH_LATE_OFF");
+  unsetenv("GPUCAP_ATTACH_AHEAD");
   setenv("GPUCAP_RESOURCE", "domain", 1);
   setenv("GPUCAP_PAUSE_DETACH", "1", 1);
   setenv("GPUCAP_PAUSED_GRAPHS", "1", 1);
@@ -72,7 +78,9 @@ TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
   EXPECT_TRUE(c.paused_subscribe);
   setenv("GPUCAP_RESOURCE", "select", 1);
   EXPECT_FALSE(Config::FromEnvironment().resource_domain);
-  for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS"}) unsetenv(v);
+  for (const char* v : {"GPUCAP_RESOURCE", "GPUCAP_PAUSE_DETACH", "GPUCAP_PAUSED_GRAPHS", "GPUCAP_ATTACH_AHEAD"}) {
+    unsetenv(v);
+  }
 }
 
 // A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
