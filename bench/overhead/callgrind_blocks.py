@@ -9,15 +9,19 @@
         or iterations a region, unless its label ends in its own count), with
         the region's instructions per shared object; a FUNCS line per kind of
         region (its second region, or its only one) with the functions that
-        retired the most instructions in it; and one THREADS line with every
+        retired the most instructions in it, and a FUNCSMAX line for its
+        costliest region (where a sampled step or a switch landed); and one
+        THREADS line with every
         thread's instructions from the start of the counting to the program's
         end, per launch counted.
 
     callgrind_blocks.py table FILE [BASE]
         The INSTR lines of FILE (every variant, every run) as a table: per
         variant and region kind, the median over its regions of instructions
-        per launch, their range, and the difference from BASE (default base)
-        in instructions and in per cent, split by shared object.
+        per launch, their range, the difference from BASE (default base, or base+...)
+        in instructions and in per cent, split by shared object, and the
+        mean over regions against BASE's mean (what a price averaged over a
+        job is, where a few regions hold a sampled step: `--sample N`).
 """
 import collections
 import glob
@@ -81,6 +85,12 @@ def run(directory, variant, run_id, per):
             threads[thread] += totals
     launches = sum(count for _, count, _, _, _ in regions)
     shown = collections.Counter()
+    costliest = {}  # (kind, state) -> the region with the most instructions per launch
+    for region in regions:
+        label, count, totals = region[0], region[1], region[2]
+        key = (label[0], label[1])
+        if key not in costliest or totals / count > costliest[key][2] / costliest[key][1]:
+            costliest[key] = region
     for label, count, totals, by_object, functions in regions:
         kind, state, block = label[0], label[1], label[2]
         objs = ",".join(f"{k}={v / count:.1f}" for k, v in sorted(by_object.items()) if v)
@@ -91,6 +101,11 @@ def run(directory, variant, run_id, per):
             top = ",".join(f"{name.replace(',', ';').replace(' ', '_')}={n / count:.1f}"
                            for name, n in functions.most_common(16))
             print(f"FUNCS variant={variant} run={run_id} kind={kind} state={state} block={block} {top}")
+    for (kind, state), (label, count, totals, _, functions) in sorted(costliest.items()):
+        top = ",".join(f"{name.replace(',', ';').replace(' ', '_')}={n / count:.1f}"
+                       for name, n in functions.most_common(24))
+        print(f"FUNCSMAX variant={variant} run={run_id} kind={kind} state={state} block={label[2]} "
+              f"per_launch={totals / count:.2f} {top}")
     if launches:
         per_thread = ",".join(f"{t}={n / launches:.2f}" for t, n in sorted(threads.items()))
         print(f"THREADS variant={variant} run={run_id} launches={launches} "
@@ -112,18 +127,27 @@ def table(path, base):
         rows[(f["variant"], f["kind"], f["state"])].append((float(f["per_launch"]), objs))
     kinds = sorted({(k, s) for _, k, s in rows})
     for kind, state in kinds:
-        ref = rows.get((base, kind, state))
+        ref_name = base
+        if ref_name is None:  # `base`, or else the first variant made of it (base+RANGES=steps)
+            names = sorted(v for v, k, s in rows if (k, s) == (kind, state))
+            ref_name = "base" if "base" in names else next((v for v in names if v.startswith("base+")), "base")
+        ref = rows.get((ref_name, kind, state))
         ref_med = statistics.median(v for v, _ in ref) if ref else None
+        ref_mean = statistics.mean(v for v, _ in ref) if ref else None
         ref_objs = median_objects(ref) if ref else {}
         print(f"\n{kind} ({state}): instructions per launch on the launching thread, median of regions")
-        print("| variant | regions | median | range | vs base | vs base, % | where the difference is (per launch) | other threads, per launch |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| variant | regions | median | range | vs base | vs base, % | where the difference is (per launch) "
+              "| mean | mean vs base, % | other threads, per launch |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for (variant, k, s), values in sorted(rows.items(), key=lambda kv: statistics.median(v for v, _ in kv[1])):
             if (k, s) != (kind, state):
                 continue
             xs = [v for v, _ in values]
             med = statistics.median(xs)
-            diff = pct = where = ""
+            diff = pct = where = mean_pct = ""
+            mean = statistics.mean(xs)
+            if ref_mean:
+                mean_pct = f"{(mean / ref_mean - 1) * 100:+.2f}%"
             if ref_med is not None:
                 diff = f"{med - ref_med:+.1f}"
                 pct = f"{(med / ref_med - 1) * 100:+.2f}%"
@@ -132,7 +156,8 @@ def table(path, base):
                 where = ", ".join(f"{o} {d:+.0f}" for o, d in sorted(deltas.items(), key=lambda kv: -abs(kv[1]))
                                   if abs(d) >= 0.5)
             oth = f"{statistics.median(others[variant]):.1f}" if others.get(variant) else ""
-            print(f"| {variant} | {len(xs)} | {med:.1f} | {min(xs):.1f}-{max(xs):.1f} | {diff} | {pct} | {where} | {oth} |")
+            print(f"| {variant} | {len(xs)} | {med:.1f} | {min(xs):.1f}-{max(xs):.1f} | {diff} | {pct} | {where} "
+                  f"| {mean:.1f} | {mean_pct} | {oth} |")
 
 
 def median_objects(values):
@@ -144,6 +169,6 @@ if __name__ == "__main__":
     if len(sys.argv) >= 6 and sys.argv[1] == "run":
         run(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif len(sys.argv) >= 3 and sys.argv[1] == "table":
-        table(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "base")
+        table(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     else:
         sys.exit(__doc__)
