@@ -1,5 +1,6 @@
 #include "cupti_buffers.h"
 
+#include <algorithm>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -25,6 +26,10 @@ void CuptiBuffers::OnRequested(uint8_t** buffer, size_t* size, size_t* max_recor
     *size = 0;
     return;
   }
+  {
+    std::lock_guard<std::mutex> lock(lent_mu_);
+    lent_.push_back(b);
+  }
   *buffer = b;
   *size = pool_->buffer_bytes();
   // CUPTI hands full buffers back on its own schedule, which at high record
@@ -41,6 +46,14 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
   if (!buffer) {
     in_completion_.fetch_sub(1, std::memory_order_acq_rel);
     return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(lent_mu_);
+    auto it = std::find(lent_.begin(), lent_.end(), buffer);
+    if (it != lent_.end()) {
+      *it = lent_.back();
+      lent_.pop_back();
+    }
   }
   if (valid == 0 || phase_->load(std::memory_order_acquire) == RecorderPhase::kStopped) {
     pool_->Give(buffer);
@@ -69,6 +82,17 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
   buffers_completed_.fetch_add(1, std::memory_order_relaxed);
   in_completion_.fetch_sub(1, std::memory_order_acq_rel);
   completions_.fetch_add(1, std::memory_order_release);
+}
+
+size_t CuptiBuffers::ReclaimLent() {
+  std::vector<uint8_t*> lost;
+  {
+    std::lock_guard<std::mutex> lock(lent_mu_);
+    lost.swap(lent_);
+  }
+  for (uint8_t* b : lost) pool_->Give(b);
+  reclaimed_.fetch_add(lost.size(), std::memory_order_relaxed);
+  return lost.size();
 }
 
 void CuptiBuffers::WaitForCompletions(std::chrono::milliseconds limit) {

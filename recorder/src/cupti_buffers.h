@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "buffer_pool.h"
 #include "first_seen.h"
@@ -45,6 +47,15 @@ class CuptiBuffers {
   // and none has come for two polls a millisecond apart.
   void WaitForCompletions(std::chrono::milliseconds limit);
 
+  // After cuptiFinalize: the buffers CUPTI was lent and never handed back
+  // go back to the pool. A detaching pause keeps the kinds on until the
+  // detach (CuptiSession::PauseActivity), so CUPTI takes fresh buffers
+  // after the pause's flush and drops them at the finalize, unreturned:
+  // without this the pool ran dry after seven --sample cycles on an H100
+  // and every later sampled step lost its records. Returns how many.
+  size_t ReclaimLent();
+  uint64_t reclaimed() const { return reclaimed_.load(); }
+
   // A module's name memory may be reused once it unloads.
   void ForgetStrings() { strings_.Clear(); }
 
@@ -68,6 +79,9 @@ class CuptiBuffers {
   std::atomic<uint64_t> strings_dropped_{0};
   std::atomic<int> in_completion_{0};
   std::atomic<uint64_t> completions_{0};
+  std::atomic<uint64_t> reclaimed_{0};
+  std::mutex lent_mu_;  // one lock per buffer lent or returned
+  std::vector<uint8_t*> lent_;  // lent to CUPTI, not yet completed
 };
 
 }  // namespace gpucap::recorder

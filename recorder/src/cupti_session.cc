@@ -180,6 +180,8 @@ void CuptiSession::TryDetach() {
     if (!callbacks_registered_ && !subscriber_) return;  // holds nothing of CUPTI
   }
   CuptiDetach::Outcome o = detach_->Run([this] { return Finalize(); });
+  // Outside the hold: zeroing them is the pool's work, not the program's wait.
+  if (o == CuptiDetach::Outcome::kDetached) buffers_->ReclaimLent();
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
   // No detach this pause after all: the kinds go off now, as without one.
   if (o != CuptiDetach::Outcome::kDetached && !detach_->RetryDue() && kinds_off_pending_.exchange(false) &&

@@ -1,0 +1,47 @@
+// CuptiBuffers' lending: what CUPTI was lent and never handed back comes
+// back to the pool after a finalize, so that detaches do not drain it.
+#include "cupti_buffers.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace gpucap::recorder {
+namespace {
+
+uint8_t* Request(CuptiBuffers& buffers) {
+  uint8_t* b = nullptr;
+  size_t size = 0, max_records = 0;
+  buffers.OnRequested(&b, &size, &max_records);
+  return b;
+}
+
+TEST(CuptiBuffers, BuffersCuptiKeptAtAFinalizeGoBackToThePool) {
+  RecorderPhase phase;
+  phase.store(RecorderPhase::kRecording);
+  // No writer is reached: empty completions go straight back to the pool.
+  CuptiBuffers buffers(3, 1 << 16, nullptr, &phase, nullptr, [] {});
+  uint8_t* returned = Request(buffers);
+  uint8_t* kept1 = Request(buffers);
+  uint8_t* kept2 = Request(buffers);
+  ASSERT_NE(returned, nullptr);
+  ASSERT_NE(kept2, nullptr);
+  EXPECT_EQ(Request(buffers), nullptr) << "three buffers lent: the pool is empty";
+  buffers.OnCompleted(0, 0, returned, 1 << 16, 0, 0);
+  EXPECT_EQ(buffers.pool()->outstanding(), 2u);
+  kept1[10] = 0x7f;  // CUPTI wrote records it never handed back
+
+  EXPECT_EQ(buffers.ReclaimLent(), 2u) << "the two CUPTI never handed back";
+  EXPECT_EQ(buffers.pool()->outstanding(), 0u);
+  EXPECT_EQ(buffers.reclaimed(), 2u);
+  EXPECT_EQ(buffers.ReclaimLent(), 0u) << "nothing lent since";
+  std::vector<uint8_t*> again = {Request(buffers), Request(buffers), Request(buffers)};
+  for (uint8_t* b : again) {
+    ASSERT_NE(b, nullptr) << "every buffer can be lent again";
+    EXPECT_EQ(b[10], 0) << "and comes zeroed";
+  }
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
