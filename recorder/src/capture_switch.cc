@@ -133,13 +133,12 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
     uint64_t at = recorder_.now();
     phase_->store(RecorderPhase::kPaused);
     cupti_->PauseActivity();
-    if (config_.pause_detach && was_recording && d.action == Action::kPause) {
-      // Now, not at the control thread's next 50 ms pass: the kinds stay on
-      // until the detach (PauseActivity), and every call until then pays
-      // recording's price.
-      release_wanted_.store(true);
-      recorder_.wake_control();
-    }
+    // Taken at the control thread's next pass (50 ms at most), not at once:
+    // the release's forced flush hands over the records of GPU work not
+    // yet done as incomplete, so the range's last kernels get that long to
+    // finish first. What the delay costs: the kinds stay on until the
+    // detach (PauseActivity), and the calls meanwhile pay recording's price.
+    if (config_.pause_detach && was_recording && d.action == Action::kPause) release_wanted_.store(true);
     recorder_.note_state(d.state, d.why, at);
     if (d.action == Action::kPauseAndStop) {
       stop_wanted_.store(true);
