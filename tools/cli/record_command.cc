@@ -108,8 +108,8 @@ po::options_description RecordOptions() {
       ("pause-detach", po::value<std::string>()->implicit_value("on"),
        "off (the default) or on: at each pause after recording, finalize CUPTI while gpucap's entry gate holds "
        "every other thread out of CUDA, which takes CUPTI's leftover per-call work away "
-       "(docs/recorder-detach.md). UNSAFE: crashed most SIGUSR2-paused runs of the 64-thread stress and broke "
-       "CUDA graphs on the H200; off keeps CUPTI attached while paused")
+       "(docs/recorder-detach.md). NOT YET SAFE: 2 of 392 runs of the 64-thread stress crashed inside CUPTI, and "
+       "a detach can hold the program's CUDA calls for tens of ms; off keeps CUPTI attached while paused")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
