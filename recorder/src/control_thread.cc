@@ -14,8 +14,13 @@ void ControlThread::Start(std::function<void()> loop) {
 
 bool ControlThread::Wait() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::milliseconds(50),
-               [&] { return quit_ || flush_wanted_.load() || ranges_wanted_.load() || dump_wanted_.load(); });
+  // Wake's flag is in the predicate: a notify whose predicate stays false
+  // puts the thread back to sleep, and a wake-up was lost so until the
+  // 50 ms timeout (the attach ahead of a sampled range came too late).
+  cv_.wait_for(lock, std::chrono::milliseconds(50), [&] {
+    return quit_ || flush_wanted_.load() || ranges_wanted_.load() || dump_wanted_.load() || wake_wanted_.load();
+  });
+  wake_wanted_.store(false);
   return !quit_;
 }
 
@@ -43,7 +48,9 @@ void ControlThread::WantFlush() {
   if (!flush_wanted_.exchange(true)) cv_.notify_one();
 }
 
-void ControlThread::Wake() { cv_.notify_one(); }
+void ControlThread::Wake() {
+  if (!wake_wanted_.exchange(true)) cv_.notify_one();
+}
 
 void ControlThread::RequestDump(std::string trigger) {
   {

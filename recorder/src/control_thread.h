@@ -27,8 +27,8 @@ class ControlThread {
   // Starts the thread running `loop`, which calls Wait at the top of each
   // pass and returns when Wait says so (or after stopping the recorder).
   void Start(std::function<void()> loop);
-  // Sleeps up to 50 ms, or until a flush or a range collection is wanted or
-  // Quit was called; false after Quit.
+  // Sleeps up to 50 ms, or until a flush, a range collection or a dump is
+  // wanted, Wake was called or Quit was; false after Quit.
   bool Wait();
   // Ends the loop and, from another thread, joins it; from the control
   // thread itself (a Stop the loop made), detaches it.
@@ -37,7 +37,7 @@ class ControlThread {
   // Wake-ups, from any thread; never block.
   void WantRanges();
   void WantFlush();
-  void Wake();
+  void Wake();  // a pass now, for whatever the caller left for the loop
   // The loop's side: whether each was asked since the last pass.
   bool TakeRangesWanted() { return ranges_wanted_.exchange(false); }
   bool TakeFlushWanted() { return flush_wanted_.exchange(false); }
@@ -66,6 +66,7 @@ class ControlThread {
   std::atomic<int> stop_signal_{0};
   std::atomic<bool> signal_dump_{false};
   std::atomic<bool> dump_wanted_{false};
+  std::atomic<bool> wake_wanted_{false};
   std::mutex dumps_mu_;
   std::vector<std::string> dumps_;  // guarded by dumps_mu_
 };
