@@ -112,6 +112,7 @@ CaptureGate::Decision CaptureGate::Open(const RangeKey& key, const std::string& 
     }
     Decision d;
     d.ahead = WillRecord(seen_);
+    d.ranges_seen = seen_;
     return d;
   }
   early_ = false;

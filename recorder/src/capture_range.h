@@ -62,6 +62,7 @@ class CaptureGate {
     // opened is the one before a --sample pick), so CUPTI may be attached
     // and switched on ahead of it, off the application's thread.
     bool ahead = false;
+    uint64_t ranges_seen = 0;  // with ahead: the count of matching ranges when it was decided
   };
   // Where a range is: push/pop ranges by thread, domain and depth; start/end
   // ranges by their id (any thread may end them).

@@ -88,7 +88,7 @@ void CaptureSwitch::ProfilerApi(bool start) {
 void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
   (void)os_tid;
   if (d.ahead && config_.attach_ahead && cupti_->detaches()) {
-    ahead_wanted_.store(gate_->ranges_seen() + 1);
+    ahead_wanted_.store(d.ranges_seen + 1);
     recorder_.wake_control();
   }
   if (d.action == Action::kNone) return;

@@ -22,7 +22,6 @@
 #include <atomic>
 #include <functional>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>

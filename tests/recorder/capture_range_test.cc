@@ -139,6 +139,7 @@ TEST(CaptureGate, TheRangeBeforeEachPickSaysOneIsNext) {
       if (d.action == Action::kRecord) picked.push_back(i);
       if (d.ahead) {
         EXPECT_EQ(d.action, Action::kNone) << "step " << i;
+        EXPECT_EQ(d.ranges_seen, static_cast<uint64_t>(i) + 1) << "the count this range made, under the gate's lock";
         ahead.push_back(i);
       }
       gate.Close(Push());
