@@ -11,7 +11,10 @@
 // callgrind counted as 2-5 M instructions on the launching thread
 // (bench/README.md). Here a new buffer is fresh anonymous memory, zero
 // without a write, and a returned one is zeroed by the thread that gives it
-// back (the writer's, off the application's path).
+// back: the writer's for records written, CUPTI's completion thread for an
+// empty one, the control thread for those a finalize dropped (an
+// application thread only where it hands over a buffer of the lean API
+// records it filled and the writer's queue refuses it).
 #ifndef GPUCAP_RECORDER_BUFFER_POOL_H_
 #define GPUCAP_RECORDER_BUFFER_POOL_H_
 

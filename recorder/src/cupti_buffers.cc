@@ -84,15 +84,16 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
   completions_.fetch_add(1, std::memory_order_release);
 }
 
-size_t CuptiBuffers::ReclaimLent() {
+std::vector<uint8_t*> CuptiBuffers::TakeLent() {
   std::vector<uint8_t*> lost;
-  {
-    std::lock_guard<std::mutex> lock(lent_mu_);
-    lost.swap(lent_);
-  }
-  for (uint8_t* b : lost) pool_->Give(b);
-  reclaimed_.fetch_add(lost.size(), std::memory_order_relaxed);
-  return lost.size();
+  std::lock_guard<std::mutex> lock(lent_mu_);
+  lost.swap(lent_);
+  return lost;
+}
+
+void CuptiBuffers::GiveBack(const std::vector<uint8_t*>& buffers) {
+  for (uint8_t* b : buffers) pool_->Give(b);
+  reclaimed_.fetch_add(buffers.size(), std::memory_order_relaxed);
 }
 
 void CuptiBuffers::WaitForCompletions(std::chrono::milliseconds limit) {

@@ -47,13 +47,16 @@ class CuptiBuffers {
   // and none has come for two polls a millisecond apart.
   void WaitForCompletions(std::chrono::milliseconds limit);
 
-  // After cuptiFinalize: the buffers CUPTI was lent and never handed back
-  // go back to the pool. A detaching pause keeps the kinds on until the
-  // detach (CuptiSession::PauseActivity), so CUPTI takes fresh buffers
-  // after the pause's flush and drops them at the finalize, unreturned:
-  // without this the pool ran dry after seven --sample cycles on an H100
-  // and every later sampled step lost its records. Returns how many.
-  size_t ReclaimLent();
+  // The buffers CUPTI dropped at a finalize, unreturned: a detaching pause
+  // keeps the kinds on until the detach (CuptiSession::PauseActivity), so
+  // CUPTI takes fresh buffers after the pause's flush, and without their
+  // return the pool ran dry after seven --sample cycles on an H100 and
+  // every later sampled step lost its records. TakeLent, right after
+  // cuptiFinalize and before anything can attach again: the buffers lent
+  // and not completed, forgotten as lent. GiveBack, later, off the hold:
+  // zeroes them into the pool and counts them.
+  std::vector<uint8_t*> TakeLent();
+  void GiveBack(const std::vector<uint8_t*>& buffers);
   uint64_t reclaimed() const { return reclaimed_.load(); }
 
   // A module's name memory may be reused once it unloads.

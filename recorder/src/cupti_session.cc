@@ -80,7 +80,7 @@ void CuptiSession::Attach() {
       // The pool's buffers come zeroed (buffer_pool.h): otherwise CUPTI
       // zeroes each one on the application thread that needs it. Set before
       // the buffer callbacks, so that it holds for the first buffer too;
-      // again at every attach, as a finalize may forget it.
+      // again at each attach after a finalize, which may forget it.
       uint8_t zeroed = 1;
       size_t sz = sizeof(zeroed);
       check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &zeroed),
@@ -180,8 +180,11 @@ void CuptiSession::TryDetach() {
     if (!callbacks_registered_ && !subscriber_) return;  // holds nothing of CUPTI
   }
   CuptiDetach::Outcome o = detach_->Run([this] { return Finalize(); });
-  // Outside the hold: zeroing them is the pool's work, not the program's wait.
-  if (o == CuptiDetach::Outcome::kDetached) buffers_->ReclaimLent();
+  // Zeroed after the gate opened, not while the program's calls wait.
+  if (o == CuptiDetach::Outcome::kDetached) {
+    buffers_->GiveBack(dropped_by_finalize_);
+    dropped_by_finalize_.clear();
+  }
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
   // No detach this pause after all: the kinds go off now, as without one.
   if (o != CuptiDetach::Outcome::kDetached && !detach_->RetryDue() && kinds_off_pending_.exchange(false) &&
@@ -205,6 +208,9 @@ CuptiDetach::Finalized CuptiSession::Finalize() {
   // thread held, so that nothing is launched between them and the finalize.
   if (kinds_off_pending_.exchange(false)) SetActivityEnabledLocked(false, false);
   if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
+  // Taken now, with both locks and the gate held: once the gate opens, a
+  // recorded range may attach again and CUPTI be lent new buffers.
+  dropped_by_finalize_ = buffers_->TakeLent();
   subscriber_ = nullptr;
   callbacks_.Detach();
   callbacks_registered_ = false;

@@ -18,10 +18,12 @@
 //
 // Threads and locks: Attach, Record and Pause run on the control thread and
 // on application threads that open or close a capture range; Release,
-// TryDetach and HoldWhilePaused on the control thread only. The attachment
-// is under one mutex, a switch of the activity kinds under another; the
-// finalize, which runs while other threads are held at the entry gate and
-// may own either, only tries them.
+// TryDetach, RecordAhead and HoldWhilePaused on the control thread only. The
+// attachment is under one mutex, a switch of the activity kinds under
+// another; Record takes them one after the other, RecordAhead the switch's
+// then the attachment's (so CUPTI attaches under both there); the finalize,
+// which runs while other threads are held at the entry gate and may own
+// either, only tries them, in that order.
 #ifndef GPUCAP_RECORDER_CUPTI_SESSION_H_
 #define GPUCAP_RECORDER_CUPTI_SESSION_H_
 
@@ -149,6 +151,9 @@ class CuptiSession {
   // Paused with the kinds left on for the detach to switch off (PauseActivity).
   std::atomic<bool> kinds_off_pending_{false};
   std::atomic<uint64_t> recorded_ahead_{0};
+  // What the last finalize dropped unreturned (Finalize), given back to
+  // the pool by TryDetach once the gate is open; control thread only.
+  std::vector<uint8_t*> dropped_by_finalize_;
   void SetActivityEnabledLocked(bool enabled, bool at_start);
   std::mutex switch_mu_;  // one switch at a time (app threads, control thread)
 

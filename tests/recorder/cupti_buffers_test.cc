@@ -32,15 +32,35 @@ TEST(CuptiBuffers, BuffersCuptiKeptAtAFinalizeGoBackToThePool) {
   EXPECT_EQ(buffers.pool()->outstanding(), 2u);
   kept1[10] = 0x7f;  // CUPTI wrote records it never handed back
 
-  EXPECT_EQ(buffers.ReclaimLent(), 2u) << "the two CUPTI never handed back";
+  std::vector<uint8_t*> dropped = buffers.TakeLent();
+  EXPECT_EQ(dropped.size(), 2u) << "the two CUPTI never handed back";
+  EXPECT_TRUE((dropped[0] == kept1 && dropped[1] == kept2) || (dropped[0] == kept2 && dropped[1] == kept1));
+  EXPECT_TRUE(buffers.TakeLent().empty()) << "taken once: no longer counted as lent";
+  EXPECT_EQ(buffers.pool()->outstanding(), 2u) << "not in the pool until given back";
+  buffers.GiveBack(dropped);
   EXPECT_EQ(buffers.pool()->outstanding(), 0u);
   EXPECT_EQ(buffers.reclaimed(), 2u);
-  EXPECT_EQ(buffers.ReclaimLent(), 0u) << "nothing lent since";
   std::vector<uint8_t*> again = {Request(buffers), Request(buffers), Request(buffers)};
   for (uint8_t* b : again) {
     ASSERT_NE(b, nullptr) << "every buffer can be lent again";
     EXPECT_EQ(b[10], 0) << "and comes zeroed";
   }
+}
+
+// A buffer lent after the finalize's take (a range that attached again as
+// soon as the gate opened) is not among those given back.
+TEST(CuptiBuffers, ABufferLentAfterTheTakeStaysLent) {
+  RecorderPhase phase;
+  phase.store(RecorderPhase::kRecording);
+  CuptiBuffers buffers(3, 1 << 16, nullptr, &phase, nullptr, [] {});
+  uint8_t* before = Request(buffers);
+  std::vector<uint8_t*> dropped = buffers.TakeLent();
+  uint8_t* after = Request(buffers);
+  ASSERT_NE(after, nullptr);
+  buffers.GiveBack(dropped);
+  ASSERT_EQ(dropped, std::vector<uint8_t*>{before});
+  EXPECT_EQ(buffers.pool()->outstanding(), 1u) << "the new session's buffer is still out";
+  EXPECT_EQ(buffers.TakeLent(), std::vector<uint8_t*>{after});
 }
 
 }  // namespace
