@@ -68,6 +68,12 @@ def short_object(name):
     return m.group(1) if m else name
 
 
+def top_functions(functions, count, n):
+    """The n functions that retired the most, per launch, as name=instructions,..."""
+    return ",".join(f"{name.replace(',', ';').replace(' ', '_')}={v / count:.1f}"
+                    for name, v in functions.most_common(n))
+
+
 def run(directory, variant, run_id, per):
     regions, threads = [], collections.Counter()
     for path in sorted(glob.glob(os.path.join(directory, "cg.*"))):
@@ -98,14 +104,11 @@ def run(directory, variant, run_id, per):
               f"per_launch={totals / count:.2f} objects={objs}")
         shown[(kind, state)] += 1
         if shown[(kind, state)] == 2 or (block == "0" and sum(1 for r in regions if r[0][:2] == label[:2]) == 1):
-            top = ",".join(f"{name.replace(',', ';').replace(' ', '_')}={n / count:.1f}"
-                           for name, n in functions.most_common(16))
-            print(f"FUNCS variant={variant} run={run_id} kind={kind} state={state} block={block} {top}")
+            print(f"FUNCS variant={variant} run={run_id} kind={kind} state={state} block={block} "
+                  f"{top_functions(functions, count, 16)}")
     for (kind, state), (label, count, totals, _, functions) in sorted(costliest.items()):
-        top = ",".join(f"{name.replace(',', ';').replace(' ', '_')}={n / count:.1f}"
-                       for name, n in functions.most_common(24))
         print(f"FUNCSMAX variant={variant} run={run_id} kind={kind} state={state} block={label[2]} "
-              f"per_launch={totals / count:.2f} {top}")
+              f"per_launch={totals / count:.2f} {top_functions(functions, count, 24)}")
     if launches:
         per_thread = ",".join(f"{t}={n / launches:.2f}" for t, n in sorted(threads.items()))
         print(f"THREADS variant={variant} run={run_id} launches={launches} "

@@ -20,8 +20,8 @@
 #define GPUCAP_RECORDER_CAPTURE_SWITCH_H_
 
 #include <atomic>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
