@@ -50,10 +50,17 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
   {
     std::lock_guard<std::mutex> lock(lent_mu_);
     auto it = std::find(lent_.begin(), lent_.end(), buffer);
-    if (it != lent_.end()) {
-      *it = lent_.back();
-      lent_.pop_back();
+    if (it == lent_.end()) {
+      // Not lent: taken back at a finalize (TakeLent), so CUPTI kept it
+      // after all, and the pool may have lent it again. Neither given back
+      // twice nor read: counted, and lost to the pool.
+      completed_unlent_.fetch_add(1, std::memory_order_relaxed);
+      in_completion_.fetch_sub(1, std::memory_order_acq_rel);
+      completions_.fetch_add(1, std::memory_order_release);
+      return;
     }
+    *it = lent_.back();
+    lent_.pop_back();
   }
   if (valid == 0 || phase_->load(std::memory_order_acquire) == RecorderPhase::kStopped) {
     pool_->Give(buffer);

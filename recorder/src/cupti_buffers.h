@@ -58,6 +58,9 @@ class CuptiBuffers {
   std::vector<uint8_t*> TakeLent();
   void GiveBack(const std::vector<uint8_t*>& buffers);
   uint64_t reclaimed() const { return reclaimed_.load(); }
+  // Completions of buffers not lent (taken back at a finalize): none is
+  // expected; each one is a buffer the pool lost.
+  uint64_t completed_unlent() const { return completed_unlent_.load(); }
 
   // A module's name memory may be reused once it unloads.
   void ForgetStrings() { strings_.Clear(); }
@@ -83,6 +86,7 @@ class CuptiBuffers {
   std::atomic<int> in_completion_{0};
   std::atomic<uint64_t> completions_{0};
   std::atomic<uint64_t> reclaimed_{0};
+  std::atomic<uint64_t> completed_unlent_{0};
   std::mutex lent_mu_;  // one lock per buffer lent or returned
   std::vector<uint8_t*> lent_;  // lent to CUPTI, not yet completed
 };

@@ -63,5 +63,25 @@ TEST(CuptiBuffers, ABufferLentAfterTheTakeStaysLent) {
   EXPECT_EQ(buffers.TakeLent(), std::vector<uint8_t*>{after});
 }
 
+// A buffer taken back at a finalize that CUPTI completes after all is not
+// given to the pool a second time: two lends of one buffer would have two
+// writers in it.
+TEST(CuptiBuffers, ACompletionOfABufferTakenBackIsNotGivenTwice) {
+  RecorderPhase phase;
+  phase.store(RecorderPhase::kRecording);
+  CuptiBuffers buffers(2, 1 << 16, nullptr, &phase, nullptr, [] {});
+  uint8_t* kept = Request(buffers);
+  buffers.GiveBack(buffers.TakeLent());
+  EXPECT_EQ(buffers.pool()->outstanding(), 0u);
+  buffers.OnCompleted(0, 0, kept, 1 << 16, 0, 0);  // CUPTI hands it back late
+  EXPECT_EQ(buffers.completed_unlent(), 1u);
+  uint8_t* a = Request(buffers);
+  uint8_t* b = Request(buffers);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(Request(buffers), nullptr) << "two buffers, each lent once";
+}
+
 }  // namespace
 }  // namespace gpucap::recorder
