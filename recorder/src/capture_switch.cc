@@ -107,8 +107,17 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
       return;
     }
     uint64_t at = recorder_.now();
+    // Recording before CUPTI switches: a detach pending from the last
+    // pause sees it and lets CUPTI be (CuptiSession::Finalize).
     phase_->store(RecorderPhase::kRecording);
-    if (cupti_->started()) cupti_->Record();
+    if (cupti_->started() && !cupti_->Record()) {
+      // The gate did not close in its bound: this range is not recorded
+      // (counted: cupti_resumes_dropped), rather than CUPTI switched
+      // beside other threads' calls.
+      phase_->store(RecorderPhase::kPaused);
+      switches_skipped_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
     recorder_.note_state(d.state, d.why, at);
     if (profiler && !d.label.empty()) {
       format::WindowMark m;
@@ -180,7 +189,10 @@ bool CaptureSwitch::Poll() {
   if (gate_->trigger_busy()) return false;
   // Its ranges are done: hand CUPTI's buffers to the writer, then take the
   // file away, so that its going says the trace is in the capture.
-  if (!cupti_->activity_enabled()) cupti_->FlushForced(std::chrono::milliseconds(0));
+  if (!cupti_->activity_enabled() &&
+      !cupti_->FlushForced(std::chrono::milliseconds(0), CuptiSession::kControlAttempts)) {
+    return false;  // the gate did not close for the flush: at the next pass
+  }
   std::string what = trigger_->Retire();
   trigger_taken_ = false;
   if (what.rfind("left", 0) == 0) trigger_stuck_ = true;

@@ -215,6 +215,10 @@ Config Config::FromEnvironment() {
   c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
   c.attach_ahead = EnvBool("GPUCAP_ATTACH_AHEAD", true);
   c.detach_late_off = EnvBool("GPUCAP_DETACH_LATE_OFF", true);
+  c.reclaim_at_detach = EnvBool("GPUCAP_RECLAIM_AT_DETACH", true);
+  c.per_thread_buffers = EnvBool("GPUCAP_PER_THREAD_BUFFERS", true);
+  c.flush_gated = EnvBool("GPUCAP_FLUSH_GATED", true);
+  c.switches_gated = EnvBool("GPUCAP_SWITCHES_GATED", true);
   c.detach_wait_us = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_WAIT_US", 2000));
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "GPUCAP_", 7) != 0) continue;

@@ -130,6 +130,24 @@ struct Config {
   // kinds on until the detach, which switches them off inside the gate
   // (CuptiSession::PauseActivity); 0 switches them off at the pause.
   bool detach_late_off = true;
+  // GPUCAP_RECLAIM_AT_DETACH (default 1): the buffers CUPTI holds at a
+  // finalize go back to the pool (CuptiBuffers::TakeLent); 0 leaves them
+  // lost, as before (a switch to tell the two apart on a GPU).
+  bool reclaim_at_detach = true;
+  // GPUCAP_PER_THREAD_BUFFERS (default 1, CUPTI's default): CUPTI records
+  // into a buffer per thread (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER),
+  // so a process with more launching threads than the pool has buffers
+  // runs it dry; 0 asks for CUPTI's shared buffers.
+  bool per_thread_buffers = true;
+  // GPUCAP_FLUSH_GATED (default 1): where pauses detach, CUPTI's flushes
+  // are made with the entry gate closed too (CuptiSession::Flush).
+  bool flush_gated = true;
+  // GPUCAP_SWITCHES_GATED (default 1): where pauses detach, the attach and
+  // the kinds' switches are made with the entry gate closed
+  // (CuptiSession::Switched); 0 makes them beside the other threads' calls,
+  // as before, to tell on a GPU whether the gated flush alone is enough
+  // (a switch's hold was 10-16 ms at p50 on an H100).
+  bool switches_gated = true;
   // GPUCAP_DETACH_WAIT_US: how long a detach waits for the calls in flight
   // to leave CUDA while new ones are held, before it gives up for this pause.
   uint32_t detach_wait_us = 2000;

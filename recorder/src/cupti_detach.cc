@@ -39,7 +39,7 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
   pending_ = true;
   // A gate nothing went through cannot say who is in CUDA: the program got
   // its driver functions some other way.
-  if (!gate_ || gate_->stubs_made() == 0 || HooksUnwrapped()) {
+  if (!Usable()) {
     ++no_gate_;
     pending_ = false;
     return Outcome::kNoGate;
@@ -72,6 +72,27 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
   return Outcome::kFailed;
 }
 
+bool CuptiDetach::Switch(const std::function<void()>& change) {
+  if (!Usable()) return false;
+  auto t0 = std::chrono::steady_clock::now();
+  uint32_t in_flight = 0;
+  uint64_t waited = 0;
+  if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, &waited)) {
+    std::lock_guard<std::mutex> lock(switch_record_mu_);
+    ++switch_give_ups_;
+    return false;
+  }
+  change();
+  gate_->open();
+  uint64_t held = NsSince(t0);
+  std::lock_guard<std::mutex> lock(switch_record_mu_);
+  ++switches_;
+  if (switch_hold_ns_.size() < kMaxHoldSamples) switch_hold_ns_.push_back(held);
+  return true;
+}
+
+bool CuptiDetach::Usable() const { return gate_ && gate_->stubs_made() != 0 && !HooksUnwrapped(); }
+
 bool CuptiDetach::HooksUnwrapped() const {
   uint64_t refused = 0;
   gate_->export_tables(nullptr, nullptr, &refused);
@@ -82,6 +103,13 @@ void CuptiDetach::NewPause() {
   std::lock_guard<std::mutex> lock(mu_);
   attempts_ = 0;
   pending_ = false;
+}
+
+void CuptiDetach::CountGiveUp() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++attempts_;
+  pending_ = true;
+  ++give_ups_;
 }
 
 bool CuptiDetach::RetryDue() const {
@@ -108,6 +136,14 @@ void CuptiDetach::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) co
   extra->emplace_back("cupti_detach_hold_ns_p99", Quantile(hold_ns_, 0.99));
   extra->emplace_back("cupti_detach_hold_ns_max", Quantile(hold_ns_, 1.0));
   extra->emplace_back("cupti_detach_wait_ns_max", wait_ns_max_);
+  {
+    std::lock_guard<std::mutex> switches(switch_record_mu_);
+    extra->emplace_back("cupti_switches_gated", switches_);
+    extra->emplace_back("cupti_switch_give_ups", switch_give_ups_);
+    extra->emplace_back("cupti_switch_hold_ns_p50", Quantile(switch_hold_ns_, 0.50));
+    extra->emplace_back("cupti_switch_hold_ns_p99", Quantile(switch_hold_ns_, 0.99));
+    extra->emplace_back("cupti_switch_hold_ns_max", Quantile(switch_hold_ns_, 1.0));
+  }
   if (gate_) {
     extra->emplace_back("entry_gate_stubs", gate_->stubs_made());
     extra->emplace_back("entry_gate_held_calls", gate_->held());

@@ -4,6 +4,14 @@
 // how long each detach held the process's new CUDA calls, how often it gave
 // up because calls stayed in flight, and when it may try again.
 //
+// CUPTI's other changes of state where pauses detach (the attach after a
+// finalize, the subscriber's callbacks, the activity kinds) go through the
+// same gate (Switch): CUPTI 13.0 changes the tables its callbacks dispatch
+// from while other threads' launches read them, and the 64-thread stress
+// crashed inside that dispatch (a SIGSEGV, std::bad_function_call) with
+// the finalize held out of it ("Every change of CUPTI's state under the
+// gate", docs/recorder-detach.md).
+//
 // Runs on the recorder's control thread. Without the gate in the process
 // (libgpucap_gate.so not preloaded, or no driver function went through it),
 // or when libcudart got the runtime-callback hooks table unwrapped
@@ -47,16 +55,28 @@ class CuptiDetach {
   // thread out of CUDA.
   Outcome Run(const std::function<Finalized()>& finalize);
 
+  // Runs `change` with the gate closed and every other thread out of CUDA,
+  // on any thread (the closer's own calls pass; closers take turns); false,
+  // with nothing run, when calls stayed in flight past the bound or no gate
+  // can vouch (the caller leaves CUPTI as it is). Its holds are counted
+  // apart from the detaches'.
+  bool Switch(const std::function<void()>& change);
+
   // A new pause: its attempts count from zero. Retry says whether another
   // attempt is due (gave up or busy, fewer than kMaxAttempts this pause).
   void NewPause();
   bool RetryDue() const;
+  // An attempt given up before it could run (the flush before it did not
+  // get the gate): counted as Run's kGaveUp is, and tried again likewise.
+  void CountGiveUp();
   static constexpr int kMaxAttempts = 20;
 
   // cupti_detaches, cupti_detach_give_ups, cupti_detach_busy,
   // cupti_detach_failures, cupti_detach_hold_ns_p50/p99/max,
-  // cupti_detach_wait_ns_max, entry_gate_stubs, entry_gate_held_calls,
-  // entry_gate_hook_entries, entry_gate_tables_unwrapped.
+  // cupti_detach_wait_ns_max, cupti_switches_gated,
+  // cupti_switch_give_ups, cupti_switch_hold_ns_p50/p99/max,
+  // entry_gate_stubs, entry_gate_held_calls, entry_gate_hook_entries,
+  // entry_gate_tables_unwrapped.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
   // The q-quantile (0..1) of `samples` by nearest rank; 0 when empty.
@@ -64,6 +84,7 @@ class CuptiDetach {
 
  private:
   bool HooksUnwrapped() const;
+  bool Usable() const;  // a gate something went through, hooks wrapped
 
   const GpucapEntryGateV1* gate_;
   std::chrono::microseconds wait_;
@@ -71,6 +92,11 @@ class CuptiDetach {
   std::vector<uint64_t> hold_ns_;  // one per detach (bounded)
   uint64_t detaches_ = 0, give_ups_ = 0, busy_ = 0, failures_ = 0, no_gate_ = 0;
   uint64_t wait_ns_max_ = 0;
+  // Switch's record, under switch_record_mu_ (a switch may run beside an
+  // attempt: the gate, not mu_, makes them take turns).
+  mutable std::mutex switch_record_mu_;
+  std::vector<uint64_t> switch_hold_ns_;
+  uint64_t switches_ = 0, switch_give_ups_ = 0;
   int attempts_ = 0;
   bool pending_ = false;  // the last attempt of this pause did not detach
 };

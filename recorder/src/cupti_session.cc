@@ -3,6 +3,7 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <thread>
 
 #include "api_selection.h"
 #include "code_ranges.h"
@@ -86,6 +87,13 @@ void CuptiSession::Attach() {
       check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &zeroed),
             "zeroed activity buffers");
     }
+    if (!config_.per_thread_buffers) {
+      // Before the buffer callbacks and any kind, as CUPTI asks.
+      uint8_t per_thread = 0;
+      size_t sz = sizeof(per_thread);
+      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz, &per_thread),
+            "shared activity buffers");
+    }
     if (config_.device_buffer_bytes) {
       size_t v = config_.device_buffer_bytes, sz = sizeof(v);
       check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
@@ -120,21 +128,56 @@ void CuptiSession::Attach() {
   attached_(late);
 }
 
-void CuptiSession::Record() {
-  Attach();
-  kinds_off_pending_.store(false);
-  SetActivityEnabled(true);
+bool CuptiSession::AttachedLocked() const { return callbacks_registered_ && (subscriber_ || !config_.subscribe); }
+
+bool CuptiSession::Switched(const std::function<void()>& change) {
+  if (!detach_ || !config_.switches_gated) {
+    change();
+    return true;
+  }
+  return detach_->Switch(change);
+}
+
+bool CuptiSession::Record(int attempts) {
+  if (detach_ && config_.switches_gated) {
+    // Nothing to change (an attach ahead made it, or the last pause's
+    // kinds are still on for its detach): no hold of the other threads.
+    std::lock_guard<std::mutex> switching(switch_mu_);
+    std::lock_guard<std::mutex> lock(cupti_mu_);
+    if (AttachedLocked() && activity_enabled_.load()) {
+      kinds_off_pending_.store(false);
+      return true;
+    }
+  }
+  auto change = [this] {
+    Attach();
+    std::lock_guard<std::mutex> switching(switch_mu_);
+    kinds_off_pending_.store(false);
+    SetActivityEnabledLocked(true, false);
+  };
+  for (int i = 0; i < attempts; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (Switched(change)) return true;
+  }
+  resumes_dropped_.fetch_add(1, std::memory_order_relaxed);
+  return false;
 }
 
 void CuptiSession::RecordAhead(const std::function<bool()>& still) {
-  // The switch lock first, then the attachment's (Attach), as Finalize
-  // tries them: the recorded range's thread, which takes them one at a
-  // time, finds the kinds on or switches them itself.
-  std::lock_guard<std::mutex> switching(switch_mu_);
-  if (!started_.load() || activity_enabled_.load() || phase_->load() != RecorderPhase::kPaused || !still()) return;
-  Attach();
-  SetActivityEnabledLocked(true, false);
-  recorded_ahead_.fetch_add(1, std::memory_order_relaxed);
+  auto wanted = [&] {
+    return started_.load() && !activity_enabled_.load() && phase_->load() == RecorderPhase::kPaused && still();
+  };
+  if (!wanted()) return;
+  // Under the switch lock, then the attachment's (Attach): the recorded
+  // range's thread, which takes them one at a time, finds the kinds on or
+  // switches them itself.
+  Switched([&] {
+    std::lock_guard<std::mutex> switching(switch_mu_);
+    if (!wanted()) return;
+    Attach();
+    SetActivityEnabledLocked(true, false);
+    recorded_ahead_.fetch_add(1, std::memory_order_relaxed);
+  });
 }
 
 void CuptiSession::Pause() {
@@ -147,12 +190,36 @@ void CuptiSession::PauseActivity() {
     kinds_off_pending_.store(true);
     return;
   }
-  SetActivityEnabled(false);
+  // Not made under the gate in its bound: left on for the detach.
+  if (!SetActivityEnabled(false) && detach_ && activity_enabled_.load()) kinds_off_pending_.store(true);
 }
 
-void CuptiSession::FlushForced(std::chrono::milliseconds wait) {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+bool CuptiSession::Flush(uint32_t flags) {
+  if (!detach_ || !config_.flush_gated) {
+    cuptiActivityFlushAll(flags);
+    return true;
+  }
+  return detach_->Switch([flags] { cuptiActivityFlushAll(flags); });
+}
+
+bool CuptiSession::FlushForced(std::chrono::milliseconds wait, int attempts, Fallback fallback) {
+  bool made = false;
+  for (int i = 0; i < attempts && !made; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    made = Flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
+  if (!made && fallback == Fallback::kUngated) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    flushes_ungated_.fetch_add(1, std::memory_order_relaxed);
+    made = true;
+  }
+  if (!made) {
+    flushes_not_made_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  // Waited for with the gate open: the completions run on CUPTI's thread.
   if (wait.count() > 0) buffers_->WaitForCompletions(wait);
+  return true;
 }
 
 // CUPTI with its activity kinds switched off still costs the launching
@@ -162,15 +229,14 @@ void CuptiSession::FlushForced(std::chrono::milliseconds wait) {
 // out of CUDA meanwhile (docs/recorder-detach.md).
 void CuptiSession::Release(bool only_if_paused) {
   if (!detach_) {
-    cuptiActivityFlushAll(0);
+    Flush(0);
     return;
   }
-  // Every buffer comes back before CUPTI lets go of them.
-  FlushForced(std::chrono::milliseconds(300));
   // A capture range switches on application threads: one may have started
   // recording again since.
   if (only_if_paused && phase_->load() != RecorderPhase::kPaused) return;
   detach_->NewPause();
+  flushed_for_detach_ = false;
   TryDetach();
 }
 
@@ -178,6 +244,17 @@ void CuptiSession::TryDetach() {
   {
     std::lock_guard<std::mutex> lock(cupti_mu_);
     if (!callbacks_registered_ && !subscriber_) return;  // holds nothing of CUPTI
+  }
+  // Every buffer comes back before CUPTI lets go of them: one flush a
+  // pause, before its first attempt. A flush the gate did not close for is
+  // an attempt given up (tried again at the next tick): a finalize now
+  // would lose the range's last records.
+  if (!flushed_for_detach_) {
+    if (!FlushForced(std::chrono::milliseconds(300))) {
+      detach_->CountGiveUp();
+      return;
+    }
+    flushed_for_detach_ = true;
   }
   CuptiDetach::Outcome o = detach_->Run([this] { return Finalize(); });
   // Zeroed after the gate opened, not while the program's calls wait.
@@ -188,8 +265,8 @@ void CuptiSession::TryDetach() {
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
   // No detach this pause after all: the kinds go off now, as without one.
   if (o != CuptiDetach::Outcome::kDetached && !detach_->RetryDue() && kinds_off_pending_.exchange(false) &&
-      phase_->load() == RecorderPhase::kPaused) {
-    SetActivityEnabled(false);
+      phase_->load() == RecorderPhase::kPaused && !SetActivityEnabled(false)) {
+    kinds_off_pending_.store(true);  // still on: the next pause's detach takes them off
   }
 }
 
@@ -210,7 +287,7 @@ CuptiDetach::Finalized CuptiSession::Finalize() {
   if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
   // Taken now, with both locks and the gate held: once the gate opens, a
   // recorded range may attach again and CUPTI be lent new buffers.
-  dropped_by_finalize_ = buffers_->TakeLent();
+  if (config_.reclaim_at_detach) dropped_by_finalize_ = buffers_->TakeLent();
   subscriber_ = nullptr;
   callbacks_.Detach();
   callbacks_registered_ = false;
@@ -225,13 +302,28 @@ void CuptiSession::HoldWhilePaused() {
     if (!detached_) return;
   }
   // Resource callbacks again, so that graphs built while paused keep their
-  // topology; no activity kind is enabled.
-  Attach();
+  // topology; no activity kind is enabled. Not made: at the next tick.
+  Switched([this] { Attach(); });
 }
 
-void CuptiSession::SetActivityEnabled(bool enabled, bool at_start) {
+bool CuptiSession::SetActivityEnabled(bool enabled, bool at_start) {
+  // At cuInit no other thread has a CUDA call to race with yet.
+  if (at_start) {
+    std::lock_guard<std::mutex> lock(switch_mu_);
+    SetActivityEnabledLocked(enabled, at_start);
+    return true;
+  }
+  if (!started_.load() || activity_enabled_.load() == enabled) return true;
+  return Switched([&] {
+    std::lock_guard<std::mutex> lock(switch_mu_);
+    SetActivityEnabledLocked(enabled, at_start);
+  });
+}
+
+void CuptiSession::KindsOffAtStop() {
+  if (SetActivityEnabled(false)) return;
   std::lock_guard<std::mutex> lock(switch_mu_);
-  SetActivityEnabledLocked(enabled, at_start);
+  SetActivityEnabledLocked(false, false);
 }
 
 void CuptiSession::SetActivityEnabledLocked(bool enabled, bool at_start) {
@@ -274,6 +366,9 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   if (!detach_) return;
   detach_->Stats(extra);
   extra->emplace_back("cupti_recorded_ahead", recorded_ahead_.load());
+  extra->emplace_back("cupti_resumes_dropped", resumes_dropped_.load());
+  extra->emplace_back("cupti_flushes_not_made", flushes_not_made_.load());
+  extra->emplace_back("cupti_flushes_ungated", flushes_ungated_.load());
 }
 
 }  // namespace gpucap::recorder

@@ -16,14 +16,22 @@
 // are enabled, while the whole resource domain cost every kernel launch
 // about 1 us (0.8-1.3 us in four comparisons), paused or recording.
 //
+// Where pauses detach, every change of CUPTI's state after the first
+// start (the attach, the subscriber's callbacks, the activity kinds) is
+// made with the entry gate closed too, as the finalize is (Switched,
+// CuptiDetach::Switch): CUPTI rewrites what its callbacks dispatch through
+// while other threads' launches read it, and crashed there. A change the
+// gate cannot be closed for in its bound is not made: a resume is then
+// dropped (Record answers false), the kinds stay on while paused (the
+// builder leaves their records out) until a detach takes them off.
+//
 // Threads and locks: Attach, Record and Pause run on the control thread and
 // on application threads that open or close a capture range; Release,
 // TryDetach, RecordAhead and HoldWhilePaused on the control thread only. The
-// attachment is under one mutex, a switch of the activity kinds under
-// another; Record takes them one after the other, RecordAhead the switch's
-// then the attachment's (so CUPTI attaches under both there); the finalize,
-// which runs while other threads are held at the entry gate and may own
-// either, only tries them, in that order.
+// gate comes first, then the switch's mutex, then the attachment's; the
+// finalize, which runs while other threads are held at the entry gate and
+// may own either (where a change is made without the gate: no detach, or
+// the start at cuInit), only tries them, in that order.
 #ifndef GPUCAP_RECORDER_CUPTI_SESSION_H_
 #define GPUCAP_RECORDER_CUPTI_SESSION_H_
 
@@ -82,7 +90,14 @@ class CuptiSession {
   void UseBuffers(CuptiBuffers* buffers) { buffers_ = buffers; }
 
   void Attach();
-  void Record();  // Attach, then the kinds on
+  // Attach, then the kinds on; false when the gate could not be closed
+  // for it (nothing changed: the caller stays paused). Costs no hold when
+  // CUPTI is attached with the kinds on already (an attach ahead, or a
+  // pause whose kinds are still on for its detach). `attempts`: closes of
+  // the gate to try, a millisecond apart (the control thread tries several;
+  // an application thread one: it must not wait long).
+  bool Record(int attempts = 1);
+  static constexpr int kControlAttempts = 20;
   // Record, on the control thread, while still paused, when the range
   // before a recorded one opens (CaptureSwitch::TakeAheadWanted): CUPTI's
   // re-attach after a detach and the kinds' switch cost the thread that
@@ -108,8 +123,20 @@ class CuptiSession {
   // (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), with any records of work not yet
   // done in them incomplete. Then waits up to `wait` for the completions to
   // be done (zero: not at all, the writer takes them as they come). Any
-  // thread, while attached (CUPTI's buffer callbacks registered).
-  void FlushForced(std::chrono::milliseconds wait);
+  // thread, while attached (CUPTI's buffer callbacks registered). Where
+  // pauses detach it is a Flush: `attempts` closes of the gate a
+  // millisecond apart, then, with kUngated (the recorder's stop, a flight
+  // recorder's dump: the last records matter more than a rare race), one
+  // without the gate. False: not made.
+  enum class Fallback { kNone, kUngated };
+  bool FlushForced(std::chrono::milliseconds wait, int attempts = 1, Fallback fallback = Fallback::kNone);
+  // cuptiActivityFlushAll(flags); where pauses detach, with the gate closed
+  // (CuptiDetach::Switch, GPUCAP_FLUSH_GATED): CUPTI's flush races with the
+  // records other threads' launches are writing, and crashed inside their
+  // launch (the 64-thread stress on an H100: 33 of 156 runs with CUPTI's
+  // shared buffers, 0 of 147 with the flush gated). False: not made (the
+  // gate did not close in its bound), to be asked again.
+  bool Flush(uint32_t flags);
   // A pause's second half, on the control thread; only_if_paused: not
   // when a capture range has started recording again meanwhile.
   void Release(bool only_if_paused = false);
@@ -120,7 +147,12 @@ class CuptiSession {
   void HoldWhilePaused();
   // Capture ranges switch from application threads, SIGUSR2 and the size
   // cap from the control thread; at_start: the enable at cuInit, not a resume.
-  void SetActivityEnabled(bool enabled, bool at_start = false);
+  // Under the gate where pauses detach (Switched); false when not made.
+  bool SetActivityEnabled(bool enabled, bool at_start = false);
+  // The kinds off at the recorder's stop: under the gate where it closes in
+  // its bound, else at once (the program is ending, and a later buffer has
+  // nowhere to go).
+  void KindsOffAtStop();
 
   bool started() const { return started_.load(); }
   bool activity_enabled() const { return activity_enabled_.load(); }
@@ -129,13 +161,18 @@ class CuptiSession {
   bool detaches() const { return detach_ != nullptr; }
   bool DetachRetryDue() const { return detach_->RetryDue(); }
   CallbackSwitch* callbacks() { return &callbacks_; }
-  // The detach's counters (CuptiDetach::Stats) and cupti_recorded_ahead,
-  // when a detach was made.
+  // The detach's counters (CuptiDetach::Stats), cupti_recorded_ahead,
+  // cupti_resumes_dropped, cupti_flushes_not_made and
+  // cupti_flushes_ungated, when a detach was made.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
  private:
   // Runs inside the detach, with every other thread held out of CUDA.
   CuptiDetach::Finalized Finalize();
+  // Runs `change` with every other thread held out of CUDA where pauses
+  // detach, at once where they do not; false: not run.
+  bool Switched(const std::function<void()>& change);
+  bool AttachedLocked() const;  // under cupti_mu_
 
   const Config& config_;
   const RecorderPhase* const phase_;
@@ -151,6 +188,9 @@ class CuptiSession {
   // Paused with the kinds left on for the detach to switch off (PauseActivity).
   std::atomic<bool> kinds_off_pending_{false};
   std::atomic<uint64_t> recorded_ahead_{0};
+  std::atomic<uint64_t> resumes_dropped_{0};  // Record's false
+  std::atomic<uint64_t> flushes_not_made_{0}, flushes_ungated_{0};  // FlushForced's
+  bool flushed_for_detach_ = false;  // this pause's buffers flushed; control thread only
   // What the last finalize dropped unreturned (Finalize), given back to
   // the pool by TryDetach once the gate is open; control thread only.
   std::vector<uint8_t*> dropped_by_finalize_;

@@ -58,7 +58,7 @@ void Recorder::ControlLoop() {
     auto since_start = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started);
     bool ring_flush_due = ring_flush.Due(static_cast<uint64_t>(since_start.count()),
                                          state_.load() == kRecording && cupti_.activity_enabled());
-    if (flush_wanted || ring_flush_due) cuptiActivityFlushAll(0);
+    if (flush_wanted || ring_flush_due) cupti_.Flush(0);
     if (int sig = control_.TakeStopSignal()) {
       Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
       // Die as the signal would have killed us before we flushed.
@@ -72,8 +72,12 @@ void Recorder::ControlLoop() {
         capture_.ReleaseDelay();
       } else if (!config_.start_paused) {
         state_.store(kRecording);
-        cupti_.Record();
-        recording_since = now;
+        if (cupti_.Record(CuptiSession::kControlAttempts)) {
+          recording_since = now;
+        } else {
+          state_.store(kPaused);
+          log_.Log("gpucap: recording after --delay not started: CUDA calls stayed in flight past the gate's bound");
+        }
       }
     }
     if (control_.TakeToggle() && delay_done) {
@@ -87,11 +91,16 @@ void Recorder::ControlLoop() {
         // Past the size cap or a disk error there is nothing to resume into.
         log_.Log("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
+        RecorderPhase::Value was = state_.load();
         state_.store(kRecording);
-        cupti_.Record();
-        recording_since = now;
-        NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2", at);
-        if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
+        if (cupti_.Record(CuptiSession::kControlAttempts)) {
+          recording_since = now;
+          NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2", at);
+          if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
+        } else {
+          state_.store(was);
+          log_.Log("gpucap: SIGUSR2 resume dropped: CUDA calls stayed in flight past the gate's bound");
+        }
       }
     }
     if (capture_.TakeReleaseWanted() && state_.load() == kPaused) cupti_.Release(true);
@@ -147,7 +156,8 @@ bool Recorder::RequestApiDump(const char* why) {
 void Recorder::Dump(const std::string& trigger) {
   if (cupti_.started() && cupti_.activity_enabled()) {
     // The buffers CUPTI is filling now hold the last moments: cut them short.
-    cupti_.FlushForced(std::chrono::milliseconds(300));
+    cupti_.FlushForced(std::chrono::milliseconds(300), CuptiSession::kControlAttempts,
+                       CuptiSession::Fallback::kUngated);
   }
   if (api_records_) api_records_->Collect();
   facts_.ReportDevices();
@@ -200,10 +210,11 @@ void Recorder::Stop(const char* reason) {
   state_.store(kPaused);  // no new events from the application
   control_.Quit();
   if (cupti_.started()) {
-    cupti_.FlushForced(std::chrono::milliseconds(300));
+    cupti_.FlushForced(std::chrono::milliseconds(300), CuptiSession::kControlAttempts,
+                       CuptiSession::Fallback::kUngated);
     // Already stopped when this runs at exit (StopPmSamplersAtExit).
     StopPmSamplers();
-    cupti_.SetActivityEnabled(false);
+    cupti_.KindsOffAtStop();
   }
   facts_.StopNvml();
   Tick(true);

@@ -83,6 +83,28 @@ TEST(Config, ResourceCallbacksAndPauseDefaultsAndTheirSwitches) {
   }
 }
 
+// Where pauses detach, CUPTI's switches and flushes wait for the entry gate
+// and the buffers CUPTI held at a finalize come back, unless told otherwise
+// (the switches that tell them apart on a GPU); CUPTI's per-thread buffers
+// are its own default.
+TEST(Config, TheDetachsGatesAndBuffersAndTheirSwitches) {
+  const char* vars[] = {"GPUCAP_FLUSH_GATED", "GPUCAP_SWITCHES_GATED", "GPUCAP_RECLAIM_AT_DETACH",
+                        "GPUCAP_PER_THREAD_BUFFERS"};
+  for (const char* v : vars) unsetenv(v);
+  Config d = Config::FromEnvironment();
+  EXPECT_TRUE(d.flush_gated);
+  EXPECT_TRUE(d.switches_gated);
+  EXPECT_TRUE(d.reclaim_at_detach);
+  EXPECT_TRUE(d.per_thread_buffers);
+  for (const char* v : vars) setenv(v, "0", 1);
+  Config off = Config::FromEnvironment();
+  EXPECT_FALSE(off.flush_gated);
+  EXPECT_FALSE(off.switches_gated);
+  EXPECT_FALSE(off.reclaim_at_detach);
+  EXPECT_FALSE(off.per_thread_buffers);
+  for (const char* v : vars) unsetenv(v);
+}
+
 // A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
 // capture range, a signal or an unparsable range (which records as if none
 // were given) led to it; the entry gate decides at run time whether it can.

@@ -2,7 +2,7 @@
 // finalize runs only with the gate closed and nobody else in flight, gives
 // up (and retries, a bounded number of times per pause) while a call stays
 // in flight, never runs without a gate that something went through, and
-// records each hold.
+// records each hold. CUPTI's other switches (Switch) likewise.
 #include "cupti_detach.h"
 
 #include <gtest/gtest.h>
@@ -140,6 +140,91 @@ TEST(CuptiDetach, RetriesAreBoundedPerPauseAndAFailureIsNotRetried) {
   EXPECT_FALSE(d.RetryDue());
   EXPECT_EQ(StatsOf(d)["cupti_detach_busy"], static_cast<uint64_t>(CuptiDetach::kMaxAttempts));
   EXPECT_EQ(StatsOf(d)["cupti_detach_failures"], 1u);
+}
+
+TEST(CuptiDetach, ASwitchRunsWithEveryOtherThreadHeldOutOfCuda) {
+  std::atomic<bool> stop{false}, inside{false};
+  std::atomic<uint64_t> calls{0};
+  std::thread launcher([&] {  // a thread launching kernels in a loop
+    while (!stop.load()) {
+      EntryGate::Process().Enter();
+      inside.store(true);
+      calls.fetch_add(1);
+      inside.store(false);
+      EntryGate::Process().Leave();
+    }
+  });
+  while (calls.load() < 100) std::this_thread::yield();
+  CuptiDetach d(&kGate, 60s);
+  uint64_t during_first = 0, during_last = 0;
+  bool seen_inside = false;
+  int made = 0;
+  EXPECT_TRUE(d.Switch([&] {
+    ++made;
+    EXPECT_TRUE(EntryGate::Process().closed());
+    during_first = calls.load();
+    for (int i = 0; i < 200; ++i) {
+      seen_inside |= inside.load();
+      std::this_thread::sleep_for(50us);
+    }
+    during_last = calls.load();
+    EntryGate::Process().Enter();  // the switching thread's own calls pass
+    EntryGate::Process().Leave();
+  }));
+  EXPECT_EQ(made, 1);
+  EXPECT_FALSE(seen_inside) << "no other thread was inside a call during the switch";
+  EXPECT_EQ(during_first, during_last) << "no other thread made a call during the switch";
+  EXPECT_FALSE(EntryGate::Process().closed());
+  while (calls.load() < during_last + 100) std::this_thread::yield();  // and they go on after it
+  stop.store(true);
+  launcher.join();
+  auto s = StatsOf(d);
+  EXPECT_EQ(s["cupti_switches_gated"], 1u);
+  EXPECT_GE(s["cupti_switch_hold_ns_max"], 10'000'000u) << "the hold covers the change (200 sleeps of 50 us)";
+  EXPECT_EQ(s["cupti_detaches"], 0u) << "a switch is not a detach";
+}
+
+TEST(CuptiDetach, ASwitchIsNotMadeWhileACallStaysInFlightOrWithoutAGate) {
+  std::atomic<bool> inside{false}, release{false};
+  std::thread blocked([&] {  // a thread in cudaStreamSynchronize
+    EntryGate::Process().Enter();
+    inside.store(true);
+    while (!release.load()) std::this_thread::yield();
+    EntryGate::Process().Leave();
+  });
+  while (!inside.load()) std::this_thread::yield();
+  CuptiDetach d(&kGate, 1ms);
+  int made = 0;
+  EXPECT_FALSE(d.Switch([&] { ++made; }));
+  EXPECT_EQ(made, 0);
+  EXPECT_FALSE(EntryGate::Process().closed()) << "others are not held past the bound";
+  release.store(true);
+  blocked.join();
+  EXPECT_TRUE(d.Switch([&] { ++made; }));
+  EXPECT_EQ(made, 1);
+  auto s = StatsOf(d);
+  EXPECT_EQ(s["cupti_switch_give_ups"], 1u);
+  EXPECT_EQ(s["cupti_switches_gated"], 1u);
+  EXPECT_EQ(s["cupti_detach_give_ups"], 0u) << "a switch's give-up is not a detach's";
+
+  CuptiDetach none(nullptr, 60s);
+  EXPECT_FALSE(none.Switch([&] { ++made; }));
+  g_stubs.store(0);
+  CuptiDetach unused(&kGate, 60s);
+  EXPECT_FALSE(unused.Switch([&] { ++made; })) << "a gate nothing went through cannot vouch";
+  g_stubs.store(1);
+  EXPECT_EQ(made, 1);
+}
+
+TEST(CuptiDetach, AnAttemptGivenUpBeforeItRanIsRetriedAsAGiveUp) {
+  CuptiDetach d(&kGate, 60s);
+  d.NewPause();
+  EXPECT_FALSE(d.RetryDue());
+  d.CountGiveUp();  // the flush before it did not get the gate
+  EXPECT_TRUE(d.RetryDue());
+  EXPECT_EQ(StatsOf(d)["cupti_detach_give_ups"], 1u);
+  for (int i = 1; i < CuptiDetach::kMaxAttempts; ++i) d.CountGiveUp();
+  EXPECT_FALSE(d.RetryDue()) << "bounded per pause like any attempt";
 }
 
 TEST(CuptiDetach, QuantilesByNearestRank) {
