@@ -178,6 +178,24 @@ CaptureGate::Decision CaptureGate::Arm(uint32_t ranges, const std::string& why) 
   return {};
 }
 
+void CaptureGate::Dropped(const RangeKey& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!active_.load(std::memory_order_relaxed) || watching_ || !(key == active_key_)) return;
+  active_.store(false, std::memory_order_release);
+  if (active_trigger_) {
+    ++armed_;
+    active_trigger_ = false;
+  } else if (spec_.sample_every > 1 && sampled_ > 0) {
+    --sampled_;
+  }
+  ++dropped_;
+}
+
+uint64_t CaptureGate::ranges_dropped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dropped_;
+}
+
 bool CaptureGate::trigger_busy() const {
   std::lock_guard<std::mutex> lock(mu_);
   return armed_ > 0 || (active_.load(std::memory_order_relaxed) && active_trigger_);

@@ -91,12 +91,19 @@ class CaptureGate {
   Decision Close(const RangeKey& key);
   // The trigger file appeared: the next `ranges` matching ranges are recorded.
   Decision Arm(uint32_t ranges, const std::string& why);
+  // The recorder could not start recording the range Open just answered
+  // kRecord for (CUPTI's switch waits for the entry gate, which may not
+  // close in its bound): the range is let go unrecorded, its close is then
+  // nothing, a trigger's turn is given back and a sample's number is not
+  // spent (the pick itself is lost: the next is the next block's). Counted.
+  void Dropped(const RangeKey& key);
 
   const CaptureRangeSpec& spec() const { return spec_; }
   // Armed by a trigger and not yet done with it (the file stays until then).
   bool trigger_busy() const;
   uint64_t ranges_seen() const;
   uint64_t ranges_recorded() const;
+  uint64_t ranges_dropped() const;
   bool finished() const;
 
  private:
@@ -114,6 +121,7 @@ class CaptureGate {
   uint64_t seen_ = 0;       // matching ranges opened outside a recorded one
   uint64_t recorded_ = 0;   // ranges recorded to their end
   uint64_t sampled_ = 0;
+  uint64_t dropped_ = 0;    // Dropped
   uint32_t armed_ = 0;      // trigger: ranges still to record
   bool early_ = false;      // recording already, armed early for range seen_
   bool active_trigger_ = false;  // the open range was the trigger's

@@ -51,9 +51,9 @@ void CaptureSwitch::Open() {
     // The delay comes first: ranges count from its end (ReleaseDelay).
     char why[96];
     snprintf(why, sizeof why, "--delay %gs before the capture range", config_.start_delay_s);
-    Apply(gate_->Hold(why), CurrentOsTid());
+    Apply(gate_->Hold(why), nullptr, CuptiSession::kControlAttempts);
   } else {
-    Apply(gate_->Initial(), CurrentOsTid());
+    Apply(gate_->Initial(), nullptr, CuptiSession::kControlAttempts);
   }
 }
 
@@ -67,26 +67,25 @@ bool CaptureSwitch::Matches(std::string_view name) const {
 }
 
 void CaptureSwitch::OpenMatched(std::string_view name, const CaptureGate::RangeKey& key) {
-  Apply(gate_->Open(key, std::string(name)), key.tid);
+  Apply(gate_->Open(key, std::string(name)), &key);
 }
 
-void CaptureSwitch::Close(const CaptureGate::RangeKey& key) { Apply(gate_->Close(key), key.tid); }
+void CaptureSwitch::Close(const CaptureGate::RangeKey& key) { Apply(gate_->Close(key)); }
 
-void CaptureSwitch::ReleaseDelay() { Apply(gate_->Release(), CurrentOsTid()); }
+void CaptureSwitch::ReleaseDelay() { Apply(gate_->Release(), nullptr, CuptiSession::kControlAttempts); }
 
 void CaptureSwitch::ProfilerApi(bool start) {
   if (!gate_ || config_.capture.source != CaptureRangeSpec::Source::kProfilerApi) return;
   CaptureGate::RangeKey key;
   key.start_id = kProfilerRangeId;
   if (start) {
-    Apply(gate_->Open(key, "cudaProfilerApi#" + std::to_string(gate_->ranges_seen())), CurrentOsTid());
+    Apply(gate_->Open(key, "cudaProfilerApi#" + std::to_string(gate_->ranges_seen())), &key);
   } else if (gate_->MayClose()) {
-    Apply(gate_->Close(key), CurrentOsTid());
+    Apply(gate_->Close(key));
   }
 }
 
-void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
-  (void)os_tid;
+void CaptureSwitch::Apply(const CaptureGate::Decision& d, const CaptureGate::RangeKey* opened, int attempts) {
   if (d.ahead && config_.attach_ahead && cupti_->detaches()) {
     ahead_wanted_.store(d.ranges_seen + 1);
     recorder_.wake_control();
@@ -97,6 +96,7 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
   std::unique_lock<std::mutex> stopping(*recorder_.stop_mu, std::try_to_lock);
   if (!stopping.owns_lock() || phase_->load() == RecorderPhase::kStopped) {
     switches_skipped_.fetch_add(1, std::memory_order_relaxed);
+    if (d.action == Action::kRecord && opened) gate_->Dropped(*opened);
     return;
   }
   bool profiler = config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
@@ -110,12 +110,13 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, uint32_t os_tid) {
     // Recording before CUPTI switches: a detach pending from the last
     // pause sees it and lets CUPTI be (CuptiSession::Finalize).
     phase_->store(RecorderPhase::kRecording);
-    if (cupti_->started() && !cupti_->Record()) {
+    if (cupti_->started() && !cupti_->Record(attempts)) {
       // The gate did not close in its bound: this range is not recorded
-      // (counted: cupti_resumes_dropped), rather than CUPTI switched
-      // beside other threads' calls.
+      // (cupti_resumes_dropped, capture_ranges_dropped), rather than CUPTI
+      // switched beside other threads' calls; the capture gate lets it go.
       phase_->store(RecorderPhase::kPaused);
       switches_skipped_.fetch_add(1, std::memory_order_relaxed);
+      if (opened) gate_->Dropped(*opened);
       return;
     }
     recorder_.note_state(d.state, d.why, at);
@@ -183,14 +184,13 @@ bool CaptureSwitch::Poll() {
       fprintf(stderr, "gpucap: %s appeared: recording the next %u matching range(s)\n",
               trigger_->path().c_str(), k);
     }
-    Apply(gate_->Arm(k, "trigger file " + trigger_->path()), CurrentOsTid());
+    Apply(gate_->Arm(k, "trigger file " + trigger_->path()), nullptr, CuptiSession::kControlAttempts);
     return false;
   }
   if (gate_->trigger_busy()) return false;
   // Its ranges are done: hand CUPTI's buffers to the writer, then take the
   // file away, so that its going says the trace is in the capture.
-  if (!cupti_->activity_enabled() &&
-      !cupti_->FlushForced(std::chrono::milliseconds(0), CuptiSession::kControlAttempts)) {
+  if (!cupti_->activity_enabled() && !cupti_->FlushForced(std::chrono::milliseconds(0))) {
     return false;  // the gate did not close for the flush: at the next pass
   }
   std::string what = trigger_->Retire();
@@ -206,6 +206,7 @@ void CaptureSwitch::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) 
   if (!gate_) return;
   extra->emplace_back("capture_ranges_seen", gate_->ranges_seen());
   extra->emplace_back("capture_ranges_recorded", gate_->ranges_recorded());
+  extra->emplace_back("capture_ranges_dropped", gate_->ranges_dropped());
   extra->emplace_back("capture_switches", switches_.load());
   extra->emplace_back("capture_switch_ns_total", switch_ns_total_.load());
   extra->emplace_back("capture_switch_ns_max", switch_ns_max_.load());

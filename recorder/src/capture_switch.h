@@ -95,13 +95,17 @@ class CaptureSwitch {
   bool TakeAheadWanted(std::function<bool()>* still);
   bool Poll();
 
-  // capture_ranges_seen/_recorded, capture_switches, capture_switch_ns_*,
-  // capture_switches_skipped; nothing when not gated.
+  // capture_ranges_seen/_recorded/_dropped, capture_switches,
+  // capture_switch_ns_*, capture_switches_skipped; nothing when not gated.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra);
 
  private:
   void ProfilerApi(bool start);
-  void Apply(const CaptureGate::Decision& d, uint32_t os_tid);
+  // `opened`: the range whose Open made `d` (let go when its recording
+  // cannot start: CaptureGate::Dropped); `attempts`: closes of the entry
+  // gate to try for the switch (the control thread's several, an
+  // application thread's one: CuptiSession::Record).
+  void Apply(const CaptureGate::Decision& d, const CaptureGate::RangeKey* opened = nullptr, int attempts = 1);
 
   const Config& config_;
   RecorderPhase* const phase_;

@@ -59,7 +59,7 @@ class CuptiBuffers {
   void GiveBack(const std::vector<uint8_t*>& buffers);
   uint64_t reclaimed() const { return reclaimed_.load(); }
   // Completions of buffers not lent (taken back at a finalize): none is
-  // expected; each one is a buffer the pool lost.
+  // expected; each one says CUPTI kept a buffer past its finalize.
   uint64_t completed_unlent() const { return completed_unlent_.load(); }
 
   // A module's name memory may be reused once it unloads.

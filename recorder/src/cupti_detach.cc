@@ -72,15 +72,15 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
   return Outcome::kFailed;
 }
 
-bool CuptiDetach::Switch(const std::function<void()>& change) {
-  if (!Usable()) return false;
+CuptiDetach::Switched CuptiDetach::Switch(const std::function<void()>& change) {
+  if (!Usable()) return Switched::kNoGate;
   auto t0 = std::chrono::steady_clock::now();
   uint32_t in_flight = 0;
   uint64_t waited = 0;
   if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, &waited)) {
     std::lock_guard<std::mutex> lock(switch_record_mu_);
     ++switch_give_ups_;
-    return false;
+    return Switched::kGaveUp;
   }
   change();
   gate_->open();
@@ -88,7 +88,7 @@ bool CuptiDetach::Switch(const std::function<void()>& change) {
   std::lock_guard<std::mutex> lock(switch_record_mu_);
   ++switches_;
   if (switch_hold_ns_.size() < kMaxHoldSamples) switch_hold_ns_.push_back(held);
-  return true;
+  return Switched::kMade;
 }
 
 bool CuptiDetach::Usable() const { return gate_ && gate_->stubs_made() != 0 && !HooksUnwrapped(); }

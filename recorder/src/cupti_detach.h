@@ -56,11 +56,14 @@ class CuptiDetach {
   Outcome Run(const std::function<Finalized()>& finalize);
 
   // Runs `change` with the gate closed and every other thread out of CUDA,
-  // on any thread (the closer's own calls pass; closers take turns); false,
-  // with nothing run, when calls stayed in flight past the bound or no gate
-  // can vouch (the caller leaves CUPTI as it is). Its holds are counted
-  // apart from the detaches'.
-  bool Switch(const std::function<void()>& change);
+  // on any thread (the closer's own calls pass; closers take turns):
+  // kMade; kGaveUp, with nothing run, when calls stayed in flight past the
+  // bound (the caller leaves CUPTI as it is, or asks again); kNoGate, with
+  // nothing run, when no gate can vouch (then nothing ever detaches either,
+  // and the caller makes the change as it would without a detach). Its
+  // holds are counted apart from the detaches'.
+  enum class Switched { kMade, kGaveUp, kNoGate };
+  Switched Switch(const std::function<void()>& change);
 
   // A new pause: its attempts count from zero. Retry says whether another
   // attempt is due (gave up or busy, fewer than kMaxAttempts this pause).

@@ -130,12 +130,26 @@ void CuptiSession::Attach() {
 
 bool CuptiSession::AttachedLocked() const { return callbacks_registered_ && (subscriber_ || !config_.subscribe); }
 
+bool CuptiSession::Gated(const std::function<void()>& change) {
+  switch (detach_->Switch(change)) {
+    case CuptiDetach::Switched::kMade:
+      return true;
+    case CuptiDetach::Switched::kGaveUp:
+      return false;
+    case CuptiDetach::Switched::kNoGate:
+      break;
+  }
+  // No gate can vouch, so nothing detaches either: as without a detach.
+  change();
+  return true;
+}
+
 bool CuptiSession::Switched(const std::function<void()>& change) {
   if (!detach_ || !config_.switches_gated) {
     change();
     return true;
   }
-  return detach_->Switch(change);
+  return Gated(change);
 }
 
 bool CuptiSession::Record(int attempts) {
@@ -190,8 +204,22 @@ void CuptiSession::PauseActivity() {
     kinds_off_pending_.store(true);
     return;
   }
+  // A pause with the phase paused (a capture range's end, SIGUSR2) yields
+  // to a resume that comes before the switch; the writer's stop does not.
+  bool made = KindsOff(/*unless_resumed=*/phase_->load() == RecorderPhase::kPaused);
   // Not made under the gate in its bound: left on for the detach.
-  if (!SetActivityEnabled(false) && detach_ && activity_enabled_.load()) kinds_off_pending_.store(true);
+  if (!made && detach_ && activity_enabled_.load()) kinds_off_pending_.store(true);
+}
+
+bool CuptiSession::KindsOff(bool unless_resumed) {
+  if (!started_.load() || !activity_enabled_.load()) return true;
+  return Switched([this, unless_resumed] {
+    // Checked under the switch lock, inside the hold (which may have waited
+    // up to its bound): a range that opened meanwhile on another thread
+    // (Record's path without a hold, which found the kinds on) keeps them.
+    std::lock_guard<std::mutex> switching(switch_mu_);
+    if (!unless_resumed || phase_->load() == RecorderPhase::kPaused) SetActivityEnabledLocked(false, false);
+  });
 }
 
 bool CuptiSession::Flush(uint32_t flags) {
@@ -199,7 +227,7 @@ bool CuptiSession::Flush(uint32_t flags) {
     cuptiActivityFlushAll(flags);
     return true;
   }
-  return detach_->Switch([flags] { cuptiActivityFlushAll(flags); });
+  return Gated([flags] { cuptiActivityFlushAll(flags); });
 }
 
 bool CuptiSession::FlushForced(std::chrono::milliseconds wait, int attempts, Fallback fallback) {
@@ -249,14 +277,13 @@ void CuptiSession::TryDetach() {
   // pause, before its first attempt. A flush the gate did not close for is
   // an attempt given up (tried again at the next tick): a finalize now
   // would lose the range's last records.
-  if (!flushed_for_detach_) {
-    if (!FlushForced(std::chrono::milliseconds(300))) {
-      detach_->CountGiveUp();
-      return;
-    }
+  CuptiDetach::Outcome o = CuptiDetach::Outcome::kGaveUp;
+  if (!flushed_for_detach_ && !FlushForced(std::chrono::milliseconds(300))) {
+    detach_->CountGiveUp();
+  } else {
     flushed_for_detach_ = true;
+    o = detach_->Run([this] { return Finalize(); });
   }
-  CuptiDetach::Outcome o = detach_->Run([this] { return Finalize(); });
   // Zeroed after the gate opened, not while the program's calls wait.
   if (o == CuptiDetach::Outcome::kDetached) {
     buffers_->GiveBack(dropped_by_finalize_);
@@ -264,9 +291,8 @@ void CuptiSession::TryDetach() {
   }
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
   // No detach this pause after all: the kinds go off now, as without one.
-  if (o != CuptiDetach::Outcome::kDetached && !detach_->RetryDue() && kinds_off_pending_.exchange(false) &&
-      phase_->load() == RecorderPhase::kPaused && !SetActivityEnabled(false)) {
-    kinds_off_pending_.store(true);  // still on: the next pause's detach takes them off
+  if (o != CuptiDetach::Outcome::kDetached && !detach_->RetryDue() && kinds_off_pending_.exchange(false)) {
+    if (!KindsOff(/*unless_resumed=*/true)) kinds_off_pending_.store(true);  // still on: the next pause's detach takes them off
   }
 }
 

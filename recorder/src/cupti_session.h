@@ -172,7 +172,14 @@ class CuptiSession {
   // Runs `change` with every other thread held out of CUDA where pauses
   // detach, at once where they do not; false: not run.
   bool Switched(const std::function<void()>& change);
+  // `change` under the gate (CuptiDetach::Switch), or at once when no gate
+  // can vouch; false: the gate did not close in its bound. With a detach.
+  bool Gated(const std::function<void()>& change);
   bool AttachedLocked() const;  // under cupti_mu_
+  // The kinds off; with `unless_resumed`, not if the phase is no longer
+  // paused when the switch is made. False: the gate did not close in its
+  // bound (they stay on).
+  bool KindsOff(bool unless_resumed);
 
   const Config& config_;
   const RecorderPhase* const phase_;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "periodic_flush.h"
 #include "proc_text.h"
@@ -31,6 +32,7 @@ void Recorder::ControlLoop() {
   auto last_pm_poll = started;
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
+  bool flush_again = false;  // a flush the entry gate did not close for
   uint64_t dumps_logged = 0;
   // Ring mode only, where a crash dump is what the recording is for. A file
   // written as it goes loses CUPTI's unflushed buffers to a crash too, but
@@ -54,11 +56,13 @@ void Recorder::ControlLoop() {
     // mode at its period while recording (a paused CUPTI records nothing
     // and may be detached). No wait for the completions: the writer takes
     // them as they come. One flush a pass serves both.
-    bool flush_wanted = control_.TakeFlushWanted() && cupti_.activity_enabled();
+    bool flush_wanted = (control_.TakeFlushWanted() || std::exchange(flush_again, false)) && cupti_.activity_enabled();
     auto since_start = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started);
     bool ring_flush_due = ring_flush.Due(static_cast<uint64_t>(since_start.count()),
                                          state_.load() == kRecording && cupti_.activity_enabled());
-    if (flush_wanted || ring_flush_due) cupti_.Flush(0);
+    // Not made (the entry gate did not close for it): tried again at the
+    // next pass, not at once (each try holds the program's new calls).
+    if ((flush_wanted || ring_flush_due) && !cupti_.Flush(0)) flush_again = true;
     if (int sig = control_.TakeStopSignal()) {
       Stop(sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "signal");
       // Die as the signal would have killed us before we flushed.
@@ -71,12 +75,15 @@ void Recorder::ControlLoop() {
       if (capture_.gated()) {
         capture_.ReleaseDelay();
       } else if (!config_.start_paused) {
+        RecorderPhase::Value was = state_.load();
         state_.store(kRecording);
         if (cupti_.Record(CuptiSession::kControlAttempts)) {
           recording_since = now;
         } else {
-          state_.store(kPaused);
-          log_.Log("gpucap: recording after --delay not started: CUDA calls stayed in flight past the gate's bound");
+          // The entry gate did not close for the switch: tried again at the
+          // next pass, as if the delay had not ended yet.
+          state_.store(was);
+          delay_done = false;
         }
       }
     }
@@ -156,8 +163,9 @@ bool Recorder::RequestApiDump(const char* why) {
 void Recorder::Dump(const std::string& trigger) {
   if (cupti_.started() && cupti_.activity_enabled()) {
     // The buffers CUPTI is filling now hold the last moments: cut them short.
-    cupti_.FlushForced(std::chrono::milliseconds(300), CuptiSession::kControlAttempts,
-                       CuptiSession::Fallback::kUngated);
+    // One try for the gate (a dump for a call blocked in CUDA would find it
+    // shut every time), then without it.
+    cupti_.FlushForced(std::chrono::milliseconds(300), 1, CuptiSession::Fallback::kUngated);
   }
   if (api_records_) api_records_->Collect();
   facts_.ReportDevices();

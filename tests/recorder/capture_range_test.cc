@@ -192,6 +192,58 @@ TEST(CaptureGate, TriggerStaysBusyWhileItsRangeIsOpen) {
   EXPECT_FALSE(gate.trigger_busy());
 }
 
+// A range whose recording could not start (the entry gate did not close
+// for CUPTI's switch) is let go: not counted as recorded, its close ends
+// nothing, and the next matching range records in its place (stop after
+// one), a trigger keeps its turn, a sample's number is not spent.
+TEST(CaptureGate, ADroppedRangeIsNotRecordedAndTheNextOneTakesItsPlace) {
+  CaptureGate stop(Nvtx("step"));
+  ASSERT_EQ(stop.Open(Push(), "step#0").action, Action::kRecord);
+  stop.Dropped(Push());
+  EXPECT_FALSE(stop.MayClose());
+  EXPECT_EQ(stop.Close(Push()).action, Action::kNone) << "nothing was recording";
+  EXPECT_EQ(stop.ranges_recorded(), 0u);
+  EXPECT_EQ(stop.ranges_dropped(), 1u);
+  ASSERT_EQ(stop.Open(Push(), "step#1").action, Action::kRecord);
+  EXPECT_EQ(stop.Close(Push()).action, Action::kPauseAndStop);
+  EXPECT_EQ(stop.ranges_recorded(), 1u);
+
+  CaptureRangeSpec t = Nvtx("step");
+  t.trigger_file = "/tmp/t";
+  CaptureGate trigger(t);
+  trigger.Arm(1, "trigger");
+  ASSERT_EQ(trigger.Open(Push(), "step#0").action, Action::kRecord);
+  trigger.Dropped(Push());
+  EXPECT_TRUE(trigger.trigger_busy()) << "its one range is still to record";
+  trigger.Close(Push());
+  ASSERT_EQ(trigger.Open(Push(), "step#1").action, Action::kRecord);
+  trigger.Close(Push());
+  EXPECT_FALSE(trigger.trigger_busy());
+
+  CaptureRangeSpec s = Nvtx("step");
+  s.sample_every = 2;
+  CaptureGate sample(s);
+  sample.Open(Push(), "step#0");
+  sample.Close(Push());
+  auto first = sample.Open(Push(), "step#1");
+  ASSERT_EQ(first.action, Action::kRecord);
+  EXPECT_NE(first.why.find("sample 1"), std::string::npos) << first.why;
+  sample.Dropped(Push());
+  sample.Close(Push());
+  sample.Open(Push(), "step#2");
+  sample.Close(Push());
+  auto next = sample.Open(Push(), "step#3");
+  ASSERT_EQ(next.action, Action::kRecord);
+  EXPECT_NE(next.why.find("sample 1"), std::string::npos) << "the dropped one's number is not spent: " << next.why;
+
+  // Another range's key, or a range the gate was only watching, is not it.
+  CaptureGate other(Nvtx("step"));
+  ASSERT_EQ(other.Open(Push(), "step#0").action, Action::kRecord);
+  other.Dropped(Push(0, 8));
+  EXPECT_TRUE(other.MayClose());
+  EXPECT_EQ(other.ranges_dropped(), 0u);
+}
+
 TEST(CaptureGate, EarlyArmRecordsFromThePreviousRangesEnd) {
   CaptureRangeSpec s = Nvtx("step");
   s.sample_every = 3;

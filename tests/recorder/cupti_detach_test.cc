@@ -159,7 +159,7 @@ TEST(CuptiDetach, ASwitchRunsWithEveryOtherThreadHeldOutOfCuda) {
   uint64_t during_first = 0, during_last = 0;
   bool seen_inside = false;
   int made = 0;
-  EXPECT_TRUE(d.Switch([&] {
+  EXPECT_EQ(d.Switch([&] {
     ++made;
     EXPECT_TRUE(EntryGate::Process().closed());
     during_first = calls.load();
@@ -170,7 +170,7 @@ TEST(CuptiDetach, ASwitchRunsWithEveryOtherThreadHeldOutOfCuda) {
     during_last = calls.load();
     EntryGate::Process().Enter();  // the switching thread's own calls pass
     EntryGate::Process().Leave();
-  }));
+  }), CuptiDetach::Switched::kMade);
   EXPECT_EQ(made, 1);
   EXPECT_FALSE(seen_inside) << "no other thread was inside a call during the switch";
   EXPECT_EQ(during_first, during_last) << "no other thread made a call during the switch";
@@ -195,12 +195,12 @@ TEST(CuptiDetach, ASwitchIsNotMadeWhileACallStaysInFlightOrWithoutAGate) {
   while (!inside.load()) std::this_thread::yield();
   CuptiDetach d(&kGate, 1ms);
   int made = 0;
-  EXPECT_FALSE(d.Switch([&] { ++made; }));
+  EXPECT_EQ(d.Switch([&] { ++made; }), CuptiDetach::Switched::kGaveUp);
   EXPECT_EQ(made, 0);
   EXPECT_FALSE(EntryGate::Process().closed()) << "others are not held past the bound";
   release.store(true);
   blocked.join();
-  EXPECT_TRUE(d.Switch([&] { ++made; }));
+  EXPECT_EQ(d.Switch([&] { ++made; }), CuptiDetach::Switched::kMade);
   EXPECT_EQ(made, 1);
   auto s = StatsOf(d);
   EXPECT_EQ(s["cupti_switch_give_ups"], 1u);
@@ -208,10 +208,11 @@ TEST(CuptiDetach, ASwitchIsNotMadeWhileACallStaysInFlightOrWithoutAGate) {
   EXPECT_EQ(s["cupti_detach_give_ups"], 0u) << "a switch's give-up is not a detach's";
 
   CuptiDetach none(nullptr, 60s);
-  EXPECT_FALSE(none.Switch([&] { ++made; }));
+  EXPECT_EQ(none.Switch([&] { ++made; }), CuptiDetach::Switched::kNoGate);
   g_stubs.store(0);
   CuptiDetach unused(&kGate, 60s);
-  EXPECT_FALSE(unused.Switch([&] { ++made; })) << "a gate nothing went through cannot vouch";
+  EXPECT_EQ(unused.Switch([&] { ++made; }), CuptiDetach::Switched::kNoGate)
+      << "a gate nothing went through cannot vouch: the caller switches as without a detach";
   g_stubs.store(1);
   EXPECT_EQ(made, 1);
 }
