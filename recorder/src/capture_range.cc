@@ -117,10 +117,12 @@ CaptureGate::Decision CaptureGate::Open(const RangeKey& key, const std::string& 
   }
   early_ = false;
   active_key_ = key;
+  active_index_ = index;
   active_name_ = name;
   Decision d;
   d.action = Action::kRecord;
   d.label = name;
+  d.range_index = index;
   std::string range = "range '" + name + "' (#" + std::to_string(index) + ")";
   if (armed_ > 0) {
     --armed_;
@@ -178,9 +180,11 @@ CaptureGate::Decision CaptureGate::Arm(uint32_t ranges, const std::string& why) 
   return {};
 }
 
-void CaptureGate::Dropped(const RangeKey& key) {
+void CaptureGate::Dropped(const RangeKey& key, uint64_t index) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!active_.load(std::memory_order_relaxed) || watching_ || !(key == active_key_)) return;
+  if (!active_.load(std::memory_order_relaxed) || watching_ || !(key == active_key_) || index != active_index_) {
+    return;
+  }
   active_.store(false, std::memory_order_release);
   if (active_trigger_) {
     ++armed_;

@@ -63,6 +63,7 @@ class CaptureGate {
     // and switched on ahead of it, off the application's thread.
     bool ahead = false;
     uint64_t ranges_seen = 0;  // with ahead: the count of matching ranges when it was decided
+    uint64_t range_index = 0;  // with kRecord from Open: the range's number among those seen
   };
   // Where a range is: push/pop ranges by thread, domain and depth; start/end
   // ranges by their id (any thread may end them).
@@ -96,7 +97,9 @@ class CaptureGate {
   // close in its bound): the range is let go unrecorded, its close is then
   // nothing, a trigger's turn is given back and a sample's number is not
   // spent (the pick itself is lost: the next is the next block's). Counted.
-  void Dropped(const RangeKey& key);
+  // `index`: the Decision's range_index (every cudaProfilerApi range has
+  // the same key).
+  void Dropped(const RangeKey& key, uint64_t index);
 
   const CaptureRangeSpec& spec() const { return spec_; }
   // Armed by a trigger and not yet done with it (the file stays until then).
@@ -117,6 +120,7 @@ class CaptureGate {
   std::atomic<bool> active_{false};  // a recorded (or watched) range is open
   bool watching_ = false;  // the open range is not recorded, only the one after it
   RangeKey active_key_;
+  uint64_t active_index_ = 0;  // the recorded range's number (Dropped)
   std::string active_name_;
   uint64_t seen_ = 0;       // matching ranges opened outside a recorded one
   uint64_t recorded_ = 0;   // ranges recorded to their end

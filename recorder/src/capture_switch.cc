@@ -91,12 +91,18 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, const CaptureGate::Ran
     recorder_.wake_control();
   }
   if (d.action == Action::kNone) return;
+  // One switch at a time, waited for: a switch is bounded (the entry gate's
+  // bound and its hold), and one skipped for another would leave the
+  // capture gate's decision unapplied (a pause lost: recording on with no
+  // range open). Nothing a switch runs applies another on its thread (the
+  // profiler-API callbacks come from the program's cudaProfilerStart/Stop).
+  std::lock_guard<std::mutex> one_switch(apply_mu_);
   // Never wait for a Stop in progress on another thread: the switch is
   // dropped (and counted) instead.
   std::unique_lock<std::mutex> stopping(*recorder_.stop_mu, std::try_to_lock);
   if (!stopping.owns_lock() || phase_->load() == RecorderPhase::kStopped) {
     switches_skipped_.fetch_add(1, std::memory_order_relaxed);
-    if (d.action == Action::kRecord && opened) gate_->Dropped(*opened);
+    if (d.action == Action::kRecord && opened) gate_->Dropped(*opened, d.range_index);
     return;
   }
   bool profiler = config_.capture.source == CaptureRangeSpec::Source::kProfilerApi;
@@ -104,6 +110,7 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, const CaptureGate::Ran
   if (d.action == Action::kRecord) {
     if (recorder_.writer_stopped()) {
       switches_skipped_.fetch_add(1, std::memory_order_relaxed);
+      if (opened) gate_->Dropped(*opened, d.range_index);
       return;
     }
     uint64_t at = recorder_.now();
@@ -116,7 +123,7 @@ void CaptureSwitch::Apply(const CaptureGate::Decision& d, const CaptureGate::Ran
       // switched beside other threads' calls; the capture gate lets it go.
       phase_->store(RecorderPhase::kPaused);
       switches_skipped_.fetch_add(1, std::memory_order_relaxed);
-      if (opened) gate_->Dropped(*opened);
+      if (opened) gate_->Dropped(*opened, d.range_index);
       return;
     }
     recorder_.note_state(d.state, d.why, at);

@@ -8,6 +8,9 @@
 // range's first launch is made with the activity kinds already on, and its
 // last launch before they go off. Switching costs the calling thread what
 // enabling the kinds costs (counted in the stats: capture_switch_ns_*).
+// Switches are made one at a time, each waiting for the one before (bounded:
+// where pauses detach, CUPTI's switch waits for the entry gate at most its
+// bound, and a resume it cannot make lets its range go: CaptureGate::Dropped).
 // A switch never waits for a Stop in progress on another thread (it tries
 // the recorder's stop lock and drops the switch, counted, when taken);
 // letting go of CUPTI after a recorded range and stopping after the last
@@ -122,6 +125,7 @@ class CaptureSwitch {
   std::atomic<bool> release_wanted_{false};
   std::atomic<uint64_t> ahead_wanted_{0};  // ranges seen when it was asked for, plus one; 0: none
   uint64_t profiler_window_ = 0;  // the open cudaProfilerApi window's mark id
+  std::mutex apply_mu_;  // Apply, one at a time
   std::atomic<uint64_t> switches_{0}, switch_ns_total_{0}, switch_ns_max_{0}, switches_skipped_{0};
 };
 

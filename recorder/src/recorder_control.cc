@@ -33,6 +33,7 @@ void Recorder::ControlLoop() {
   Clock::time_point recording_since = started;
   bool delay_done = config_.start_delay_s <= 0;
   bool flush_again = false;  // a flush the entry gate did not close for
+  int delay_tries = 0;       // starts of the recording after --delay tried
   uint64_t dumps_logged = 0;
   // Ring mode only, where a crash dump is what the recording is for. A file
   // written as it goes loses CUPTI's unflushed buffers to a crash too, but
@@ -56,7 +57,9 @@ void Recorder::ControlLoop() {
     // mode at its period while recording (a paused CUPTI records nothing
     // and may be detached). No wait for the completions: the writer takes
     // them as they come. One flush a pass serves both.
-    bool flush_wanted = (control_.TakeFlushWanted() || std::exchange(flush_again, false)) && cupti_.activity_enabled();
+    bool asked = control_.TakeFlushWanted();
+    bool again = std::exchange(flush_again, false);
+    bool flush_wanted = (asked || again) && cupti_.activity_enabled();
     auto since_start = std::chrono::duration_cast<std::chrono::nanoseconds>(now - started);
     bool ring_flush_due = ring_flush.Due(static_cast<uint64_t>(since_start.count()),
                                          state_.load() == kRecording && cupti_.activity_enabled());
@@ -74,16 +77,18 @@ void Recorder::ControlLoop() {
       delay_done = true;
       if (capture_.gated()) {
         capture_.ReleaseDelay();
-      } else if (!config_.start_paused) {
+      } else if (!config_.start_paused && !writer_->stopped()) {
         RecorderPhase::Value was = state_.load();
         state_.store(kRecording);
-        if (cupti_.Record(CuptiSession::kControlAttempts)) {
+        // The entry gate did not close for the switch: tried again at the
+        // next pass (once a pass after the first), as if the delay had not
+        // ended yet.
+        if (cupti_.Record(delay_tries++ == 0 ? CuptiSession::kControlAttempts : 1)) {
           recording_since = now;
         } else {
-          // The entry gate did not close for the switch: tried again at the
-          // next pass, as if the delay had not ended yet.
           state_.store(was);
           delay_done = false;
+          if (delay_tries == 1) log_.Log("gpucap: recording after --delay waits for CUDA calls in flight to leave");
         }
       }
     }
@@ -131,6 +136,9 @@ void Recorder::ControlLoop() {
     if (writer_->stopped() && !logged_writer_stop_) {
       // Disk full, I/O error or the size cap: stop paying for tracing.
       logged_writer_stop_ = true;
+      // Paused first, as SIGUSR2 pauses: a detach then may run, and the
+      // kinds' switch off is not taken for one a resume overtook.
+      state_.store(kPaused);
       cupti_.Pause();
       Status err = writer_->error();
       fprintf(stderr, "gpucap: stopped recording to %s: %s; the program continues\n",

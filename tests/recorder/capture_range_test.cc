@@ -198,8 +198,10 @@ TEST(CaptureGate, TriggerStaysBusyWhileItsRangeIsOpen) {
 // one), a trigger keeps its turn, a sample's number is not spent.
 TEST(CaptureGate, ADroppedRangeIsNotRecordedAndTheNextOneTakesItsPlace) {
   CaptureGate stop(Nvtx("step"));
-  ASSERT_EQ(stop.Open(Push(), "step#0").action, Action::kRecord);
-  stop.Dropped(Push());
+  auto opened = stop.Open(Push(), "step#0");
+  ASSERT_EQ(opened.action, Action::kRecord);
+  EXPECT_EQ(opened.range_index, 0u);
+  stop.Dropped(Push(), opened.range_index);
   EXPECT_FALSE(stop.MayClose());
   EXPECT_EQ(stop.Close(Push()).action, Action::kNone) << "nothing was recording";
   EXPECT_EQ(stop.ranges_recorded(), 0u);
@@ -213,7 +215,7 @@ TEST(CaptureGate, ADroppedRangeIsNotRecordedAndTheNextOneTakesItsPlace) {
   CaptureGate trigger(t);
   trigger.Arm(1, "trigger");
   ASSERT_EQ(trigger.Open(Push(), "step#0").action, Action::kRecord);
-  trigger.Dropped(Push());
+  trigger.Dropped(Push(), 0);
   EXPECT_TRUE(trigger.trigger_busy()) << "its one range is still to record";
   trigger.Close(Push());
   ASSERT_EQ(trigger.Open(Push(), "step#1").action, Action::kRecord);
@@ -228,7 +230,8 @@ TEST(CaptureGate, ADroppedRangeIsNotRecordedAndTheNextOneTakesItsPlace) {
   auto first = sample.Open(Push(), "step#1");
   ASSERT_EQ(first.action, Action::kRecord);
   EXPECT_NE(first.why.find("sample 1"), std::string::npos) << first.why;
-  sample.Dropped(Push());
+  EXPECT_EQ(first.range_index, 1u);
+  sample.Dropped(Push(), first.range_index);
   sample.Close(Push());
   sample.Open(Push(), "step#2");
   sample.Close(Push());
@@ -236,11 +239,22 @@ TEST(CaptureGate, ADroppedRangeIsNotRecordedAndTheNextOneTakesItsPlace) {
   ASSERT_EQ(next.action, Action::kRecord);
   EXPECT_NE(next.why.find("sample 1"), std::string::npos) << "the dropped one's number is not spent: " << next.why;
 
-  // Another range's key, or a range the gate was only watching, is not it.
+  // Another range's key is not it, nor a later range under the same key
+  // (every cudaProfilerApi range has one key).
   CaptureGate other(Nvtx("step"));
   ASSERT_EQ(other.Open(Push(), "step#0").action, Action::kRecord);
-  other.Dropped(Push(0, 8));
+  other.Dropped(Push(0, 8), 0);
   EXPECT_TRUE(other.MayClose());
+  other.Close(Push());
+  CaptureRangeSpec r = Nvtx("step");
+  r.end_after = 0;
+  CaptureGate again(r);
+  auto one = again.Open(Push(), "step#0");
+  again.Close(Push());
+  ASSERT_EQ(again.Open(Push(), "step#1").action, Action::kRecord);
+  again.Dropped(Push(), one.range_index);  // the first range's late drop
+  EXPECT_TRUE(again.MayClose()) << "the second range is still recording";
+  EXPECT_EQ(again.ranges_dropped(), 0u);
   EXPECT_EQ(other.ranges_dropped(), 0u);
 }
 
