@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "code_ranges.h"
@@ -46,6 +47,28 @@ const GpucapEntryGateV1 kGate = {
       if (refused) *refused = g_tables_unwrapped.load();
     },
     [](GpucapGateCall* out, size_t max) { return EntryGate::Process().CallsInFlight(out, max); },
+};
+
+// Another thread inside a wrapped call until destroyed.
+class CallInFlight {
+ public:
+  CallInFlight()
+      : thread_([this] {
+          EntryGate::Process().Enter();
+          inside_.store(true);
+          while (!release_.load()) std::this_thread::yield();
+          EntryGate::Process().Leave();
+        }) {
+    while (!inside_.load()) std::this_thread::yield();
+  }
+  ~CallInFlight() {
+    release_.store(true);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> inside_{false}, release_{false};
+  std::thread thread_;
 };
 
 std::map<std::string, uint64_t> StatsOf(const CuptiDetach& d) {
@@ -98,14 +121,7 @@ TEST(CuptiDetach, NeverFinalizesWithoutAGateOrOneNothingWentThrough) {
 }
 
 TEST(CuptiDetach, GivesUpWhileACallStaysInFlightAndTriesAgainLater) {
-  std::atomic<bool> inside{false}, release{false};
-  std::thread blocked([&] {  // a thread in cudaStreamSynchronize
-    EntryGate::Process().Enter();
-    inside.store(true);
-    while (!release.load()) std::this_thread::yield();
-    EntryGate::Process().Leave();
-  });
-  while (!inside.load()) std::this_thread::yield();
+  auto blocked = std::make_unique<CallInFlight>();  // a thread in cudaStreamSynchronize
   CuptiDetach d(&kGate, 1ms);
   int calls = 0;
   auto finalize = [&] {
@@ -117,8 +133,7 @@ TEST(CuptiDetach, GivesUpWhileACallStaysInFlightAndTriesAgainLater) {
   EXPECT_EQ(calls, 0);
   EXPECT_FALSE(EntryGate::Process().closed()) << "others are not held past the bound";
   EXPECT_TRUE(d.RetryDue());
-  release.store(true);
-  blocked.join();
+  blocked.reset();  // the call returns
   EXPECT_EQ(d.Run(finalize), CuptiDetach::Outcome::kDetached);
   EXPECT_EQ(calls, 1);
   EXPECT_FALSE(d.RetryDue());
@@ -185,21 +200,13 @@ TEST(CuptiDetach, ASwitchRunsWithEveryOtherThreadHeldOutOfCuda) {
 }
 
 TEST(CuptiDetach, ASwitchIsNotMadeWhileACallStaysInFlightOrWithoutAGate) {
-  std::atomic<bool> inside{false}, release{false};
-  std::thread blocked([&] {  // a thread in cudaStreamSynchronize
-    EntryGate::Process().Enter();
-    inside.store(true);
-    while (!release.load()) std::this_thread::yield();
-    EntryGate::Process().Leave();
-  });
-  while (!inside.load()) std::this_thread::yield();
+  auto blocked = std::make_unique<CallInFlight>();  // a thread in cudaStreamSynchronize
   CuptiDetach d(&kGate, 1ms);
   int made = 0;
   EXPECT_EQ(d.Switch([&] { ++made; }), CuptiDetach::Switched::kGaveUp);
   EXPECT_EQ(made, 0);
   EXPECT_FALSE(EntryGate::Process().closed()) << "others are not held past the bound";
-  release.store(true);
-  blocked.join();
+  blocked.reset();  // the call returns
   EXPECT_EQ(d.Switch([&] { ++made; }), CuptiDetach::Switched::kMade);
   EXPECT_EQ(made, 1);
   auto s = StatsOf(d);
