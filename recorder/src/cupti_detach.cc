@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace gpucap::recorder {
 namespace {
@@ -44,22 +45,19 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
     pending_ = false;
     return Outcome::kNoGate;
   }
-  auto t0 = std::chrono::steady_clock::now();
-  uint32_t in_flight = 0;
+  Finalized f = Finalized::kBusy;
   uint64_t waited = 0;
-  if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, &waited)) {
+  std::optional<uint64_t> held = Held([&] { f = finalize(); }, &waited);
+  if (!held) {
     ++give_ups_;
     return Outcome::kGaveUp;
   }
   wait_ns_max_ = std::max(wait_ns_max_, waited);
-  Finalized f = finalize();
-  gate_->open();
-  uint64_t held = NsSince(t0);
   switch (f) {
     case Finalized::kYes:
       ++detaches_;
       pending_ = false;
-      if (hold_ns_.size() < kMaxHoldSamples) hold_ns_.push_back(held);
+      if (hold_ns_.size() < kMaxHoldSamples) hold_ns_.push_back(*held);
       return Outcome::kDetached;
     case Finalized::kBusy:
       ++busy_;
@@ -74,21 +72,25 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
 
 CuptiDetach::Switched CuptiDetach::Switch(const std::function<void()>& change) {
   if (!Usable()) return Switched::kNoGate;
-  auto t0 = std::chrono::steady_clock::now();
-  uint32_t in_flight = 0;
   uint64_t waited = 0;
-  if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, &waited)) {
-    std::lock_guard<std::mutex> lock(switch_record_mu_);
+  std::optional<uint64_t> held = Held(change, &waited);
+  std::lock_guard<std::mutex> lock(switch_record_mu_);
+  if (!held) {
     ++switch_give_ups_;
     return Switched::kGaveUp;
   }
-  change();
-  gate_->open();
-  uint64_t held = NsSince(t0);
-  std::lock_guard<std::mutex> lock(switch_record_mu_);
   ++switches_;
-  if (switch_hold_ns_.size() < kMaxHoldSamples) switch_hold_ns_.push_back(held);
+  if (switch_hold_ns_.size() < kMaxHoldSamples) switch_hold_ns_.push_back(*held);
   return Switched::kMade;
+}
+
+std::optional<uint64_t> CuptiDetach::Held(const std::function<void()>& inside, uint64_t* waited_ns) {
+  auto t0 = std::chrono::steady_clock::now();
+  uint32_t in_flight = 0;
+  if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, waited_ns)) return std::nullopt;
+  inside();
+  gate_->open();
+  return NsSince(t0);
 }
 
 bool CuptiDetach::Usable() const { return gate_ && gate_->stubs_made() != 0 && !HooksUnwrapped(); }

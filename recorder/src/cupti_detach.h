@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,6 +89,11 @@ class CuptiDetach {
  private:
   bool HooksUnwrapped() const;
   bool Usable() const;  // a gate something went through, hooks wrapped
+  // Closes the gate (waiting up to the bound for the calls in flight),
+  // runs `inside`, opens it: how long it was held, close to open; nothing
+  // (and `inside` not run) when calls stayed in flight past the bound.
+  // `waited_ns`: from closing to quiescence or to giving up.
+  std::optional<uint64_t> Held(const std::function<void()>& inside, uint64_t* waited_ns);
 
   const GpucapEntryGateV1* gate_;
   std::chrono::microseconds wait_;
