@@ -3,6 +3,7 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "api_selection.h"
@@ -31,6 +32,16 @@ constexpr CUpti_CallbackId kResourceCallbacks[] = {
     CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS,
 };
 
+// `once` up to `attempts` times, a millisecond apart, until it answers
+// true: the closes of the entry gate a caller may try before giving up.
+bool InAttempts(int attempts, const std::function<bool()>& once) {
+  for (int i = 0; i < attempts; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (once()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 CuptiSession::CuptiSession(const Config& config, const RecorderPhase* phase, OnceLog* log, Entry entry,
@@ -45,7 +56,11 @@ void CuptiSession::Start(bool attach, bool recording, ApiRecords* api_records) {
     std::lock_guard<std::mutex> lock(cupti_mu_);
     detached_ = true;  // contexts made before the first recording announce no device
   }
-  if (recording) SetActivityEnabled(true, /*at_start=*/true);
+  if (recording) {
+    // At cuInit: no other thread has a CUDA call to race with yet.
+    std::lock_guard<std::mutex> lock(switch_mu_);
+    SetActivityEnabledLocked(true, /*at_start=*/true);
+  }
 }
 
 void CuptiSession::MakeDetach() {
@@ -169,10 +184,7 @@ bool CuptiSession::Record(int attempts) {
     kinds_off_pending_.store(false);
     SetActivityEnabledLocked(true, false);
   };
-  for (int i = 0; i < attempts; ++i) {
-    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (Switched(change)) return true;
-  }
+  if (InAttempts(attempts, [&] { return Switched(change); })) return true;
   resumes_dropped_.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
@@ -231,11 +243,7 @@ bool CuptiSession::Flush(uint32_t flags) {
 }
 
 bool CuptiSession::FlushForced(std::chrono::milliseconds wait, int attempts, Fallback fallback) {
-  bool made = false;
-  for (int i = 0; i < attempts && !made; ++i) {
-    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    made = Flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  }
+  bool made = InAttempts(attempts, [this] { return Flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); });
   if (!made && fallback == Fallback::kUngated) {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     flushes_ungated_.fetch_add(1, std::memory_order_relaxed);
@@ -332,22 +340,8 @@ void CuptiSession::HoldWhilePaused() {
   Switched([this] { Attach(); });
 }
 
-bool CuptiSession::SetActivityEnabled(bool enabled, bool at_start) {
-  // At cuInit no other thread has a CUDA call to race with yet.
-  if (at_start) {
-    std::lock_guard<std::mutex> lock(switch_mu_);
-    SetActivityEnabledLocked(enabled, at_start);
-    return true;
-  }
-  if (!started_.load() || activity_enabled_.load() == enabled) return true;
-  return Switched([&] {
-    std::lock_guard<std::mutex> lock(switch_mu_);
-    SetActivityEnabledLocked(enabled, at_start);
-  });
-}
-
 void CuptiSession::KindsOffAtStop() {
-  if (SetActivityEnabled(false)) return;
+  if (KindsOff(/*unless_resumed=*/false)) return;
   std::lock_guard<std::mutex> lock(switch_mu_);
   SetActivityEnabledLocked(false, false);
 }

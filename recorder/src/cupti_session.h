@@ -145,10 +145,6 @@ class CuptiSession {
   // While paused and detached with --paused-graphs: the resource callbacks
   // again, no activity kind.
   void HoldWhilePaused();
-  // Capture ranges switch from application threads, SIGUSR2 and the size
-  // cap from the control thread; at_start: the enable at cuInit, not a resume.
-  // Under the gate where pauses detach (Switched); false when not made.
-  bool SetActivityEnabled(bool enabled, bool at_start = false);
   // The kinds off at the recorder's stop: under the gate where it closes in
   // its bound, else at once (the program is ending, and a later buffer has
   // nowhere to go).
