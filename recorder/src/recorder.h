@@ -154,6 +154,11 @@ class Recorder {
   void WriteSessionInfo(const char* host, int pid);
   void StartThreads(int pid);
   void ControlLoop();
+  // The control thread's resume (SIGUSR2, --delay's end): the phase to
+  // recording, then CUPTI (a pending detach sees the phase first), with
+  // `attempts` closes of the entry gate; the phase back as it was when the
+  // switch was not made.
+  bool ResumeFromControl(int attempts);
   void Tick(bool final_tick);
   void SampleClock(format::ClockKind kind);
   // The recorder's counters. For a stats frame the writer's own drops are

@@ -78,15 +78,12 @@ void Recorder::ControlLoop() {
       if (capture_.gated()) {
         capture_.ReleaseDelay();
       } else if (!config_.start_paused && !writer_->stopped()) {
-        RecorderPhase::Value was = state_.load();
-        state_.store(kRecording);
         // The entry gate did not close for the switch: tried again at the
         // next pass (once a pass after the first), as if the delay had not
         // ended yet.
-        if (cupti_.Record(delay_tries++ == 0 ? CuptiSession::kControlAttempts : 1)) {
+        if (ResumeFromControl(delay_tries++ == 0 ? CuptiSession::kControlAttempts : 1)) {
           recording_since = now;
         } else {
-          state_.store(was);
           delay_done = false;
           if (delay_tries == 1) log_.Log("gpucap: recording after --delay waits for CUDA calls in flight to leave");
         }
@@ -103,14 +100,11 @@ void Recorder::ControlLoop() {
         // Past the size cap or a disk error there is nothing to resume into.
         log_.Log("gpucap: SIGUSR2 ignored: the capture is closed to new data");
       } else if (state_.load() == kPaused || state_.load() == kStarting) {
-        RecorderPhase::Value was = state_.load();
-        state_.store(kRecording);
-        if (cupti_.Record(CuptiSession::kControlAttempts)) {
+        if (ResumeFromControl(CuptiSession::kControlAttempts)) {
           recording_since = now;
           NoteRecordingState(format::RecordingState::kRecording, "SIGUSR2", at);
           if (!config_.quiet) fprintf(stderr, "gpucap: recording (SIGUSR2)\n");
         } else {
-          state_.store(was);
           log_.Log("gpucap: SIGUSR2 resume dropped: CUDA calls stayed in flight past the gate's bound");
         }
       }
@@ -154,6 +148,14 @@ void Recorder::ControlLoop() {
       Tick(false);
     }
   }
+}
+
+bool Recorder::ResumeFromControl(int attempts) {
+  RecorderPhase::Value was = state_.load();
+  state_.store(kRecording);
+  if (cupti_.Record(attempts)) return true;
+  state_.store(was);
+  return false;
 }
 
 bool Recorder::RequestSignalDump() {
