@@ -47,8 +47,13 @@ void Summarize(size_t valid_size, const uint32_t* counts, const uint32_t* stride
 
 }  // namespace
 
-WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* interner) {
+WalkResult WalkBuffer(uint8_t* buffer, size_t valid_size, StringInterner* interner, uint32_t correlation_shift) {
   WalkResult out;
+  uint32_t highest = 0;
+  auto correlate = [&](uint32_t* id) {
+    *id = CorrelationShift::Apply(*id, correlation_shift);
+    highest = std::max(highest, *id);
+  };
   uint32_t counts[64] = {};
   uint32_t strides[64] = {};
   std::map<uint32_t, uint32_t> other_counts;
@@ -56,7 +61,7 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
   uint32_t last_tid = 0;
   CUpti_Activity* record = nullptr;
   CUpti_Activity* prev = nullptr;
-  auto* base = const_cast<uint8_t*>(buffer);
+  uint8_t* base = buffer;
   while (cuptiActivityGetNextRecord(base, valid_size, &record) == CUPTI_SUCCESS) {
     if (prev) {
       uint32_t k = prev->kind;
@@ -74,30 +79,35 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        auto* k = reinterpret_cast<const cupti_records::KernelRecord*>(record);
+        auto* k = reinterpret_cast<cupti_records::KernelRecord*>(record);
         span.Add(k->start, k->end);
+        correlate(&k->correlationId);
         interner->Note(k->name, &out.strings);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        auto* m = reinterpret_cast<const cupti_records::MemcpyRecord*>(record);
+        auto* m = reinterpret_cast<cupti_records::MemcpyRecord*>(record);
         span.Add(m->start, m->end);
+        correlate(&m->correlationId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        auto* m = reinterpret_cast<const cupti_records::PeerMemcpyRecord*>(record);
+        auto* m = reinterpret_cast<cupti_records::PeerMemcpyRecord*>(record);
         span.Add(m->start, m->end);
+        correlate(&m->correlationId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
-        auto* m = reinterpret_cast<const cupti_records::MemsetRecord*>(record);
+        auto* m = reinterpret_cast<cupti_records::MemsetRecord*>(record);
         span.Add(m->start, m->end);
+        correlate(&m->correlationId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_RUNTIME:
       case CUPTI_ACTIVITY_KIND_DRIVER: {
-        auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        auto* a = reinterpret_cast<CUpti_ActivityAPI*>(record);
         span.Add(a->start, a->end);
+        correlate(&a->correlationId);
         if (a->threadId != last_tid) {
           last_tid = a->threadId;
           if (std::find(out.threads.begin(), out.threads.end(), last_tid) == out.threads.end()) {
@@ -107,18 +117,21 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
         break;
       }
       case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        auto* o = reinterpret_cast<const cupti_records::OverheadRecord*>(record);
+        auto* o = reinterpret_cast<cupti_records::OverheadRecord*>(record);
         span.Add(o->start, o->end);
+        correlate(&o->correlationId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        auto* s = reinterpret_cast<const cupti_records::SyncRecord*>(record);
+        auto* s = reinterpret_cast<cupti_records::SyncRecord*>(record);
         span.Add(s->start, s->end);
+        correlate(&s->correlationId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
-        auto* e = reinterpret_cast<const cupti_records::CudaEventRecord*>(record);
+        auto* e = reinterpret_cast<cupti_records::CudaEventRecord*>(record);
         span.Add(e->deviceTimestamp, e->deviceTimestamp);
+        correlate(&e->correlationId);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MARKER: {
@@ -128,6 +141,12 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
         interner->Note(m->domain, &out.strings);
         break;
       }
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+        correlate(&reinterpret_cast<CUpti_ActivityExternalCorrelation*>(record)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+        correlate(&reinterpret_cast<cupti_records::GraphTraceRecord*>(record)->correlationId);
+        break;
       default:
         break;
     }
@@ -138,6 +157,7 @@ WalkResult WalkBuffer(const uint8_t* buffer, size_t valid_size, StringInterner* 
     if (k < 64 && strides[k] == 0) strides[k] = stride;
   }
   Summarize(valid_size, counts, strides, other_counts, span, &out.info);
+  out.highest_correlation = highest;
   return out;
 }
 

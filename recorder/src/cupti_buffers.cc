@@ -10,11 +10,12 @@
 namespace gpucap::recorder {
 
 CuptiBuffers::CuptiBuffers(size_t count, size_t bytes, format::CaptureWriter* writer, const RecorderPhase* phase,
-                           FirstSeen* seen, std::function<void()> want_flush)
+                           FirstSeen* seen, std::function<void()> want_flush, CorrelationShift* shift)
     : writer_(writer),
       phase_(phase),
       seen_(seen),
       want_flush_(std::move(want_flush)),
+      shift_(shift),
       pool_(std::make_unique<BufferPool>(count, bytes)) {}
 
 void CuptiBuffers::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -27,8 +28,10 @@ void CuptiBuffers::OnRequested(uint8_t** buffer, size_t* size, size_t* max_recor
     return;
   }
   {
+    // The shift now: CUPTI fills the buffer in this session only (a
+    // finalize drops what it was lent, TakeLent).
     std::lock_guard<std::mutex> lock(lent_mu_);
-    lent_.push_back(b);
+    lent_.push_back({b, shift_ ? shift_->shift() : 0});
   }
   *buffer = b;
   *size = pool_->buffer_bytes();
@@ -47,9 +50,10 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
     in_completion_.fetch_sub(1, std::memory_order_acq_rel);
     return;
   }
+  uint32_t correlation_shift = 0;
   {
     std::lock_guard<std::mutex> lock(lent_mu_);
-    auto it = std::find(lent_.begin(), lent_.end(), buffer);
+    auto it = std::find_if(lent_.begin(), lent_.end(), [buffer](const Lent& l) { return l.buffer == buffer; });
     if (it == lent_.end()) {
       // Not lent: taken back at a finalize (TakeLent) and given to the
       // pool already, so CUPTI kept it after all. Neither read nor given
@@ -61,16 +65,29 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
       completions_.fetch_add(1, std::memory_order_release);
       return;
     }
+    correlation_shift = it->correlation_shift;
     *it = lent_.back();
     lent_.pop_back();
   }
+  Deliver(context_id, stream_id, buffer, valid, correlation_shift);
+}
+
+void CuptiBuffers::OnFilled(uint8_t* buffer, size_t valid) {
+  in_completion_.fetch_add(1, std::memory_order_acq_rel);
+  Deliver(0, 0, buffer, valid, 0);
+}
+
+// Ends the completion OnCompleted or OnFilled began.
+void CuptiBuffers::Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t valid,
+                           uint32_t correlation_shift) {
   if (valid == 0 || phase_->load(std::memory_order_acquire) == RecorderPhase::kStopped) {
     pool_->Give(buffer);
     in_completion_.fetch_sub(1, std::memory_order_acq_rel);
     completions_.fetch_add(1, std::memory_order_release);
     return;
   }
-  WalkResult walk = WalkBuffer(buffer, valid, &strings_);
+  WalkResult walk = WalkBuffer(buffer, valid, &strings_, correlation_shift);
+  if (shift_) shift_->Saw(walk.highest_correlation);
   walk.info.context_id = context_id;
   walk.info.stream_id = stream_id;
   if (!walk.threads.empty()) seen_->SeeThreads(walk.threads);
@@ -96,7 +113,8 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
 std::vector<uint8_t*> CuptiBuffers::TakeLent() {
   std::vector<uint8_t*> lost;
   std::lock_guard<std::mutex> lock(lent_mu_);
-  lost.swap(lent_);
+  for (const Lent& l : lent_) lost.push_back(l.buffer);
+  lent_.clear();
   return lost;
 }
 

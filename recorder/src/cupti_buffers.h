@@ -1,7 +1,9 @@
 // The buffers CUPTI records into: lent from a fixed pool (buffer_pool.h) on
 // whatever thread CUPTI asks from, taken back complete, walked once to
-// intern name pointers and note the threads they name (buffer_walk.h), and
-// handed to the writer untouched, which gives them back to the pool.
+// intern name pointers, note the threads they name and shift their
+// correlation ids by the CUPTI session they were lent in (buffer_walk.h,
+// correlation_shift.h), and handed to the writer, which gives them back to
+// the pool.
 //
 // Never blocks the asking thread: an empty pool is a counted drop, and past
 // half the pool the control thread is asked (never from here) to flush.
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "buffer_pool.h"
+#include "correlation_shift.h"
 #include "first_seen.h"
 #include "gpucap/format/capture_writer.h"
 #include "recorder_phase.h"
@@ -34,14 +37,20 @@ class CuptiBuffers {
   // `count` buffers of `bytes` each. `want_flush`: asks the control thread
   // for a flush of completed buffers; called from CUPTI's request, it must
   // not block.
+  // `shift`: the correlation ids' shift of each CUPTI session; null keeps
+  // CUPTI's ids.
   CuptiBuffers(size_t count, size_t bytes, format::CaptureWriter* writer, const RecorderPhase* phase,
-               FirstSeen* seen, std::function<void()> want_flush);
+               FirstSeen* seen, std::function<void()> want_flush, CorrelationShift* shift = nullptr);
 
   // CUPTI's buffer callbacks (cuptiActivityRegisterCallbacks), by way of
   // the recorder.
   void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t size, size_t valid,
                    size_t cupti_dropped);
+  // A buffer of the pool the recorder filled itself (api_records.h: CUPTI's
+  // layout, ids already shifted), never lent to CUPTI: walked and written
+  // as a completed one.
+  void OnFilled(uint8_t* buffer, size_t valid);
 
   // After a flush: waits, at most `limit`, until no completion is running
   // and none has come for two polls a millisecond apart.
@@ -73,10 +82,17 @@ class CuptiBuffers {
   size_t strings_interned() { return strings_.size(); }
 
  private:
+  struct Lent {
+    uint8_t* buffer;
+    uint32_t correlation_shift;  // of the CUPTI session it was lent in
+  };
+  void Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t valid, uint32_t correlation_shift);
+
   format::CaptureWriter* const writer_;
   const RecorderPhase* const phase_;
   FirstSeen* const seen_;
   const std::function<void()> want_flush_;
+  CorrelationShift* const shift_;
   std::unique_ptr<BufferPool> pool_;
   StringInterner strings_;
   std::atomic<uint64_t> cupti_dropped_{0};
@@ -88,7 +104,7 @@ class CuptiBuffers {
   std::atomic<uint64_t> reclaimed_{0};
   std::atomic<uint64_t> completed_unlent_{0};
   std::mutex lent_mu_;  // one lock per buffer lent or returned
-  std::vector<uint8_t*> lent_;  // lent to CUPTI, not yet completed
+  std::vector<Lent> lent_;  // lent to CUPTI, not yet completed
 };
 
 }  // namespace gpucap::recorder

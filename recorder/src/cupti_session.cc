@@ -88,6 +88,9 @@ void CuptiSession::Attach() {
     return false;
   };
   bool late = detached_;
+  // CUPTI numbers calls from the start again after its finalize: this
+  // session's ids go past every id written before (correlation_shift.h).
+  if (late && !callbacks_registered_) correlations_.NextSession();
   if (!callbacks_registered_) {
     if (config_.system_thread_ids) {
       check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
@@ -296,6 +299,9 @@ void CuptiSession::TryDetach() {
   if (o == CuptiDetach::Outcome::kDetached) {
     buffers_->GiveBack(dropped_by_finalize_);
     dropped_by_finalize_.clear();
+    // The callback records of the session that ended are handed over (and
+    // their ids seen) before the next attach moves the ids' shift past them.
+    if (api_records_) api_records_->Collect();
   }
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
   // No detach this pause after all: the kinds go off now, as without one.

@@ -50,6 +50,7 @@
 #include "api_records.h"
 #include "callback_switch.h"
 #include "config.h"
+#include "correlation_shift.h"
 #include "cupti_buffers.h"
 #include "cupti_detach.h"
 #include "once_log.h"
@@ -88,6 +89,9 @@ class CuptiSession {
   void Start(bool attach, bool recording, ApiRecords* api_records);
   // The buffers a forced flush waits for; set before the first attach.
   void UseBuffers(CuptiBuffers* buffers) { buffers_ = buffers; }
+  // The shift of correlation ids that keeps them unique when CUPTI numbers
+  // from the start again after a finalize: advanced at each attach after one.
+  CorrelationShift* correlations() { return &correlations_; }
 
   void Attach();
   // Attach, then the kinds on; false when the gate could not be closed
@@ -184,6 +188,7 @@ class CuptiSession {
   const std::function<void(bool late)> attached_;
   CuptiBuffers* buffers_ = nullptr;
   ApiRecords* api_records_ = nullptr;
+  CorrelationShift correlations_;
   // The API callback ids the subscriber has on, for every part that wants some.
   CallbackSwitch callbacks_;
   std::atomic<bool> started_{false};

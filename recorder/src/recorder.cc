@@ -109,7 +109,7 @@ bool Recorder::OpenOutput(const char* host, int pid) {
 
   if (!(config_.ring() ? OpenRing() : OpenFile(pid))) return false;
   buffers_ = std::make_unique<CuptiBuffers>(config_.pool_buffers, config_.buffer_bytes, writer_.get(), &state_,
-                                            facts_.seen(), [this] { control_.WantFlush(); });
+                                            facts_.seen(), [this] { control_.WantFlush(); }, cupti_.correlations());
   cupti_.UseBuffers(buffers_.get());
   events_ = std::make_unique<EventLog>(
       [this](std::vector<format::SmallMessage> batch) { return writer_->Submit(std::move(batch)); },

@@ -69,9 +69,7 @@ void Recorder::StartCupti() {
     BufferPool* pool = buffers_->pool();
     api_records_ = std::make_unique<ApiRecords>(
         LeanApiIds(), pool->buffer_bytes(), static_cast<uint32_t>(getpid()), [pool] { return pool->Take(); },
-        [this, pool](uint8_t* buffer, size_t valid) {
-          OnBufferCompleted(0, 0, buffer, pool->buffer_bytes(), valid, 0);
-        });
+        [this](uint8_t* buffer, size_t valid) { buffers_->OnFilled(buffer, valid); });
   }
   bool recording = state_.load() == kRecording;
   // A recorder that starts paused holds nothing of CUPTI (CUPTI initialised
@@ -146,20 +144,24 @@ void Recorder::OnResource(uint32_t cbid, const void* data) {
   auto e = GraphEventFor(cbid, data, Now(), CurrentOsTid());
   if (!e) return;
   if (config_.host_node_times) WrapHostNode(data, *e);
-  if (capture_streams_ && e->kind == format::GraphEventKind::kNodeCreated) capture_streams_->FillNodeCreated(&*e);
+  if (capture_streams_ && e->kind == format::GraphEventKind::kNodeCreated) {
+    capture_streams_->FillNodeCreated(&*e);
+    e->api_correlation_id = CorrelationShift::Apply(e->api_correlation_id, cupti_.correlations()->shift());
+  }
   AddEvent(std::move(*e));
 }
 
 void Recorder::OnApiCallback(uint32_t domain, uint32_t cbid, const void* data) {
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (ApiRecords* records = api_records_.get(); records && cb && records->Records(domain, cbid)) {
+    uint32_t correlation = CorrelationShift::Apply(cb->correlationId, cupti_.correlations()->shift());
     if (cb->callbackSite == CUPTI_API_ENTER) {
-      records->OnEnter(domain, cb->correlationId, Now());
+      records->OnEnter(domain, correlation, Now());
     } else {
       uint64_t now = Now();
       uint32_t result = cb->functionReturnValue ? *static_cast<const uint32_t*>(cb->functionReturnValue) : 0;
       uint32_t tid = config_.system_thread_ids ? CurrentOsTid() : static_cast<uint32_t>(pthread_self());
-      records->OnExit(domain, cbid, cb->correlationId, result, now, tid);
+      records->OnExit(domain, cbid, correlation, result, now, tid);
     }
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && IsStreamCreation(cbid) &&

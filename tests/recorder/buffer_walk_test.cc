@@ -109,6 +109,64 @@ TEST(BufferWalk, CountsSpansNamesAndThreads) {
   EXPECT_EQ(interner.size(), 0u);
 }
 
+// After a detach CUPTI numbers calls from the start again: the walk shifts
+// the ids of every kind the builder joins by, so that a kernel still meets
+// its own launch (correlation_shift.h). 0, "no call", stays 0.
+TEST(BufferWalk, ShiftsTheCorrelationIdsOfEveryKindJoinedByThem) {
+  BufferBuilder b;
+  b.Add<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME)->correlationId = 22;
+  b.Add<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)->correlationId = 22;
+  b.Add<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY)->correlationId = 23;
+  b.Add<CUpti_ActivityMemcpyPtoP4>(CUPTI_ACTIVITY_KIND_MEMCPY2)->correlationId = 24;
+  b.Add<CUpti_ActivityMemset4>(CUPTI_ACTIVITY_KIND_MEMSET)->correlationId = 25;
+  b.Add<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)->correlationId = 22;
+  b.Add<CUpti_ActivitySynchronization2>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)->correlationId = 26;
+  b.Add<CUpti_ActivityCudaEvent2>(CUPTI_ACTIVITY_KIND_CUDA_EVENT)->correlationId = 27;
+  b.Add<CUpti_ActivityGraphTrace2>(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)->correlationId = 28;
+  b.Add<CUpti_ActivityOverhead3>(CUPTI_ACTIVITY_KIND_OVERHEAD)->correlationId = 0;
+  StringInterner interner;
+  WalkResult w = WalkBuffer(b.data(), b.size(), &interner, 1000);
+  EXPECT_EQ(w.highest_correlation, 1028u);
+
+  std::vector<uint32_t> ids;
+  CUpti_Activity* r = nullptr;
+  while (cuptiActivityGetNextRecord(b.data(), b.size(), &r) == CUPTI_SUCCESS) {
+    switch (r->kind) {
+      case CUPTI_ACTIVITY_KIND_RUNTIME: ids.push_back(reinterpret_cast<CUpti_ActivityAPI*>(r)->correlationId); break;
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        ids.push_back(reinterpret_cast<CUpti_ActivityKernel10*>(r)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY: ids.push_back(reinterpret_cast<CUpti_ActivityMemcpy6*>(r)->correlationId); break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        ids.push_back(reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(r)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMSET: ids.push_back(reinterpret_cast<CUpti_ActivityMemset4*>(r)->correlationId); break;
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+        ids.push_back(reinterpret_cast<CUpti_ActivityExternalCorrelation*>(r)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        ids.push_back(reinterpret_cast<CUpti_ActivitySynchronization2*>(r)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+        ids.push_back(reinterpret_cast<CUpti_ActivityCudaEvent2*>(r)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+        ids.push_back(reinterpret_cast<CUpti_ActivityGraphTrace2*>(r)->correlationId);
+        break;
+      case CUPTI_ACTIVITY_KIND_OVERHEAD: ids.push_back(reinterpret_cast<CUpti_ActivityOverhead3*>(r)->correlationId); break;
+      default: ids.push_back(~0u);
+    }
+  }
+  EXPECT_EQ(ids, (std::vector<uint32_t>{1022, 1022, 1023, 1024, 1025, 1022, 1026, 1027, 1028, 0}));
+
+  // The first session's shift is 0: CUPTI's ids as they were, the highest still told.
+  BufferBuilder c;
+  c.Add<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME)->correlationId = 9;
+  WalkResult plain = WalkBuffer(c.data(), c.size(), &interner);
+  EXPECT_EQ(plain.highest_correlation, 9u);
+  EXPECT_EQ(reinterpret_cast<CUpti_ActivityAPI*>(c.data())->correlationId, 9u);
+}
+
 TEST(BufferWalk, EmptyBufferHasNoSpan) {
   StringInterner interner;
   std::vector<uint8_t> empty(64, 0);

@@ -1,11 +1,20 @@
 // CuptiBuffers' lending: what CUPTI was lent and never handed back comes
-// back to the pool after a finalize, so that detaches do not drain it.
+// back to the pool after a finalize, so that detaches do not drain it; the
+// correlation ids of a buffer take the shift of the CUPTI session it was lent
+// in; buffers the recorder filled itself are written, not taken for CUPTI's.
 #include "cupti_buffers.h"
 
+#include <cupti.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
+
+#include "first_seen.h"
 
 namespace gpucap::recorder {
 namespace {
@@ -81,6 +90,108 @@ TEST(CuptiBuffers, ACompletionOfABufferTakenBackIsNotGivenTwice) {
   ASSERT_NE(b, nullptr);
   EXPECT_NE(a, b);
   EXPECT_EQ(Request(buffers), nullptr) << "two buffers, each lent once";
+}
+
+// Takes whatever the writer writes and keeps none of it.
+class DiscardSink : public format::Sink {
+ public:
+  Status Append(std::span<const format::ByteSpan>) override { return Status::Ok(); }
+  Status Truncate(uint64_t) override { return Status::Ok(); }
+  Status Sync() override { return Status::Ok(); }
+  Status Close() override { return Status::Ok(); }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_ = "discard";
+};
+
+// One API record with CUPTI's `correlation` at the start of `buffer`; its size.
+size_t PutApiRecord(uint8_t* buffer, uint32_t correlation) {
+  CUpti_ActivityAPI r;
+  std::memset(&r, 0, sizeof(r));
+  r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  r.start = 1000;
+  r.end = 2000;
+  r.threadId = 7;
+  r.correlationId = correlation;
+  std::memcpy(buffer, &r, sizeof(r));
+  return sizeof(r);
+}
+
+uint32_t CorrelationAt(const uint8_t* buffer) {
+  CUpti_ActivityAPI r;
+  std::memcpy(&r, buffer, sizeof(r));
+  return r.correlationId;
+}
+
+struct Writing {
+  RecorderPhase phase;
+  FirstSeen seen;
+  CorrelationShift shift;
+  std::unique_ptr<format::CaptureWriter> writer;
+  std::unique_ptr<CuptiBuffers> buffers;
+  Writing() {
+    phase.store(RecorderPhase::kRecording);
+    writer = format::CaptureWriter::Start(std::make_unique<DiscardSink>(), format::WriterOptions{}).value();
+    buffers = std::make_unique<CuptiBuffers>(4, 1 << 16, writer.get(), &phase, &seen, [] {}, &shift);
+  }
+  ~Writing() { writer->Close(format::Trailer{}, std::chrono::seconds(10)); }
+};
+
+// CUPTI numbers calls from the start again after a finalize: a buffer lent
+// in the second session holds ids shifted past the first session's, and one
+// lent in the first keeps the first's even when it completes later.
+TEST(CuptiBuffers, ABuffersIdsTakeTheShiftOfTheSessionItWasLentIn) {
+  Writing w;
+  uint8_t* first = Request(*w.buffers);
+  uint8_t* first_late = Request(*w.buffers);
+  size_t n = PutApiRecord(first, 40);
+  w.buffers->OnCompleted(0, 0, first, 1 << 16, n, 0);
+  EXPECT_EQ(w.shift.shift(), 0u) << "the first session's ids are CUPTI's own";
+
+  w.shift.NextSession();  // an attach after a finalize
+  EXPECT_EQ(w.shift.shift(), 41u);
+  uint8_t* second = Request(*w.buffers);
+  n = PutApiRecord(second, 22);
+  // Walked in place before it is written: the writer sees the shifted id.
+  w.buffers->OnCompleted(0, 0, second, 1 << 16, n, 0);
+  n = PutApiRecord(first_late, 41);
+  w.buffers->OnCompleted(0, 0, first_late, 1 << 16, n, 0);
+
+  w.shift.NextSession();
+  EXPECT_EQ(w.shift.shift(), 22u + 41u + 1u)
+      << "the second session's highest id was 22 + 41; the late first-session buffer's 41 stayed 41";
+}
+
+// The recorder's own buffers (API records from callbacks, api_records.h)
+// were never lent to CUPTI: they are written, their ids as they are, not
+// counted as CUPTI completing a buffer it no longer had.
+TEST(CuptiBuffers, ABufferTheRecorderFilledIsWrittenAsItIs) {
+  Writing w;
+  w.shift.NextSession();
+  uint8_t* own = w.buffers->pool()->Take();
+  ASSERT_NE(own, nullptr);
+  size_t n = PutApiRecord(own, 500);  // shifted already, where it was made
+  w.buffers->OnFilled(own, n);
+  EXPECT_EQ(w.buffers->completed_unlent(), 0u);
+  EXPECT_EQ(w.buffers->buffers_completed(), 1u);
+  w.shift.NextSession();
+  EXPECT_EQ(w.shift.shift(), 501u) << "its id seen as written, not shifted again";
+}
+
+TEST(CorrelationShift, EachSessionsIdsGoPastEveryIdSeen) {
+  CorrelationShift shift;
+  EXPECT_EQ(shift.shift(), 0u);
+  EXPECT_EQ(shift.sessions(), 1u);
+  EXPECT_EQ(CorrelationShift::Apply(0, 90), 0u) << "0 is CUPTI's 'no call'";
+  shift.Saw(300);
+  shift.Saw(120);  // out of order: the highest stands
+  shift.NextSession();
+  EXPECT_EQ(shift.shift(), 301u);
+  EXPECT_EQ(CorrelationShift::Apply(22, shift.shift()), 323u);
+  shift.NextSession();  // a session that wrote nothing
+  EXPECT_EQ(shift.shift(), 301u) << "nothing of it to go past";
+  EXPECT_EQ(shift.sessions(), 3u);
 }
 
 }  // namespace
