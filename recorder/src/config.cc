@@ -172,6 +172,7 @@ Config Config::FromEnvironment() {
   c.pool_buffers = pool_bytes / c.buffer_bytes;
   if (c.pool_buffers < 2) c.pool_buffers = 2;
   c.device_buffer_bytes = static_cast<uint32_t>(EnvDouble("GPUCAP_DEVICE_BUFFER_KB", 0)) << 10;
+  c.device_buffers_ahead = static_cast<int32_t>(EnvDouble("GPUCAP_DEVICE_BUFFERS_AHEAD", -1));
   c.flush_period_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_FLUSH_MS", 1000));
   c.start_delay_s = EnvDouble("GPUCAP_DELAY_S", 0);
   c.duration_s = EnvDouble("GPUCAP_DURATION_S", 0);

@@ -34,6 +34,11 @@ struct Config {
   size_t buffer_bytes = 4u << 20;             // GPUCAP_BUFFER_KB
   size_t pool_buffers = 32;                   // GPUCAP_POOL_MB (128) / buffer size
   uint32_t device_buffer_bytes = 0;           // GPUCAP_DEVICE_BUFFER_KB (0: CUPTI default)
+  // GPUCAP_DEVICE_BUFFERS_AHEAD: device buffers CUPTI allocates for a context
+  // at its initialisation (CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE;
+  // -1: CUPTI's 3), again after every re-attach: a knob for measuring what a
+  // --sample cycle costs the launching thread.
+  int32_t device_buffers_ahead = -1;
   uint32_t flush_period_ms = 1000;            // GPUCAP_FLUSH_MS: CUPTI's own periodic flush
   double start_delay_s = 0;                   // GPUCAP_DELAY_S
   double duration_s = 0;                      // GPUCAP_DURATION_S (0: until exit)

@@ -117,6 +117,11 @@ void CuptiSession::Attach() {
       check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
             "device buffer size");
     }
+    if (config_.device_buffers_ahead >= 0) {
+      size_t v = static_cast<size_t>(config_.device_buffers_ahead), sz = sizeof(v);
+      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &sz, &v),
+            "device buffers allocated ahead");
+    }
     if (!check(cuptiActivityRegisterCallbacks(entry_.buffer_requested, entry_.buffer_completed),
                "cuptiActivityRegisterCallbacks")) {
       return;

@@ -105,6 +105,23 @@ TEST(Config, TheDetachsGatesAndBuffersAndTheirSwitches) {
   for (const char* v : vars) unsetenv(v);
 }
 
+// CUPTI's device buffers: its own sizes and count unless asked (a knob
+// for measuring a --sample cycle's price); 0 allocated ahead is a choice.
+TEST(Config, TheDeviceBuffersAreCuptisUnlessAsked) {
+  unsetenv("GPUCAP_DEVICE_BUFFER_KB");
+  unsetenv("GPUCAP_DEVICE_BUFFERS_AHEAD");
+  Config d = Config::FromEnvironment();
+  EXPECT_EQ(d.device_buffer_bytes, 0u);
+  EXPECT_EQ(d.device_buffers_ahead, -1);
+  setenv("GPUCAP_DEVICE_BUFFER_KB", "1024", 1);
+  setenv("GPUCAP_DEVICE_BUFFERS_AHEAD", "0", 1);
+  Config asked = Config::FromEnvironment();
+  EXPECT_EQ(asked.device_buffer_bytes, 1024u << 10);
+  EXPECT_EQ(asked.device_buffers_ahead, 0);
+  unsetenv("GPUCAP_DEVICE_BUFFER_KB");
+  unsetenv("GPUCAP_DEVICE_BUFFERS_AHEAD");
+}
+
 // A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
 // capture range, a signal or an unparsable range (which records as if none
 // were given) led to it; the entry gate decides at run time whether it can.
