@@ -18,8 +18,14 @@
 // of the moment (api_records.h, capture_streams.h). Saw() is told the
 // highest id written (the buffer walk, the callback records' hand-over).
 // NextSession(), at an attach after a finalize and before CUPTI numbers any
-// call, moves the shift past everything seen: the detach's flush has by then
-// walked every buffer of the sessions before, or dropped it unread.
+// call, moves the shift past everything seen: the detach's flush walked
+// every buffer of the sessions before or the finalize's reclaim dropped it,
+// and the attach first hands over the callback records and lets a running
+// completion end (CuptiSession::Attach). A buffer of an earlier session
+// walked later anyway is counted (CuptiBuffers::correlation_overlaps).
+//
+// Not shifted: the records of kinds the builder does not join by (MEMORY2,
+// MEMORY_POOL), whose ids then repeat across sessions.
 //
 // Past 2^32 ids the shifted ids wrap: they repeat after four billion calls.
 #ifndef GPUCAP_RECORDER_CORRELATION_SHIFT_H_

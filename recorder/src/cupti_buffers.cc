@@ -87,7 +87,13 @@ void CuptiBuffers::Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buf
     return;
   }
   WalkResult walk = WalkBuffer(buffer, valid, &strings_, correlation_shift);
-  if (shift_) shift_->Saw(walk.highest_correlation);
+  if (shift_) {
+    uint32_t now = shift_->shift();
+    if (correlation_shift < now && walk.highest_correlation >= now) {
+      correlation_overlaps_.fetch_add(1, std::memory_order_relaxed);
+    }
+    shift_->Saw(walk.highest_correlation);
+  }
   walk.info.context_id = context_id;
   walk.info.stream_id = stream_id;
   if (!walk.threads.empty()) seen_->SeeThreads(walk.threads);
@@ -121,6 +127,13 @@ std::vector<uint8_t*> CuptiBuffers::TakeLent() {
 void CuptiBuffers::GiveBack(const std::vector<uint8_t*>& buffers) {
   for (uint8_t* b : buffers) pool_->Give(b);
   reclaimed_.fetch_add(buffers.size(), std::memory_order_relaxed);
+}
+
+void CuptiBuffers::WaitForRunningCompletions(std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (in_completion_.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
 }
 
 void CuptiBuffers::WaitForCompletions(std::chrono::milliseconds limit) {

@@ -55,6 +55,9 @@ class CuptiBuffers {
   // After a flush: waits, at most `limit`, until no completion is running
   // and none has come for two polls a millisecond apart.
   void WaitForCompletions(std::chrono::milliseconds limit);
+  // Waits, at most `limit`, until no completion is running (none new is
+  // waited for): a wait of nothing in the usual case.
+  void WaitForRunningCompletions(std::chrono::milliseconds limit);
 
   // The buffers CUPTI dropped at a finalize, unreturned: a detaching pause
   // keeps the kinds on until the detach (CuptiSession::PauseActivity), so
@@ -70,6 +73,11 @@ class CuptiBuffers {
   // Completions of buffers not lent (taken back at a finalize): none is
   // expected; each one says CUPTI kept a buffer past its finalize.
   uint64_t completed_unlent() const { return completed_unlent_.load(); }
+  // Buffers of an earlier CUPTI session walked after the correlation shift
+  // moved past it whose ids reach the new shift: ids that may repeat in the
+  // capture (GPUCAP_RECLAIM_AT_DETACH=0 leaves such buffers lent). None is
+  // expected with the reclaim.
+  uint64_t correlation_overlaps() const { return correlation_overlaps_.load(); }
 
   // A module's name memory may be reused once it unloads.
   void ForgetStrings() { strings_.Clear(); }
@@ -103,6 +111,7 @@ class CuptiBuffers {
   std::atomic<uint64_t> completions_{0};
   std::atomic<uint64_t> reclaimed_{0};
   std::atomic<uint64_t> completed_unlent_{0};
+  std::atomic<uint64_t> correlation_overlaps_{0};
   std::mutex lent_mu_;  // one lock per buffer lent or returned
   std::vector<Lent> lent_;  // lent to CUPTI, not yet completed
 };

@@ -88,9 +88,17 @@ void CuptiSession::Attach() {
     return false;
   };
   bool late = detached_;
-  // CUPTI numbers calls from the start again after its finalize: this
-  // session's ids go past every id written before (correlation_shift.h).
-  if (late && !callbacks_registered_) correlations_.NextSession();
+  if (late && !callbacks_registered_) {
+    // CUPTI numbers calls from the start again after its finalize: this
+    // session's ids go past every id written before (correlation_shift.h).
+    // Seen first: the last session's callback records still in the
+    // threads' buffers (no callback runs while detached), and a completion
+    // that took its buffer before the finalize's reclaim and may still be
+    // walking it (waited for briefly; none is the rule).
+    if (api_records_) api_records_->Collect();
+    if (buffers_) buffers_->WaitForRunningCompletions(std::chrono::milliseconds(50));
+    correlations_.NextSession();
+  }
   if (!callbacks_registered_) {
     if (config_.system_thread_ids) {
       check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
@@ -304,9 +312,6 @@ void CuptiSession::TryDetach() {
   if (o == CuptiDetach::Outcome::kDetached) {
     buffers_->GiveBack(dropped_by_finalize_);
     dropped_by_finalize_.clear();
-    // The callback records of the session that ended are handed over (and
-    // their ids seen) before the next attach moves the ids' shift past them.
-    if (api_records_) api_records_->Collect();
   }
   if (o == CuptiDetach::Outcome::kFailed) log_->Log("gpucap: cuptiFinalize failed: pauses keep CUPTI attached");
   // No detach this pause after all: the kinds go off now, as without one.
@@ -400,6 +405,8 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("cupti_resumes_dropped", resumes_dropped_.load());
   extra->emplace_back("cupti_flushes_not_made", flushes_not_made_.load());
   extra->emplace_back("cupti_flushes_ungated", flushes_ungated_.load());
+  extra->emplace_back("cupti_sessions", correlations_.sessions());
+  extra->emplace_back("correlation_shift", correlations_.shift());
 }
 
 }  // namespace gpucap::recorder

@@ -359,6 +359,7 @@ format::RecorderStats Recorder::Stats(WriterDrops writer_drops) {
   s.extra = {{"buffers_completed", buffers_->buffers_completed()},
              {"buffers_reclaimed_at_detach", buffers_->reclaimed()},
              {"buffers_completed_unlent", buffers_->completed_unlent()},
+             {"correlation_overlaps", buffers_->correlation_overlaps()},
              {"buffers_dropped_writer_stopped", c.buffers_dropped_stopped},
              {"chunk_raw_bytes", c.chunk_raw_bytes},
              {"chunk_stored_bytes", c.chunk_stored_bytes},

@@ -155,12 +155,27 @@ TEST(CuptiBuffers, ABuffersIdsTakeTheShiftOfTheSessionItWasLentIn) {
   n = PutApiRecord(second, 22);
   // Walked in place before it is written: the writer sees the shifted id.
   w.buffers->OnCompleted(0, 0, second, 1 << 16, n, 0);
-  n = PutApiRecord(first_late, 41);
+  n = PutApiRecord(first_late, 30);
   w.buffers->OnCompleted(0, 0, first_late, 1 << 16, n, 0);
+  EXPECT_EQ(w.buffers->correlation_overlaps(), 0u) << "its 30 is below the second session's ids";
 
   w.shift.NextSession();
   EXPECT_EQ(w.shift.shift(), 22u + 41u + 1u)
-      << "the second session's highest id was 22 + 41; the late first-session buffer's 41 stayed 41";
+      << "the second session's highest id was 22 + 41; the late first-session buffer's 30 stayed 30";
+}
+
+// A buffer of an earlier session walked after the shift moved on, with ids
+// the new session may repeat (the reclaim off leaves such buffers lent): it
+// cannot be mended afterwards, so it is counted.
+TEST(CuptiBuffers, ALateBufferWhoseIdsReachTheNewShiftIsCounted) {
+  Writing w;
+  uint8_t* first = Request(*w.buffers);
+  uint8_t* first_late = Request(*w.buffers);
+  w.buffers->OnCompleted(0, 0, first, 1 << 16, PutApiRecord(first, 40), 0);
+  w.shift.NextSession();
+  ASSERT_EQ(w.shift.shift(), 41u);
+  w.buffers->OnCompleted(0, 0, first_late, 1 << 16, PutApiRecord(first_late, 45), 0);
+  EXPECT_EQ(w.buffers->correlation_overlaps(), 1u) << "45 is an id the second session gives its call 4";
 }
 
 // The recorder's own buffers (API records from callbacks, api_records.h)
