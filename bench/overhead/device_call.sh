@@ -21,7 +21,7 @@
 #   paused-after ROUNDS VARIANT...     time of paused stretches before/after recorded ranges, in one process
 #                                      (paused_after.sh, paused_after_summary.py)
 #   sample ROUNDS VARIANT...           `--sample 100` over 2000 eager steps against base (sample.sh)
-#   sampled-steps [N]                  N `--sample 100` runs (exit status, detach counters), the first one's
+#   sampled-steps [N]                  N `--sample 100` runs (exit status, detach counters), each one's
 #                                      sampled steps against a whole recording (sampled_steps.py)
 #   drops [N] [RECORD-ARG...]          kernels.cu (~1M launches/s) under `gpucap record` N times: drops
 #   ring-storm [MB...]                 kernels.cu (KERNELS launches eager, then as 100-kernel graphs) recorded plainly
@@ -161,8 +161,14 @@ part_sampled-steps() {  # [N]
   BLOCKS=2 timeout -k 3 60 $(pin) "$g" record -q --window-nvtx 'step#\d+' -o "$d/full.gpucap" -- \
     python3 "$here/sample_steps.py" >/dev/null 2>&1
   echo "whole recording rc=$?"
-  timeout -k 3 90 python3 "$here/sampled_steps.py" "$g" "$d/s1.gpucap" "$d/full.gpucap" "$d/w" | tee "$OUT/$n-complete.json" |
-    grep -h "sampled_equal\|sampled_windows\|without_flow\|outside"
+  # Every run's sampled steps against the whole recording: a lucky first run
+  # once hid a join that lost whole steps in other runs (session 27).
+  for ((i = 1; i <= runs; i++)); do
+    [[ -f $d/s$i.gpucap ]] || continue
+    timeout -k 3 90 python3 "$here/sampled_steps.py" "$g" "$d/s$i.gpucap" "$d/full.gpucap" "$d/w$i" >"$d/complete$i.json"
+    echo "sample $i: $(grep -h '"sampled_equal\|"sampled_windows"\|without_flow\|outside' "$d/complete$i.json" | tr -d ' \n')"
+  done
+  cp "$d/complete1.json" "$OUT/$n-complete.json" 2>/dev/null
 }
 part_drops() {  # [N] [RECORD-ARG...]
   local runs=${1:-10}; shift || true

@@ -25,7 +25,8 @@
 # libcallgrind_mark.so and libnull_cupti.so, built where valgrind's headers
 # are: see below),
 # VALGRIND (default: valgrind on PATH) with VALGRIND_LIB where it is carried,
-# RUN_TIMEOUT (s, default 600), BLOCKS, PER.
+# RUN_TIMEOUT (s, default 600), BLOCKS, PER, KEEP_CG (a variant whose callgrind
+# dumps stay in OUT/VARIANT-REPEAT/).
 # Prints the INSTR/THREADS lines of callgrind_blocks.py (also in
 # OUT/instr.txt), then its table.
 #
@@ -88,7 +89,10 @@ print(" ".join(f"{k}={v}" for k, v in {**d["records"]["by_kind"], **stats}.items
       "clean=%s" % d.get("shutdown", {}).get("clean"))')"
   done
   ((rc == 0)) || tail -5 "$dir/run.log" | sed "s/^/$v-$i: /" >&2
-  rm -f "$dir"/cg.* "$dir"/cap-*.gpucap  # tens of MB per run; the lines above are what is kept
+  # Tens of MB per run; the lines above are what is kept, except the dumps of
+  # the variant named by KEEP_CG (for callgrind_annotate: who calls what).
+  [[ $v == "${KEEP_CG:-}" ]] || rm -f "$dir"/cg.*
+  rm -f "$dir"/cap-*.gpucap
 }
 
 jobs_max=${JOBS:-8}
