@@ -123,7 +123,7 @@ tools() {
   [[ -f $TOOLS/libsegv_trace.so ]] || gcc -O1 -g -shared -fPIC "$here/segv_trace.c" -o "$TOOLS/libsegv_trace.so" -ldl
 }
 # The counters of a capture that the checks print.
-info() { "$g" info --json "$1" 2>&1 | grep -oE '"(ring_[a-z_]+|trigger|cupti_detaches|cupti_recorded_ahead|buffers_reclaimed_at_detach|buffers_completed_unlent|correlation_overlaps|cupti_sessions|buffers_dropped_pool_empty|cupti_dropped_records|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|cupti_switches_gated|cupti_switch_give_ups|cupti_switch_hold_ns_p50|cupti_switch_hold_ns_p99|cupti_switch_hold_ns_max|cupti_resumes_dropped|cupti_flushes_not_made|cupti_flushes_ungated|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": ("[^"]*"|[a-z0-9]+)' |
+info() { "$g" info --json "$1" 2>&1 | grep -oE '"(ring_[a-z_]+|trigger|cupti_detaches|cupti_recorded_ahead|buffers_reclaimed_at_detach|buffers_completed_unlent|correlation_overlaps|cupti_sessions|cupti_stage_[a-z_]+_ns_(p99|max)|buffers_dropped_pool_empty|cupti_dropped_records|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|cupti_switches_gated|cupti_switch_give_ups|cupti_switch_hold_ns_p50|cupti_switch_hold_ns_p99|cupti_switch_hold_ns_max|cupti_resumes_dropped|cupti_flushes_not_made|cupti_flushes_ungated|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": ("[^"]*"|[a-z0-9]+)' |
   tr -d '"' | tr '\n' ' '; }
 pin() { echo taskset -c "${CPUS:-2-9}"; }
 deadline() { [[ -n ${until:-} ]] && echo $(( t0 + until )) || echo ""; }

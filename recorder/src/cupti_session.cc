@@ -95,11 +95,13 @@ void CuptiSession::Attach() {
     // threads' buffers (no callback runs while detached), and a completion
     // that took its buffer before the finalize's reclaim and may still be
     // walking it (waited for briefly; none is the rule).
+    StageTimes::Scope timed(timed_stages(), StageTimes::kSettle);
     if (api_records_) api_records_->Collect();
     if (buffers_) buffers_->WaitForRunningCompletions(std::chrono::milliseconds(50));
     correlations_.NextSession();
   }
   if (!callbacks_registered_) {
+    StageTimes::Scope timed(timed_stages(), StageTimes::kRegister);
     if (config_.system_thread_ids) {
       check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
     }
@@ -141,6 +143,7 @@ void CuptiSession::Attach() {
     callbacks_registered_ = true;
     detached_ = false;
   }
+  StageTimes::Scope timed(timed_stages(), StageTimes::kSubscribe);
   if (config_.subscribe && !subscriber_) {
     CUpti_SubscriberHandle sub;
     if (check(cuptiSubscribe(&sub, entry_.callback, entry_.userdata),
@@ -251,11 +254,15 @@ bool CuptiSession::KindsOff(bool unless_resumed) {
 }
 
 bool CuptiSession::Flush(uint32_t flags) {
-  if (!detach_ || !config_.flush_gated) {
+  auto flush = [this, flags] {
+    StageTimes::Scope timed(timed_stages(), StageTimes::kFlush);
     cuptiActivityFlushAll(flags);
+  };
+  if (!detach_ || !config_.flush_gated) {
+    flush();
     return true;
   }
-  return Gated([flags] { cuptiActivityFlushAll(flags); });
+  return Gated(flush);
 }
 
 bool CuptiSession::FlushForced(std::chrono::milliseconds wait, int attempts, Fallback fallback) {
@@ -334,7 +341,10 @@ CuptiDetach::Finalized CuptiSession::Finalize() {
   // The kinds left on at the pause (PauseActivity) go off with every other
   // thread held, so that nothing is launched between them and the finalize.
   if (kinds_off_pending_.exchange(false)) SetActivityEnabledLocked(false, false);
-  if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
+  {
+    StageTimes::Scope timed(timed_stages(), StageTimes::kFinalize);
+    if (cuptiFinalize() != CUPTI_SUCCESS) return CuptiDetach::Finalized::kError;
+  }
   // Taken now, with both locks and the gate held: once the gate opens, a
   // recorded range may attach again and CUPTI be lent new buffers.
   if (config_.reclaim_at_detach) dropped_by_finalize_ = buffers_->TakeLent();
@@ -364,6 +374,7 @@ void CuptiSession::KindsOffAtStop() {
 
 void CuptiSession::SetActivityEnabledLocked(bool enabled, bool at_start) {
   if (!started_.load() || activity_enabled_.load() == enabled) return;
+  StageTimes::Scope timed(timed_stages(), enabled ? StageTimes::kKindsOn : StageTimes::kKindsOff);
   activity_enabled_.store(enabled);
   using K = format::ActivityKind;
   bool want_api = false;
@@ -407,6 +418,7 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("cupti_flushes_ungated", flushes_ungated_.load());
   extra->emplace_back("cupti_sessions", correlations_.sessions());
   extra->emplace_back("correlation_shift", correlations_.shift());
+  stages_.Stats(extra);
 }
 
 }  // namespace gpucap::recorder

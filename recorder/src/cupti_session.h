@@ -55,6 +55,7 @@
 #include "cupti_detach.h"
 #include "once_log.h"
 #include "recorder_phase.h"
+#include "stage_times.h"
 
 namespace gpucap::recorder {
 
@@ -162,8 +163,9 @@ class CuptiSession {
   bool DetachRetryDue() const { return detach_->RetryDue(); }
   CallbackSwitch* callbacks() { return &callbacks_; }
   // The detach's counters (CuptiDetach::Stats), cupti_recorded_ahead,
-  // cupti_resumes_dropped, cupti_flushes_not_made and
-  // cupti_flushes_ungated, when a detach was made.
+  // cupti_resumes_dropped, cupti_flushes_not_made,
+  // cupti_flushes_ungated, cupti_sessions, correlation_shift and the
+  // stages' times (stage_times.h), when a detach was made.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
  private:
@@ -176,6 +178,8 @@ class CuptiSession {
   // can vouch; false: the gate did not close in its bound. With a detach.
   bool Gated(const std::function<void()>& change);
   bool AttachedLocked() const;  // under cupti_mu_
+  // Where the stages of CUPTI's changes are timed: where pauses detach.
+  StageTimes* timed_stages() { return detach_ ? &stages_ : nullptr; }
   // The kinds off; with `unless_resumed`, not if the phase is no longer
   // paused when the switch is made. False: the gate did not close in its
   // bound (they stay on).
@@ -189,6 +193,7 @@ class CuptiSession {
   CuptiBuffers* buffers_ = nullptr;
   ApiRecords* api_records_ = nullptr;
   CorrelationShift correlations_;
+  StageTimes stages_;
   // The API callback ids the subscriber has on, for every part that wants some.
   CallbackSwitch callbacks_;
   std::atomic<bool> started_{false};
