@@ -1,0 +1,324 @@
+// CuptiSession's detach and re-attach wired to the correlation shift
+// (correlation_shift.h), over a CUPTI faked at link level: this program
+// defines the CUPTI functions the session calls, so the static recorder
+// core binds to these rather than to libcupti (which is linked for the rest,
+// the record walk among it), and exports an entry gate that always closes.
+//
+// The fake numbers calls from 22 after every cuptiFinalize, as CUPTI 13.0
+// did on the H100 (each `--sample 100` cycle's ids from 22 up, 2026-12-06);
+// what is asserted is that the session moves the shift past every id seen
+// at each attach after a finalize: the ids of CUPTI's buffers its flush
+// handed over, and the callback records still in the threads' buffers.
+#include "cupti_session.h"
+
+#include <cupti.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api_records.h"
+#include "cupti_buffers.h"
+#include "first_seen.h"
+#include "gate_api.h"
+#include "gpucap/format/capture_writer.h"
+
+namespace {
+
+constexpr size_t kBufferBytes = 1 << 16;
+
+// What the fake CUPTI holds: the buffer callbacks, the one buffer it has
+// asked for, the next correlation id, and what was called.
+struct FakeCupti {
+  std::mutex mu;
+  CUpti_BuffersCallbackRequestFunc request = nullptr;
+  CUpti_BuffersCallbackCompleteFunc complete = nullptr;
+  uint8_t* buffer = nullptr;
+  size_t valid = 0;
+  uint32_t next_id = 22;
+  int finalizes = 0;
+  int subscribes = 0;
+  std::map<CUpti_ActivityKind, bool> kinds;
+
+  void Reset() {
+    std::lock_guard<std::mutex> lock(mu);
+    request = nullptr;
+    complete = nullptr;
+    buffer = nullptr;
+    valid = 0;
+    next_id = 22;
+    finalizes = subscribes = 0;
+    kinds.clear();
+  }
+};
+FakeCupti g_cupti;
+
+}  // namespace
+
+// --- the fake CUPTI ------------------------------------------------------------------------------------
+extern "C" {
+CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult, const char** str) {
+  *str = "fake";
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiSetThreadIdType(CUpti_ActivityThreadIdType) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                                    CUpti_BuffersCallbackCompleteFunc completed) {
+  std::lock_guard<std::mutex> lock(g_cupti.mu);
+  g_cupti.request = requested;
+  g_cupti.complete = completed;
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc, void*) {
+  std::lock_guard<std::mutex> lock(g_cupti.mu);
+  ++g_cupti.subscribes;
+  static int handle;
+  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&handle);
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) {
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
+  std::lock_guard<std::mutex> lock(g_cupti.mu);
+  g_cupti.kinds[kind] = true;
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
+  std::lock_guard<std::mutex> lock(g_cupti.mu);
+  g_cupti.kinds[kind] = false;
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiActivityEnableAllSyncRecords(uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
+// A forced flush hands the buffer CUPTI holds over, records and all.
+CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t) {
+  uint8_t* b;
+  size_t valid;
+  CUpti_BuffersCallbackCompleteFunc complete;
+  {
+    std::lock_guard<std::mutex> lock(g_cupti.mu);
+    b = g_cupti.buffer;
+    valid = g_cupti.valid;
+    complete = g_cupti.complete;
+    g_cupti.buffer = nullptr;
+    g_cupti.valid = 0;
+  }
+  if (b && complete) complete(nullptr, 0, b, kBufferBytes, valid);
+  return CUPTI_SUCCESS;
+}
+// CUPTI forgets its callbacks, its buffer (the recorder takes it back) and
+// its count of calls.
+CUptiResult CUPTIAPI cuptiFinalize(void) {
+  std::lock_guard<std::mutex> lock(g_cupti.mu);
+  ++g_cupti.finalizes;
+  g_cupti.request = nullptr;
+  g_cupti.complete = nullptr;
+  g_cupti.buffer = nullptr;
+  g_cupti.valid = 0;
+  g_cupti.next_id = 22;
+  g_cupti.kinds.clear();
+  return CUPTI_SUCCESS;
+}
+
+// The entry gate libgpucap_gate.so would export: it always closes (no other
+// thread here is in CUDA), and something went through it.
+const GpucapEntryGateV1* gpucap_entry_gate_v1(void) {
+  static const GpucapEntryGateV1 gate = {
+      sizeof(GpucapEntryGateV1),
+      [](uint64_t, uint32_t* in_flight, uint64_t* waited_ns) {
+        *in_flight = 0;
+        *waited_ns = 0;
+        return 1;
+      },
+      [] {},
+      [](const void*, const void*) {},
+      [] { return uint64_t{1}; },
+      [] { return uint64_t{0}; },
+      [] { return uint32_t{0}; },
+      [](const void*) { return 0; },
+      [](uint64_t* tables, uint64_t* entries, uint64_t* refused) {
+        if (tables) *tables = 1;
+        if (entries) *entries = 1;
+        if (refused) *refused = 0;
+      },
+      [](GpucapGateCall*, size_t) { return size_t{0}; },
+  };
+  return &gate;
+}
+}  // extern "C"
+
+namespace gpucap::recorder {
+namespace {
+
+class DiscardSink : public format::Sink {
+ public:
+  Status Append(std::span<const format::ByteSpan>) override { return Status::Ok(); }
+  Status Truncate(uint64_t) override { return Status::Ok(); }
+  Status Sync() override { return Status::Ok(); }
+  Status Close() override { return Status::Ok(); }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_ = "discard";
+};
+
+CuptiBuffers* g_buffers = nullptr;  // where the session's buffer callbacks lead
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  g_buffers->OnRequested(buffer, size, max_records);
+}
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
+  g_buffers->OnCompleted(0, stream, buffer, size, valid, 0);
+}
+void CUPTIAPI Callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// A call CUPTI records: an API record with its next id, in a buffer asked
+// for through the registered callback. Its id.
+uint32_t Call() {
+  std::lock_guard<std::mutex> lock(g_cupti.mu);
+  if (!g_cupti.buffer) {
+    size_t size = 0, max_records = 0;
+    g_cupti.request(&g_cupti.buffer, &size, &max_records);
+    if (!g_cupti.buffer) return 0;
+  }
+  CUpti_ActivityAPI r;
+  std::memset(&r, 0, sizeof(r));
+  r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  r.start = 1000;
+  r.end = 2000;
+  r.threadId = 7;
+  r.correlationId = g_cupti.next_id++;
+  std::memcpy(g_cupti.buffer + g_cupti.valid, &r, sizeof(r));
+  g_cupti.valid += sizeof(r);
+  return r.correlationId;
+}
+
+// A session that detaches at pauses, its buffers, the writer behind them.
+struct Session {
+  Config config;
+  RecorderPhase phase;
+  OnceLog log;
+  FirstSeen seen;
+  std::unique_ptr<format::CaptureWriter> writer;
+  std::unique_ptr<CuptiSession> cupti;
+  std::unique_ptr<CuptiBuffers> buffers;
+  std::unique_ptr<ApiRecords> api_records;
+
+  explicit Session(bool callback_records = false) {
+    g_cupti.Reset();
+    config.pause_detach = true;
+    config.kinds = {static_cast<uint32_t>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+                    static_cast<uint32_t>(CUPTI_ACTIVITY_KIND_RUNTIME)};
+    phase.store(RecorderPhase::kRecording);
+    writer = format::CaptureWriter::Start(std::make_unique<DiscardSink>(), format::WriterOptions{}).value();
+    cupti = std::make_unique<CuptiSession>(
+        config, &phase, &log, CuptiSession::Entry{BufferRequested, BufferCompleted, Callback, nullptr},
+        [](bool) {});
+    buffers = std::make_unique<CuptiBuffers>(8, kBufferBytes, writer.get(), &phase, &seen, [] {},
+                                             cupti->correlations());
+    g_buffers = buffers.get();
+    if (callback_records) {
+      api_records = std::make_unique<ApiRecords>(
+          std::vector<ApiRecords::Id>{{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000}},
+          kBufferBytes, 1, [this] { return buffers->pool()->Take(); },
+          [this](uint8_t* b, size_t valid) { buffers->OnFilled(b, valid); });
+    }
+    cupti->MakeDetach();
+    cupti->UseBuffers(buffers.get());
+    cupti->MarkStarted();
+    cupti->Start(/*attach=*/true, /*recording=*/true, api_records.get());
+  }
+  ~Session() {
+    writer->Close(format::Trailer{}, std::chrono::seconds(10));
+    g_buffers = nullptr;
+  }
+
+  // A recorded range's end: the pause, its flush and its detach.
+  void PauseAndDetach() {
+    phase.store(RecorderPhase::kPaused);
+    cupti->Pause();
+  }
+  // The next recorded range's start.
+  bool Resume() {
+    phase.store(RecorderPhase::kRecording);
+    return cupti->Record();
+  }
+  std::map<std::string, uint64_t> Stats() const {
+    std::vector<std::pair<std::string, uint64_t>> v;
+    cupti->Stats(&v);
+    return {v.begin(), v.end()};
+  }
+};
+
+TEST(CuptiSession, EachAttachAfterAFinalizeShiftsPastTheIdsCuptiGaveBefore) {
+  Session s;
+  ASSERT_TRUE(s.cupti->detaches()) << "the exported gate makes the detach";
+  EXPECT_EQ(Call(), 22u);
+  EXPECT_EQ(Call(), 23u);
+  EXPECT_EQ(Call(), 24u);
+  s.PauseAndDetach();
+  ASSERT_EQ(g_cupti.finalizes, 1) << "the pause finalized CUPTI";
+  EXPECT_EQ(s.cupti->correlations()->shift(), 0u) << "nothing attached since";
+
+  ASSERT_TRUE(s.Resume());
+  EXPECT_EQ(g_cupti.subscribes, 2) << "attached again";
+  EXPECT_EQ(s.cupti->correlations()->shift(), 25u) << "past the first session's 22..24";
+  EXPECT_EQ(Call(), 22u) << "CUPTI numbers from the start again";
+  s.PauseAndDetach();
+  ASSERT_EQ(g_cupti.finalizes, 2);
+
+  ASSERT_TRUE(s.Resume());
+  EXPECT_EQ(s.cupti->correlations()->shift(), 22u + 25u + 1u)
+      << "past the second session's one call, written as 22 + 25";
+  auto stats = s.Stats();
+  EXPECT_EQ(stats["cupti_sessions"], 3u);
+  EXPECT_EQ(stats["cupti_detaches"], 2u);
+  EXPECT_EQ(stats["cupti_stage_finalize_count"], 2u);
+  EXPECT_EQ(stats["cupti_stage_settle_count"], 2u) << "one settling per attach after a finalize";
+}
+
+// Callback records (GPUCAP_API_RECORDS=callback) still in a thread's buffer
+// when CUPTI was let go: handed over before the shift moves, so the next
+// session's ids go past theirs too.
+TEST(CuptiSession, CallbackRecordsLeftInAThreadsBufferAreSeenBeforeTheShiftMoves) {
+  Session s(/*callback_records=*/true);
+  ASSERT_NE(s.api_records, nullptr);
+  ASSERT_TRUE(s.api_records->on()) << "switched on with the kinds";
+  // A launch's record, made on this thread and left in its buffer.
+  s.api_records->OnEnter(CUPTI_CB_DOMAIN_RUNTIME_API, 60, 1000);
+  s.api_records->OnExit(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 60, 0, 2000, 7);
+  s.PauseAndDetach();
+  ASSERT_EQ(g_cupti.finalizes, 1);
+  EXPECT_EQ(s.api_records->records(), 0u) << "not handed over by the pause";
+
+  ASSERT_TRUE(s.Resume());
+  EXPECT_EQ(s.api_records->records(), 1u) << "handed over by the attach";
+  EXPECT_EQ(s.cupti->correlations()->shift(), 61u) << "past the callback record's 60";
+}
+
+// A session that never detaches keeps CUPTI's own ids.
+TEST(CuptiSession, WithoutADetachTheIdsAreCuptis) {
+  Session s;
+  EXPECT_EQ(Call(), 22u);
+  s.phase.store(RecorderPhase::kPaused);
+  s.cupti->PauseActivity();  // the kinds go off only at a detach: none is made here
+  s.phase.store(RecorderPhase::kRecording);
+  ASSERT_TRUE(s.cupti->Record());
+  EXPECT_EQ(g_cupti.finalizes, 0);
+  EXPECT_EQ(s.cupti->correlations()->shift(), 0u);
+  EXPECT_EQ(s.Stats()["cupti_sessions"], 1u);
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
