@@ -69,17 +69,17 @@ void CuptiBuffers::OnCompleted(uint32_t context_id, uint32_t stream_id, uint8_t*
     *it = lent_.back();
     lent_.pop_back();
   }
-  Deliver(context_id, stream_id, buffer, valid, correlation_shift);
+  Deliver(context_id, stream_id, buffer, valid, correlation_shift, /*ours=*/false);
 }
 
 void CuptiBuffers::OnFilled(uint8_t* buffer, size_t valid) {
   in_completion_.fetch_add(1, std::memory_order_acq_rel);
-  Deliver(0, 0, buffer, valid, 0);
+  Deliver(0, 0, buffer, valid, 0, /*ours=*/true);
 }
 
 // Ends the completion OnCompleted or OnFilled began.
 void CuptiBuffers::Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t valid,
-                           uint32_t correlation_shift) {
+                           uint32_t correlation_shift, bool ours) {
   if (valid == 0 || phase_->load(std::memory_order_acquire) == RecorderPhase::kStopped) {
     pool_->Give(buffer);
     in_completion_.fetch_sub(1, std::memory_order_acq_rel);
@@ -88,8 +88,10 @@ void CuptiBuffers::Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buf
   }
   WalkResult walk = WalkBuffer(buffer, valid, &strings_, correlation_shift);
   if (shift_) {
+    // The recorder's own records took the shift of their moment, and are
+    // all handed over before it moves (CuptiSession::Attach): never late.
     uint32_t now = shift_->shift();
-    if (correlation_shift < now && walk.highest_correlation >= now) {
+    if (!ours && correlation_shift < now && walk.highest_correlation >= now) {
       correlation_overlaps_.fetch_add(1, std::memory_order_relaxed);
     }
     shift_->Saw(walk.highest_correlation);

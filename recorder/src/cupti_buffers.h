@@ -94,7 +94,10 @@ class CuptiBuffers {
     uint8_t* buffer;
     uint32_t correlation_shift;  // of the CUPTI session it was lent in
   };
-  void Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t valid, uint32_t correlation_shift);
+  // Walks (shifting CUPTI's ids by `correlation_shift`), writes, counts;
+  // `ours`: a buffer the recorder filled (OnFilled), never late for a shift.
+  void Deliver(uint32_t context_id, uint32_t stream_id, uint8_t* buffer, size_t valid, uint32_t correlation_shift,
+               bool ours);
 
   format::CaptureWriter* const writer_;
   const RecorderPhase* const phase_;

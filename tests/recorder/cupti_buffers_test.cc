@@ -189,6 +189,8 @@ TEST(CuptiBuffers, ABufferTheRecorderFilledIsWrittenAsItIs) {
   size_t n = PutApiRecord(own, 500);  // shifted already, where it was made
   w.buffers->OnFilled(own, n);
   EXPECT_EQ(w.buffers->completed_unlent(), 0u);
+  EXPECT_EQ(w.buffers->correlation_overlaps(), 0u)
+      << "made with the shift of its moment: not a late buffer (40 a run counted so on an H100)";
   EXPECT_EQ(w.buffers->buffers_completed(), 1u);
   w.shift.NextSession();
   EXPECT_EQ(w.shift.shift(), 501u) << "its id seen as written, not shifted again";
