@@ -78,32 +78,33 @@ void CuptiSession::MakeDetach() {
                                           CodeRangesOf(reinterpret_cast<const void*>(&cuptiFinalize)));
 }
 
-void CuptiSession::Attach() {
-  std::lock_guard<std::mutex> lock(cupti_mu_);
-  auto check = [&](CUptiResult r, const char* what) {
-    if (r == CUPTI_SUCCESS) return true;
-    const char* msg = nullptr;
-    cuptiGetResultString(r, &msg);
-    log_->Log(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
-    return false;
-  };
-  bool late = detached_;
-  if (late && !callbacks_registered_) {
+bool CuptiSession::Check(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return true;
+  const char* msg = nullptr;
+  cuptiGetResultString(r, &msg);
+  log_->Log(std::string("gpucap: ") + what + ": " + (msg ? msg : "error"));
+  return false;
+}
+
+bool CuptiSession::RegisterLocked() {
+  if (callbacks_registered_) return true;
+  if (detached_) {
     // CUPTI numbers calls from the start again after its finalize: this
     // session's ids go past every id written before (correlation_shift.h).
     // Seen first: the last session's callback records still in the
     // threads' buffers (no callback runs while detached), and a completion
     // that took its buffer before the finalize's reclaim and may still be
-    // walking it (waited for briefly; none is the rule).
+    // walking it (waited for briefly; none is the rule). Before the buffer
+    // callbacks: CUPTI is lent no buffer of this session before the shift.
     StageTimes::Scope timed(timed_stages(), StageTimes::kSettle);
     if (api_records_) api_records_->Collect();
     if (buffers_) buffers_->WaitForRunningCompletions(std::chrono::milliseconds(50));
     correlations_.NextSession();
   }
-  if (!callbacks_registered_) {
-    StageTimes::Scope timed(timed_stages(), StageTimes::kRegister);
+  {
+    StageTimes::Scope timed(timed_stages(), StageTimes::kAttributes);
     if (config_.system_thread_ids) {
-      check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
+      Check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "thread id type");
     }
     {
       // The pool's buffers come zeroed (buffer_pool.h): otherwise CUPTI
@@ -112,54 +113,70 @@ void CuptiSession::Attach() {
       // again at each attach after a finalize, which may forget it.
       uint8_t zeroed = 1;
       size_t sz = sizeof(zeroed);
-      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &zeroed),
+      Check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz, &zeroed),
             "zeroed activity buffers");
     }
     if (!config_.per_thread_buffers) {
       // Before the buffer callbacks and any kind, as CUPTI asks.
       uint8_t per_thread = 0;
       size_t sz = sizeof(per_thread);
-      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz, &per_thread),
+      Check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz, &per_thread),
             "shared activity buffers");
     }
     if (config_.device_buffer_bytes) {
       size_t v = config_.device_buffer_bytes, sz = sizeof(v);
-      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v),
-            "device buffer size");
+      Check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &v), "device buffer size");
     }
     if (config_.device_buffers_ahead >= 0) {
       size_t v = static_cast<size_t>(config_.device_buffers_ahead), sz = sizeof(v);
-      check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &sz, &v),
+      Check(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, &sz, &v),
             "device buffers allocated ahead");
     }
-    if (!check(cuptiActivityRegisterCallbacks(entry_.buffer_requested, entry_.buffer_completed),
-               "cuptiActivityRegisterCallbacks")) {
-      return;
-    }
-    if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
-    if (config_.latency_timestamps) {
-      check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps");
-    }
-    callbacks_registered_ = true;
-    detached_ = false;
   }
+  StageTimes::Scope timed(timed_stages(), StageTimes::kRegister);
+  if (!Check(cuptiActivityRegisterCallbacks(entry_.buffer_requested, entry_.buffer_completed),
+             "cuptiActivityRegisterCallbacks")) {
+    return false;
+  }
+  if (config_.flush_period_ms) cuptiActivityFlushPeriod(config_.flush_period_ms);
+  if (config_.latency_timestamps) {
+    Check(cuptiActivityEnableLatencyTimestamps(1), "latency timestamps");
+  }
+  callbacks_registered_ = true;
+  return true;
+}
+
+void CuptiSession::Attach() {
+  std::lock_guard<std::mutex> lock(cupti_mu_);
+  // Late: CUPTI was away (detached, or not attached since cuInit), also
+  // where Prepare registered it again since.
+  bool late = detached_;
+  if (!RegisterLocked()) return;
+  detached_ = false;
   StageTimes::Scope timed(timed_stages(), StageTimes::kSubscribe);
   if (config_.subscribe && !subscriber_) {
     CUpti_SubscriberHandle sub;
-    if (check(cuptiSubscribe(&sub, entry_.callback, entry_.userdata),
+    if (Check(cuptiSubscribe(&sub, entry_.callback, entry_.userdata),
               "cuptiSubscribe (another CUPTI tool in this process?)")) {
       subscriber_ = sub;
       callbacks_.Attach(sub);
       if (config_.resource_domain) {
-        check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
+        Check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), "resource callbacks");
       } else {
         for (CUpti_CallbackId cbid : kResourceCallbacks) {
-          check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, cbid), "resource callback");
+          Check(cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, cbid), "resource callback");
         }
       }
     }
   }
   attached_(late);
+}
+
+void CuptiSession::Prepare() {
+  std::lock_guard<std::mutex> lock(cupti_mu_);
+  if (!detached_ || callbacks_registered_) return;
+  prepared_.fetch_add(1, std::memory_order_relaxed);
+  RegisterLocked();
 }
 
 bool CuptiSession::AttachedLocked() const { return callbacks_registered_ && (subscriber_ || !config_.subscribe); }
@@ -213,6 +230,10 @@ void CuptiSession::RecordAhead(const std::function<bool()>& still) {
     return started_.load() && !activity_enabled_.load() && phase_->load() == RecorderPhase::kPaused && still();
   };
   if (!wanted()) return;
+  // CUPTI's registration again after a finalize, with no other thread held
+  // (GPUCAP_ATTACH_PREPARE): what the gate then holds them for is the
+  // subscriber and the kinds.
+  if (config_.attach_prepare && detach_) Prepare();
   // Under the switch lock, then the attachment's (Attach): the recorded
   // range's thread, which takes them one at a time, finds the kinds on or
   // switches them itself.
@@ -418,6 +439,7 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("cupti_flushes_ungated", flushes_ungated_.load());
   extra->emplace_back("cupti_sessions", correlations_.sessions());
   extra->emplace_back("correlation_shift", correlations_.shift());
+  extra->emplace_back("cupti_attaches_prepared", prepared_.load());
   stages_.Stats(extra);
 }
 

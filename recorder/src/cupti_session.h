@@ -114,6 +114,16 @@ class CuptiSession {
   // under the switch lock: whether that recorded range has not opened yet;
   // nothing is done when it has, or when the kinds are on already.
   void RecordAhead(const std::function<bool()>& still);
+  // After a finalize: CUPTI's attributes and buffer callbacks again (with
+  // the correlation shift moved first), on the calling thread and without
+  // the entry gate, so that the gated Attach that follows holds the other
+  // threads for the subscriber alone. RecordAhead's, on the control thread,
+  // with GPUCAP_ATTACH_PREPARE: registering took 12-65 ms at p99 inside
+  // the hold on an H100 (2026-12-06), while the subscriber took 0.07 ms and
+  // the kinds 1 ms. Whether CUPTI's registration beside other threads'
+  // launches is safe is what the stress on a GPU must say: until it has,
+  // it is off. Nothing when attached or registered already.
+  void Prepare();
   void Pause();   // PauseActivity, then Release
   // A pause's first half: the kinds off, or, where pauses detach, left on
   // until the detach switches them off inside the gate (Finalize): a graph
@@ -164,8 +174,8 @@ class CuptiSession {
   CallbackSwitch* callbacks() { return &callbacks_; }
   // The detach's counters (CuptiDetach::Stats), cupti_recorded_ahead,
   // cupti_resumes_dropped, cupti_flushes_not_made,
-  // cupti_flushes_ungated, cupti_sessions, correlation_shift and the
-  // stages' times (stage_times.h), when a detach was made.
+  // cupti_flushes_ungated, cupti_sessions, correlation_shift,
+  // cupti_attaches_prepared and the stages' times (stage_times.h), when a detach was made.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
  private:
@@ -178,6 +188,12 @@ class CuptiSession {
   // can vouch; false: the gate did not close in its bound. With a detach.
   bool Gated(const std::function<void()>& change);
   bool AttachedLocked() const;  // under cupti_mu_
+  // CUPTI's result, logged once when not a success.
+  bool Check(CUptiResult r, const char* what);
+  // The buffer callbacks registered, with CUPTI's attributes before them
+  // and, after a finalize, the correlation shift moved; under cupti_mu_.
+  // False: CUPTI refused the callbacks.
+  bool RegisterLocked();
   // Where the stages of CUPTI's changes are timed: where pauses detach.
   StageTimes* timed_stages() { return detach_ ? &stages_ : nullptr; }
   // The kinds off; with `unless_resumed`, not if the phase is no longer
@@ -201,6 +217,7 @@ class CuptiSession {
   // Paused with the kinds left on for the detach to switch off (PauseActivity).
   std::atomic<bool> kinds_off_pending_{false};
   std::atomic<uint64_t> recorded_ahead_{0};
+  std::atomic<uint64_t> prepared_{0};  // Prepare's registrations
   std::atomic<uint64_t> resumes_dropped_{0};  // Record's false
   std::atomic<uint64_t> flushes_not_made_{0}, flushes_ungated_{0};  // FlushForced's
   bool flushed_for_detach_ = false;  // this pause's buffers flushed; control thread only

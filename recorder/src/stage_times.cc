@@ -5,7 +5,7 @@
 namespace gpucap::recorder {
 namespace {
 
-constexpr const char* kNames[StageTimes::kStages] = {"settle", "register", "subscribe", "kinds_on",
+constexpr const char* kNames[StageTimes::kStages] = {"settle", "attributes", "register", "subscribe", "kinds_on",
                                                       "kinds_off", "flush", "finalize"};
 
 }  // namespace

@@ -1,5 +1,5 @@
 // How long each stage of CUPTI's changes of state took where pauses detach
-// (the attach's settling, registering and subscribing, the kinds' switch,
+// (the attach's settling, attributes, registering and subscribing, the kinds' switch,
 // the flush, the finalize), so that a hold's tail can be laid at one
 // stage's door: the re-attach's hold was 0.5-0.9 ms at p50 but 16-23 ms at
 // p99 on an H100 (docs/recorder-detach.md), and the hold alone does not
@@ -23,7 +23,8 @@ class StageTimes {
  public:
   enum Stage {
     kSettle,     // the last session's callback records handed over, a running completion waited for
-    kRegister,   // CUPTI's attributes and its buffer callbacks
+    kAttributes, // CUPTI's attributes (the first CUPTI calls after a finalize)
+    kRegister,   // its buffer callbacks
     kSubscribe,  // the subscriber, its resource callbacks, the other parts' callbacks (attached)
     kKindsOn,    // the activity kinds and API records switched on
     kKindsOff,   // switched off

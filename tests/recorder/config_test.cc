@@ -122,6 +122,16 @@ TEST(Config, TheDeviceBuffersAreCuptisUnlessAsked) {
   unsetenv("GPUCAP_DEVICE_BUFFERS_AHEAD");
 }
 
+// An attach ahead registers CUPTI inside the gate unless asked to prepare
+// it outside (GPUCAP_ATTACH_PREPARE=1), which no GPU run has yet shown safe.
+TEST(Config, AnAttachIsPreparedOutsideTheGateOnlyWhenAsked) {
+  unsetenv("GPUCAP_ATTACH_PREPARE");
+  EXPECT_FALSE(Config::FromEnvironment().attach_prepare);
+  setenv("GPUCAP_ATTACH_PREPARE", "1", 1);
+  EXPECT_TRUE(Config::FromEnvironment().attach_prepare);
+  unsetenv("GPUCAP_ATTACH_PREPARE");
+}
+
 // A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
 // capture range, a signal or an unparsable range (which records as if none
 // were given) led to it; the entry gate decides at run time whether it can.

@@ -43,6 +43,9 @@ struct FakeCupti {
   uint32_t next_id = 22;
   int finalizes = 0;
   int subscribes = 0;
+  bool gate_closed = false;
+  // Whether each cuptiActivityRegisterCallbacks came with the gate closed.
+  std::vector<bool> registered_gated;
   std::map<CUpti_ActivityKind, bool> kinds;
 
   void Reset() {
@@ -53,6 +56,8 @@ struct FakeCupti {
     valid = 0;
     next_id = 22;
     finalizes = subscribes = 0;
+    gate_closed = false;
+    registered_gated.clear();
     kinds.clear();
   }
 };
@@ -73,6 +78,7 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
   std::lock_guard<std::mutex> lock(g_cupti.mu);
   g_cupti.request = requested;
   g_cupti.complete = completed;
+  g_cupti.registered_gated.push_back(g_cupti.gate_closed);
   return CUPTI_SUCCESS;
 }
 CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t) { return CUPTI_SUCCESS; }
@@ -139,9 +145,14 @@ const GpucapEntryGateV1* gpucap_entry_gate_v1(void) {
       [](uint64_t, uint32_t* in_flight, uint64_t* waited_ns) {
         *in_flight = 0;
         *waited_ns = 0;
+        std::lock_guard<std::mutex> lock(g_cupti.mu);
+        g_cupti.gate_closed = true;
         return 1;
       },
-      [] {},
+      [] {
+        std::lock_guard<std::mutex> lock(g_cupti.mu);
+        g_cupti.gate_closed = false;
+      },
       [](const void*, const void*) {},
       [] { return uint64_t{1}; },
       [] { return uint64_t{0}; },
@@ -215,9 +226,10 @@ struct Session {
   std::unique_ptr<CuptiBuffers> buffers;
   std::unique_ptr<ApiRecords> api_records;
 
-  explicit Session(bool callback_records = false) {
+  explicit Session(bool callback_records = false, bool attach_prepare = false) {
     g_cupti.Reset();
     config.pause_detach = true;
+    config.attach_prepare = attach_prepare;
     config.kinds = {static_cast<uint32_t>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
                     static_cast<uint32_t>(CUPTI_ACTIVITY_KIND_RUNTIME)};
     phase.store(RecorderPhase::kRecording);
@@ -305,6 +317,32 @@ TEST(CuptiSession, CallbackRecordsLeftInAThreadsBufferAreSeenBeforeTheShiftMoves
   ASSERT_TRUE(s.Resume());
   EXPECT_EQ(s.api_records->records(), 1u) << "handed over by the attach";
   EXPECT_EQ(s.cupti->correlations()->shift(), 61u) << "past the callback record's 60";
+}
+
+// The control thread's attach ahead of a recorded range: by default CUPTI
+// registers again with every other thread held; with GPUCAP_ATTACH_PREPARE
+// the registration comes first, the gate open, and the shift still moves
+// before CUPTI is lent a buffer of the new session.
+TEST(CuptiSession, AnAttachAheadRegistersCuptiInsideTheGateUnlessPrepared) {
+  for (bool prepare : {false, true}) {
+    SCOPED_TRACE(prepare ? "prepared" : "gated");
+    Session s(/*callback_records=*/false, prepare);
+    EXPECT_EQ(Call(), 22u);
+    s.PauseAndDetach();
+    ASSERT_EQ(g_cupti.finalizes, 1);
+    s.cupti->RecordAhead([] { return true; });
+    EXPECT_TRUE(s.cupti->activity_enabled()) << "attached, the kinds on, while still paused";
+    ASSERT_EQ(g_cupti.registered_gated.size(), 2u);
+    EXPECT_FALSE(g_cupti.registered_gated[0]) << "the first, at the start, needs no gate";
+    EXPECT_EQ(g_cupti.registered_gated[1], !prepare);
+    EXPECT_FALSE(g_cupti.gate_closed) << "opened again";
+    EXPECT_EQ(s.cupti->correlations()->shift(), 23u);
+    auto stats = s.Stats();
+    EXPECT_EQ(stats["cupti_attaches_prepared"], prepare ? 1u : 0u);
+    EXPECT_EQ(stats["cupti_recorded_ahead"], 1u);
+    EXPECT_EQ(stats["cupti_stage_register_count"], 2u);
+    EXPECT_EQ(stats["cupti_stage_attributes_count"], 2u);
+  }
 }
 
 // A session that never detaches keeps CUPTI's own ids.
