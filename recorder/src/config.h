@@ -137,6 +137,11 @@ struct Config {
   // threads only for the subscriber and the kinds (CuptiSession::Prepare):
   // the registration took 12-65 ms at p99 inside the hold on an H100.
   bool attach_prepare = false;
+  // GPUCAP_DETACH_QUIET_MS (default 0: off): before a pause's detach closes
+  // the gate, wait up to this long, the gate open and off the control
+  // thread, for the GPU work queued so far (gpu_quiet.h): the gated flush
+  // and finalize wait for the work in flight.
+  uint32_t detach_quiet_ms = 0;
   // GPUCAP_DETACH_LATE_OFF (default 1): a pause that will detach leaves the
   // kinds on until the detach, which switches them off inside the gate
   // (CuptiSession::PauseActivity); 0 switches them off at the pause.

@@ -330,6 +330,11 @@ void CuptiSession::TryDetach() {
   // an attempt given up (tried again at the next tick): a finalize now
   // would lose the range's last records.
   CuptiDetach::Outcome o = CuptiDetach::Outcome::kGaveUp;
+  // The GPU work queued so far, waited for with the gate open (a bounded
+  // wait: the gated flush and finalize then wait only for what came since).
+  if (!flushed_for_detach_ && config_.detach_quiet_ms) {
+    quiet_.Wait(std::chrono::milliseconds(config_.detach_quiet_ms));
+  }
   if (!flushed_for_detach_ && !FlushForced(std::chrono::milliseconds(300))) {
     detach_->CountGiveUp();
   } else {
@@ -440,6 +445,10 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("cupti_sessions", correlations_.sessions());
   extra->emplace_back("correlation_shift", correlations_.shift());
   extra->emplace_back("cupti_attaches_prepared", prepared_.load());
+  if (config_.detach_quiet_ms) {
+    extra->emplace_back("cupti_quiet_waits", quiet_.waits());
+    extra->emplace_back("cupti_quiet_timeouts", quiet_.timeouts());
+  }
   stages_.Stats(extra);
 }
 

@@ -53,6 +53,7 @@
 #include "correlation_shift.h"
 #include "cupti_buffers.h"
 #include "cupti_detach.h"
+#include "gpu_quiet.h"
 #include "once_log.h"
 #include "recorder_phase.h"
 #include "stage_times.h"
@@ -175,7 +176,8 @@ class CuptiSession {
   // The detach's counters (CuptiDetach::Stats), cupti_recorded_ahead,
   // cupti_resumes_dropped, cupti_flushes_not_made,
   // cupti_flushes_ungated, cupti_sessions, correlation_shift,
-  // cupti_attaches_prepared and the stages' times (stage_times.h), when a detach was made.
+  // cupti_attaches_prepared, cupti_quiet_waits/_timeouts and the stages'
+  // times (stage_times.h), when a detach was made.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
  private:
@@ -210,6 +212,7 @@ class CuptiSession {
   ApiRecords* api_records_ = nullptr;
   CorrelationShift correlations_;
   StageTimes stages_;
+  GpuQuiet quiet_;  // GPUCAP_DETACH_QUIET_MS's waits
   // The API callback ids the subscriber has on, for every part that wants some.
   CallbackSwitch callbacks_;
   std::atomic<bool> started_{false};

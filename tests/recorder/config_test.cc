@@ -132,6 +132,14 @@ TEST(Config, AnAttachIsPreparedOutsideTheGateOnlyWhenAsked) {
   unsetenv("GPUCAP_ATTACH_PREPARE");
 }
 
+TEST(Config, ADetachWaitsForTheGpuOnlyWhenAsked) {
+  unsetenv("GPUCAP_DETACH_QUIET_MS");
+  EXPECT_EQ(Config::FromEnvironment().detach_quiet_ms, 0u);
+  setenv("GPUCAP_DETACH_QUIET_MS", "20", 1);
+  EXPECT_EQ(Config::FromEnvironment().detach_quiet_ms, 20u);
+  unsetenv("GPUCAP_DETACH_QUIET_MS");
+}
+
 // A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
 // capture range, a signal or an unparsable range (which records as if none
 // were given) led to it; the entry gate decides at run time whether it can.

@@ -1,0 +1,62 @@
+// Waits, off the caller's thread and for a bounded time, until the GPU
+// work queued so far on every active primary context has finished: what a
+// detach asks before it closes the entry gate (GPUCAP_DETACH_QUIET_MS).
+//
+// Why: CUPTI's forced flush and its finalize, made with every other thread
+// held at the gate, wait for the GPU work in flight (a 1.5 s kernel held a
+// detach 1.5 s; on an H100 the flush took 13-34 ms and the finalize 7-38 ms
+// at p99 in the sampled steps and the compile job, 2-3 ms in the stress,
+// whose kernels are empty). Waiting for that work first, with the gate
+// open, leaves the gated part only the work launched meanwhile.
+//
+// A worker thread of its own makes the waits (cuCtxSynchronize on each
+// primary context the driver says is active: none is made or retained
+// where the program made none), so that a GPU that never finishes stalls
+// neither the control thread nor the process's exit: Wait answers false
+// at its bound, and while a wait is still running every later Wait
+// answers false at once. Contexts the program made itself
+// (cuCtxCreate) are not waited for.
+#ifndef GPUCAP_RECORDER_GPU_QUIET_H_
+#define GPUCAP_RECORDER_GPU_QUIET_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace gpucap::recorder {
+
+class GpuQuiet {
+ public:
+  GpuQuiet() = default;
+  ~GpuQuiet();
+  GpuQuiet(const GpuQuiet&) = delete;
+  GpuQuiet& operator=(const GpuQuiet&) = delete;
+
+  // True when the work queued before the call finished within `bound`.
+  bool Wait(std::chrono::milliseconds bound);
+
+  uint64_t waits() const;
+  uint64_t timeouts() const;
+
+ private:
+  // Shared with the worker, which may outlive this object (stuck in the
+  // driver at exit).
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    uint64_t asked = 0, done = 0;  // waits asked for and finished
+    uint64_t waits = 0, timeouts = 0;
+    bool stopping = false;
+  };
+  static void Run(const std::shared_ptr<State>& state);
+
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::thread worker_;
+};
+
+}  // namespace gpucap::recorder
+
+#endif  // GPUCAP_RECORDER_GPU_QUIET_H_

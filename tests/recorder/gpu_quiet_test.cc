@@ -1,0 +1,101 @@
+// GpuQuiet (gpu_quiet.h) over a driver faked at link level: a wait returns
+// once the active primary contexts' work is done, answers false at its
+// bound when the GPU does not finish, and while that wait is still in the
+// driver answers false at once rather than queue behind it; an inactive
+// context is never waited for (nor retained).
+#include "gpu_quiet.h"
+
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace {
+
+std::atomic<bool> g_active{true};
+std::atomic<bool> g_gpu_done{true};  // cuCtxSynchronize returns once true
+std::atomic<int> g_syncs{0}, g_retains{0};
+
+}  // namespace
+
+extern "C" {
+CUresult CUDAAPI cuDeviceGetCount(int* count) {
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceGet(CUdevice* device, int ordinal) {
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice, unsigned int* flags, int* active) {
+  *flags = 0;
+  *active = g_active.load() ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice) {
+  static int context;
+  *ctx = reinterpret_cast<CUcontext>(&context);
+  g_retains.fetch_add(1);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
+  *ctx = nullptr;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxSynchronize(void) {
+  while (!g_gpu_done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  g_syncs.fetch_add(1);
+  return CUDA_SUCCESS;
+}
+}  // extern "C"
+
+namespace gpucap::recorder {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(GpuQuiet, AWaitEndsWhenTheQueuedWorkIsDone) {
+  g_active = true;
+  g_gpu_done = true;
+  g_syncs = 0;
+  GpuQuiet quiet;
+  EXPECT_TRUE(quiet.Wait(2000ms));
+  EXPECT_TRUE(quiet.Wait(2000ms));
+  EXPECT_EQ(g_syncs.load(), 2);
+  EXPECT_EQ(quiet.waits(), 2u);
+  EXPECT_EQ(quiet.timeouts(), 0u);
+}
+
+TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
+  g_active = true;
+  g_gpu_done = false;
+  GpuQuiet quiet;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(quiet.Wait(20ms));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 20ms);
+  auto t1 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(quiet.Wait(5000ms)) << "the last wait is still in the driver";
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, 1000ms) << "answered at once, not after its bound";
+  EXPECT_EQ(quiet.timeouts(), 1u);
+  g_gpu_done = true;
+  for (int i = 0; i < 200 && !quiet.Wait(100ms); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_GE(quiet.waits(), 2u) << "waits again once the GPU finished";
+}
+
+TEST(GpuQuiet, AnInactiveContextIsNeitherRetainedNorWaitedFor) {
+  g_active = false;
+  g_gpu_done = false;  // a wait would never end
+  g_retains = 0;
+  GpuQuiet quiet;
+  EXPECT_TRUE(quiet.Wait(2000ms));
+  EXPECT_EQ(g_retains.load(), 0);
+  g_active = true;
+  g_gpu_done = true;
+}
+
+}  // namespace
+}  // namespace gpucap::recorder
