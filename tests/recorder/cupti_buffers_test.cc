@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "discard_sink.h"
 #include "first_seen.h"
 
 namespace gpucap::recorder {
@@ -92,19 +93,6 @@ TEST(CuptiBuffers, ACompletionOfABufferTakenBackIsNotGivenTwice) {
   EXPECT_EQ(Request(buffers), nullptr) << "two buffers, each lent once";
 }
 
-// Takes whatever the writer writes and keeps none of it.
-class DiscardSink : public format::Sink {
- public:
-  Status Append(std::span<const format::ByteSpan>) override { return Status::Ok(); }
-  Status Truncate(uint64_t) override { return Status::Ok(); }
-  Status Sync() override { return Status::Ok(); }
-  Status Close() override { return Status::Ok(); }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string name_ = "discard";
-};
-
 // One API record with CUPTI's `correlation` at the start of `buffer`; its size.
 size_t PutApiRecord(uint8_t* buffer, uint32_t correlation) {
   CUpti_ActivityAPI r;
@@ -116,12 +104,6 @@ size_t PutApiRecord(uint8_t* buffer, uint32_t correlation) {
   r.correlationId = correlation;
   std::memcpy(buffer, &r, sizeof(r));
   return sizeof(r);
-}
-
-uint32_t CorrelationAt(const uint8_t* buffer) {
-  CUpti_ActivityAPI r;
-  std::memcpy(&r, buffer, sizeof(r));
-  return r.correlationId;
 }
 
 struct Writing {

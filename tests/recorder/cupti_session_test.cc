@@ -24,6 +24,7 @@
 
 #include "api_records.h"
 #include "cupti_buffers.h"
+#include "discard_sink.h"
 #include "first_seen.h"
 #include "gate_api.h"
 #include "gpucap/format/capture_writer.h"
@@ -171,18 +172,6 @@ const GpucapEntryGateV1* gpucap_entry_gate_v1(void) {
 
 namespace gpucap::recorder {
 namespace {
-
-class DiscardSink : public format::Sink {
- public:
-  Status Append(std::span<const format::ByteSpan>) override { return Status::Ok(); }
-  Status Truncate(uint64_t) override { return Status::Ok(); }
-  Status Sync() override { return Status::Ok(); }
-  Status Close() override { return Status::Ok(); }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string name_ = "discard";
-};
 
 CuptiBuffers* g_buffers = nullptr;  // where the session's buffer callbacks lead
 
