@@ -117,7 +117,7 @@ struct Writing {
     writer = format::CaptureWriter::Start(std::make_unique<DiscardSink>(), format::WriterOptions{}).value();
     buffers = std::make_unique<CuptiBuffers>(4, 1 << 16, writer.get(), &phase, &seen, [] {}, &shift);
   }
-  ~Writing() { writer->Close(format::Trailer{}, std::chrono::seconds(10)); }
+  ~Writing() { EXPECT_TRUE(writer->Close(format::Trailer{}, std::chrono::seconds(10)).ok()); }
 };
 
 // CUPTI numbers calls from the start again after a finalize: a buffer lent

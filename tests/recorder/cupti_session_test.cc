@@ -241,7 +241,7 @@ struct Session {
     cupti->Start(/*attach=*/true, /*recording=*/true, api_records.get());
   }
   ~Session() {
-    writer->Close(format::Trailer{}, std::chrono::seconds(10));
+    EXPECT_TRUE(writer->Close(format::Trailer{}, std::chrono::seconds(10)).ok());
     g_buffers = nullptr;
   }
 
