@@ -332,10 +332,14 @@ void CuptiSession::TryDetach() {
   CuptiDetach::Outcome o = CuptiDetach::Outcome::kGaveUp;
   // The GPU work queued so far, waited for with the gate open (a bounded
   // wait: the gated flush and finalize then wait only for what came since).
+  // Never finalized while that wait is still in the driver (past its
+  // bound): the attempt is given up, and made again at the next tick.
   if (!flushed_for_detach_ && config_.detach_quiet_ms) {
     quiet_.Wait(std::chrono::milliseconds(config_.detach_quiet_ms));
   }
-  if (!flushed_for_detach_ && !FlushForced(std::chrono::milliseconds(300))) {
+  if (config_.detach_quiet_ms && quiet_.busy()) {
+    detach_->CountGiveUp();
+  } else if (!flushed_for_detach_ && !FlushForced(std::chrono::milliseconds(300))) {
     detach_->CountGiveUp();
   } else {
     flushed_for_detach_ = true;

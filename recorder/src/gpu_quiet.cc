@@ -1,28 +1,67 @@
 #include "gpu_quiet.h"
 
 #include <cuda.h>
+#include <dlfcn.h>
+
+#include <type_traits>
 
 namespace gpucap::recorder {
 namespace {
 
+// The driver functions a wait calls, as the program's own calls get them:
+// through cuGetProcAddress, which the entry gate interposes (gate_preload.cc),
+// so that a wait in the driver is a call in flight that every closing of
+// the gate (a detach, a switch of CUPTI's state) waits for or gives up on,
+// as it does for the program's. The functions linked directly stand in
+// where no cuGetProcAddress answers (no driver; the tests' fakes).
+struct Driver {
+  decltype(&cuDeviceGetCount) device_count = cuDeviceGetCount;
+  decltype(&cuDeviceGet) device_get = cuDeviceGet;
+  decltype(&cuDevicePrimaryCtxGetState) primary_state = cuDevicePrimaryCtxGetState;
+  decltype(&cuDevicePrimaryCtxRetain) primary_retain = cuDevicePrimaryCtxRetain;
+  decltype(&cuDevicePrimaryCtxRelease) primary_release = cuDevicePrimaryCtxRelease;
+  decltype(&cuCtxPushCurrent) push = cuCtxPushCurrent;
+  decltype(&cuCtxPopCurrent) pop = cuCtxPopCurrent;
+  decltype(&cuCtxSynchronize) synchronize = cuCtxSynchronize;
+
+  Driver() {
+    auto get_proc = reinterpret_cast<decltype(&cuGetProcAddress)>(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"));
+    if (!get_proc) return;
+    auto find = [&](const char* name, auto* fn) {
+      void* p = nullptr;
+      if (get_proc(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) == CUDA_SUCCESS && p) {
+        *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
+      }
+    };
+    find("cuDeviceGetCount", &device_count);
+    find("cuDeviceGet", &device_get);
+    find("cuDevicePrimaryCtxGetState", &primary_state);
+    find("cuDevicePrimaryCtxRetain", &primary_retain);
+    find("cuDevicePrimaryCtxRelease", &primary_release);
+    find("cuCtxPushCurrent", &push);
+    find("cuCtxPopCurrent", &pop);
+    find("cuCtxSynchronize", &synchronize);
+  }
+};
+
 // Every active primary context's queued work, waited for on this thread.
-void SynchronizeActivePrimaryContexts() {
+void SynchronizeActivePrimaryContexts(const Driver& cu) {
   int count = 0;
-  if (cuDeviceGetCount(&count) != CUDA_SUCCESS) return;
+  if (cu.device_count(&count) != CUDA_SUCCESS) return;
   for (int d = 0; d < count; ++d) {
     CUdevice dev;
     unsigned int flags = 0;
     int active = 0;
-    if (cuDeviceGet(&dev, d) != CUDA_SUCCESS) continue;
-    if (cuDevicePrimaryCtxGetState(dev, &flags, &active) != CUDA_SUCCESS || !active) continue;
+    if (cu.device_get(&dev, d) != CUDA_SUCCESS) continue;
+    if (cu.primary_state(dev, &flags, &active) != CUDA_SUCCESS || !active) continue;
     CUcontext ctx = nullptr;
-    if (cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS) continue;
-    if (cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
-      cuCtxSynchronize();
+    if (cu.primary_retain(&ctx, dev) != CUDA_SUCCESS) continue;
+    if (cu.push(ctx) == CUDA_SUCCESS) {
+      cu.synchronize();
       CUcontext popped;
-      cuCtxPopCurrent(&popped);
+      cu.pop(&popped);
     }
-    cuDevicePrimaryCtxRelease(dev);
+    cu.primary_release(dev);
   }
 }
 
@@ -61,17 +100,23 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
 
 void GpuQuiet::Run(const std::shared_ptr<State>& state) {
   State& s = *state;
+  const Driver cu;
   std::unique_lock<std::mutex> lock(s.mu);
   for (;;) {
     s.cv.wait(lock, [&] { return s.stopping || s.done != s.asked; });
     if (s.done == s.asked) return;  // stopping, nothing asked
     uint64_t target = s.asked;
     lock.unlock();
-    SynchronizeActivePrimaryContexts();
+    SynchronizeActivePrimaryContexts(cu);
     lock.lock();
     s.done = target;
     s.cv.notify_all();
   }
+}
+
+bool GpuQuiet::busy() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->done != state_->asked;
 }
 
 uint64_t GpuQuiet::waits() const {

@@ -11,10 +11,13 @@
 //
 // A worker thread of its own makes the waits (cuCtxSynchronize on each
 // primary context the driver says is active: none is made or retained
-// where the program made none), so that a GPU that never finishes stalls
+// where the program made none; the driver's functions as the entry gate
+// hands them out, so that a closing of the gate sees the wait in flight),
+// so that a GPU that never finishes stalls
 // neither the control thread nor the process's exit: Wait answers false
 // at its bound, and while a wait is still running every later Wait
-// answers false at once. Contexts the program made itself
+// answers false at once, and busy() says so: a detach is not tried then,
+// since the worker is inside the driver. Contexts the program made itself
 // (cuCtxCreate) are not waited for.
 #ifndef GPUCAP_RECORDER_GPU_QUIET_H_
 #define GPUCAP_RECORDER_GPU_QUIET_H_
@@ -38,6 +41,8 @@ class GpuQuiet {
   // True when the work queued before the call finished within `bound`.
   bool Wait(std::chrono::milliseconds bound);
 
+  // A wait still in the driver (past its bound): no detach may run now.
+  bool busy() const;
   uint64_t waits() const;
   uint64_t timeouts() const;
 

@@ -77,6 +77,7 @@ TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_FALSE(quiet.Wait(20ms));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 20ms);
+  EXPECT_TRUE(quiet.busy()) << "still in the driver: no detach may run";
   auto t1 = std::chrono::steady_clock::now();
   EXPECT_FALSE(quiet.Wait(5000ms)) << "the last wait is still in the driver";
   EXPECT_LT(std::chrono::steady_clock::now() - t1, 1000ms) << "answered at once, not after its bound";
@@ -84,6 +85,7 @@ TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
   g_gpu_done = true;
   for (int i = 0; i < 200 && !quiet.Wait(100ms); ++i) std::this_thread::sleep_for(10ms);
   EXPECT_GE(quiet.waits(), 2u) << "waits again once the GPU finished";
+  EXPECT_FALSE(quiet.busy());
 }
 
 TEST(GpuQuiet, AnInactiveContextIsNeitherRetainedNorWaitedFor) {
