@@ -174,7 +174,9 @@ void CuptiSession::Attach() {
 
 void CuptiSession::Prepare() {
   std::lock_guard<std::mutex> lock(cupti_mu_);
-  if (!detached_ || callbacks_registered_) return;
+  // Only after a finalize: CUPTI's first initialisation (a recorder started
+  // paused) stays inside the gate, as it was measured.
+  if (!detached_ || !finalized_ || callbacks_registered_) return;
   prepared_.fetch_add(1, std::memory_order_relaxed);
   RegisterLocked();
 }
@@ -382,6 +384,7 @@ CuptiDetach::Finalized CuptiSession::Finalize() {
   callbacks_.Detach();
   callbacks_registered_ = false;
   detached_ = true;
+  finalized_ = true;
   return CuptiDetach::Finalized::kYes;
 }
 

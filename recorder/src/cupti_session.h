@@ -221,6 +221,7 @@ class CuptiSession {
   std::atomic<bool> kinds_off_pending_{false};
   std::atomic<uint64_t> recorded_ahead_{0};
   std::atomic<uint64_t> prepared_{0};  // Prepare's registrations
+  bool finalized_ = false;  // CUPTI finalized at least once (under cupti_mu_)
   std::atomic<uint64_t> resumes_dropped_{0};  // Record's false
   std::atomic<uint64_t> flushes_not_made_{0}, flushes_ungated_{0};  // FlushForced's
   bool flushed_for_detach_ = false;  // this pause's buffers flushed; control thread only

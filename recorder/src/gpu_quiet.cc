@@ -8,44 +8,8 @@
 namespace gpucap::recorder {
 namespace {
 
-// The driver functions a wait calls, as the program's own calls get them:
-// through cuGetProcAddress, which the entry gate interposes (gate_preload.cc),
-// so that a wait in the driver is a call in flight that every closing of
-// the gate (a detach, a switch of CUPTI's state) waits for or gives up on,
-// as it does for the program's. The functions linked directly stand in
-// where no cuGetProcAddress answers (no driver; the tests' fakes).
-struct Driver {
-  decltype(&cuDeviceGetCount) device_count = cuDeviceGetCount;
-  decltype(&cuDeviceGet) device_get = cuDeviceGet;
-  decltype(&cuDevicePrimaryCtxGetState) primary_state = cuDevicePrimaryCtxGetState;
-  decltype(&cuDevicePrimaryCtxRetain) primary_retain = cuDevicePrimaryCtxRetain;
-  decltype(&cuDevicePrimaryCtxRelease) primary_release = cuDevicePrimaryCtxRelease;
-  decltype(&cuCtxPushCurrent) push = cuCtxPushCurrent;
-  decltype(&cuCtxPopCurrent) pop = cuCtxPopCurrent;
-  decltype(&cuCtxSynchronize) synchronize = cuCtxSynchronize;
-
-  Driver() {
-    auto get_proc = reinterpret_cast<decltype(&cuGetProcAddress)>(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"));
-    if (!get_proc) return;
-    auto find = [&](const char* name, auto* fn) {
-      void* p = nullptr;
-      if (get_proc(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) == CUDA_SUCCESS && p) {
-        *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
-      }
-    };
-    find("cuDeviceGetCount", &device_count);
-    find("cuDeviceGet", &device_get);
-    find("cuDevicePrimaryCtxGetState", &primary_state);
-    find("cuDevicePrimaryCtxRetain", &primary_retain);
-    find("cuDevicePrimaryCtxRelease", &primary_release);
-    find("cuCtxPushCurrent", &push);
-    find("cuCtxPopCurrent", &pop);
-    find("cuCtxSynchronize", &synchronize);
-  }
-};
-
 // Every active primary context's queued work, waited for on this thread.
-void SynchronizeActivePrimaryContexts(const Driver& cu) {
+void SynchronizeActivePrimaryContexts(const GpuQuiet::Driver& cu) {
   int count = 0;
   if (cu.device_count(&count) != CUDA_SUCCESS) return;
   for (int d = 0; d < count; ++d) {
@@ -67,6 +31,31 @@ void SynchronizeActivePrimaryContexts(const Driver& cu) {
 
 }  // namespace
 
+std::optional<GpuQuiet::Driver> GpuQuiet::ThroughGate() {
+  auto get_proc = reinterpret_cast<decltype(&cuGetProcAddress)>(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"));
+  if (!get_proc) return std::nullopt;
+  bool all = true;
+  auto find = [&](const char* name, auto* fn) {
+    void* p = nullptr;
+    if (get_proc(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) == CUDA_SUCCESS && p) {
+      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
+    } else {
+      all = false;
+    }
+  };
+  Driver d{};
+  find("cuDeviceGetCount", &d.device_count);
+  find("cuDeviceGet", &d.device_get);
+  find("cuDevicePrimaryCtxGetState", &d.primary_state);
+  find("cuDevicePrimaryCtxRetain", &d.primary_retain);
+  find("cuDevicePrimaryCtxRelease", &d.primary_release);
+  find("cuCtxPushCurrent", &d.push);
+  find("cuCtxPopCurrent", &d.pop);
+  find("cuCtxSynchronize", &d.synchronize);
+  if (!all) return std::nullopt;
+  return d;
+}
+
 GpuQuiet::~GpuQuiet() {
   bool idle;
   {
@@ -86,10 +75,15 @@ GpuQuiet::~GpuQuiet() {
 }
 
 bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
+  if (!resolved_) {
+    driver_ = ThroughGate();
+    resolved_ = true;
+  }
+  if (!driver_) return false;
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   if (s.stopping || s.done != s.asked) return false;  // the last wait is still in the driver
-  if (!worker_.joinable()) worker_ = std::thread(Run, state_);
+  if (!worker_.joinable()) worker_ = std::thread(Run, state_, *driver_);
   uint64_t mine = ++s.asked;
   ++s.waits;
   s.cv.notify_all();
@@ -98,9 +92,8 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   return false;
 }
 
-void GpuQuiet::Run(const std::shared_ptr<State>& state) {
+void GpuQuiet::Run(const std::shared_ptr<State>& state, Driver cu) {
   State& s = *state;
-  const Driver cu;
   std::unique_lock<std::mutex> lock(s.mu);
   for (;;) {
     s.cv.wait(lock, [&] { return s.stopping || s.done != s.asked; });

@@ -18,27 +18,56 @@
 // at its bound, and while a wait is still running every later Wait
 // answers false at once, and busy() says so: a detach is not tried then,
 // since the worker is inside the driver. Contexts the program made itself
-// (cuCtxCreate) are not waited for.
+// (cuCtxCreate) are not waited for. The price of waiting through the gate:
+// while a wait is in the driver, every closing of the gate gives up at its
+// bound (CuptiSession's switches: the control thread's are tried again, a
+// range resumed on an application thread is dropped), so the bound should
+// be well under the time between recorded ranges.
 #ifndef GPUCAP_RECORDER_GPU_QUIET_H_
 #define GPUCAP_RECORDER_GPU_QUIET_H_
+
+#include <cuda.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace gpucap::recorder {
 
 class GpuQuiet {
  public:
+  // The driver functions a wait calls.
+  struct Driver {
+    decltype(&cuDeviceGetCount) device_count;
+    decltype(&cuDeviceGet) device_get;
+    decltype(&cuDevicePrimaryCtxGetState) primary_state;
+    decltype(&cuDevicePrimaryCtxRetain) primary_retain;
+    decltype(&cuDevicePrimaryCtxRelease) primary_release;
+    decltype(&cuCtxPushCurrent) push;
+    decltype(&cuCtxPopCurrent) pop;
+    decltype(&cuCtxSynchronize) synchronize;
+  };
+  // As the program's own calls get them: through cuGetProcAddress, which
+  // the entry gate interposes, so that a wait in the driver is a call in
+  // flight that every closing of the gate waits for or gives up on. Nothing
+  // when any of them is not found: then no wait is made, since one made
+  // past the gate could be inside CUPTI's dispatch while it is changed.
+  static std::optional<Driver> ThroughGate();
+
+  // `driver`: the functions to call (tests); by default ThroughGate's, found
+  // at the first Wait.
   GpuQuiet() = default;
+  explicit GpuQuiet(const Driver& driver) : driver_(driver), resolved_(true) {}
   ~GpuQuiet();
   GpuQuiet(const GpuQuiet&) = delete;
   GpuQuiet& operator=(const GpuQuiet&) = delete;
 
-  // True when the work queued before the call finished within `bound`.
+  // True when the work queued before the call finished within `bound`;
+  // false at once when no driver functions were found.
   bool Wait(std::chrono::milliseconds bound);
 
   // A wait still in the driver (past its bound): no detach may run now.
@@ -56,8 +85,10 @@ class GpuQuiet {
     uint64_t waits = 0, timeouts = 0;
     bool stopping = false;
   };
-  static void Run(const std::shared_ptr<State>& state);
+  static void Run(const std::shared_ptr<State>& state, Driver driver);
 
+  std::optional<Driver> driver_;
+  bool resolved_ = false;  // driver_ looked for (Wait's caller only)
   std::shared_ptr<State> state_ = std::make_shared<State>();
   std::thread worker_;
 };

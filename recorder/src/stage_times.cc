@@ -1,5 +1,7 @@
 #include "stage_times.h"
 
+#include <algorithm>
+
 #include "cupti_detach.h"
 
 namespace gpucap::recorder {
@@ -24,14 +26,23 @@ void StageTimes::Add(Stage stage, uint64_t ns) {
 }
 
 void StageTimes::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const {
-  std::lock_guard<std::mutex> lock(mu_);
   for (int s = 0; s < kStages; ++s) {
-    if (counts_[s] == 0) continue;
+    // Copied under the lock, sorted outside it: Add runs inside the gate's
+    // holds, which must not wait for a sort.
+    std::vector<uint64_t> samples;
+    uint64_t count;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      count = counts_[s];
+      if (count == 0) continue;
+      samples = ns_[s];
+    }
     std::string key = std::string("cupti_stage_") + kNames[s];
-    extra->emplace_back(key + "_count", counts_[s]);
-    extra->emplace_back(key + "_ns_p50", CuptiDetach::Quantile(ns_[s], 0.50));
-    extra->emplace_back(key + "_ns_p99", CuptiDetach::Quantile(ns_[s], 0.99));
-    extra->emplace_back(key + "_ns_max", CuptiDetach::Quantile(ns_[s], 1.0));
+    extra->emplace_back(key + "_count", count);
+    std::sort(samples.begin(), samples.end());
+    extra->emplace_back(key + "_ns_p50", CuptiDetach::Quantile(samples, 0.50));
+    extra->emplace_back(key + "_ns_p99", CuptiDetach::Quantile(samples, 0.99));
+    extra->emplace_back(key + "_ns_max", CuptiDetach::Quantile(std::move(samples), 1.0));
   }
 }
 

@@ -214,6 +214,7 @@ struct Session {
   std::unique_ptr<CuptiSession> cupti;
   std::unique_ptr<CuptiBuffers> buffers;
   std::unique_ptr<ApiRecords> api_records;
+  std::vector<bool> attaches_late;  // each attach's `late`, as the recorder is told it
 
   explicit Session(bool callback_records = false, bool attach_prepare = false) {
     g_cupti.Reset();
@@ -225,7 +226,7 @@ struct Session {
     writer = format::CaptureWriter::Start(std::make_unique<DiscardSink>(), format::WriterOptions{}).value();
     cupti = std::make_unique<CuptiSession>(
         config, &phase, &log, CuptiSession::Entry{BufferRequested, BufferCompleted, Callback, nullptr},
-        [](bool) {});
+        [this](bool late) { attaches_late.push_back(late); });
     buffers = std::make_unique<CuptiBuffers>(8, kBufferBytes, writer.get(), &phase, &seen, [] {},
                                              cupti->correlations());
     g_buffers = buffers.get();
@@ -331,6 +332,15 @@ TEST(CuptiSession, AnAttachAheadRegistersCuptiInsideTheGateUnlessPrepared) {
     EXPECT_EQ(stats["cupti_recorded_ahead"], 1u);
     EXPECT_EQ(stats["cupti_stage_register_count"], 2u);
     EXPECT_EQ(stats["cupti_stage_attributes_count"], 2u);
+    EXPECT_EQ(stats["cupti_sessions"], 2u) << "the shift moved once for the one finalize";
+    EXPECT_EQ(s.attaches_late, (std::vector<bool>{false, true}))
+        << "the re-attach is late, prepared or not: contexts made meanwhile announced no device";
+    EXPECT_EQ(Call(), 22u) << "CUPTI's numbering from the start again";
+    s.PauseAndDetach();
+    EXPECT_EQ(s.cupti->correlations()->shift(), 23u) << "nothing moves it while detached";
+    ASSERT_TRUE(s.Resume());
+    EXPECT_EQ(s.cupti->correlations()->shift(), 22u + 23u + 1u)
+        << "the prepared session's call was written shifted by 23: its buffer was lent after the shift moved";
   }
 }
 

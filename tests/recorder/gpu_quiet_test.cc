@@ -1,4 +1,4 @@
-// GpuQuiet (gpu_quiet.h) over a driver faked at link level: a wait returns
+// GpuQuiet (gpu_quiet.h) over a driver faked and handed in: a wait returns
 // once the active primary contexts' work is done, answers false at its
 // bound when the GPU does not finish, and while that wait is still in the
 // driver answers false at once rather than queue behind it; an inactive
@@ -58,11 +58,29 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The fakes above, handed in as the gate would hand the driver's out.
+const GpuQuiet::Driver kFakeDriver = {cuDeviceGetCount,     cuDeviceGet,      cuDevicePrimaryCtxGetState,
+                                      cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRelease, cuCtxPushCurrent,
+                                      cuCtxPopCurrent,      cuCtxSynchronize};
+
+// Without the gate's cuGetProcAddress answering (here: CUDA's stub library,
+// no driver), no wait is made: one past the gate could be inside CUPTI's
+// dispatch while a switch changes it.
+TEST(GpuQuiet, WithoutTheDriversFunctionsFromTheGateNothingIsWaitedFor) {
+  EXPECT_FALSE(GpuQuiet::ThroughGate().has_value());
+  g_syncs = 0;
+  GpuQuiet quiet;
+  EXPECT_FALSE(quiet.Wait(100ms));
+  EXPECT_EQ(g_syncs.load(), 0);
+  EXPECT_EQ(quiet.waits(), 0u);
+  EXPECT_FALSE(quiet.busy());
+}
+
 TEST(GpuQuiet, AWaitEndsWhenTheQueuedWorkIsDone) {
   g_active = true;
   g_gpu_done = true;
   g_syncs = 0;
-  GpuQuiet quiet;
+  GpuQuiet quiet(kFakeDriver);
   EXPECT_TRUE(quiet.Wait(2000ms));
   EXPECT_TRUE(quiet.Wait(2000ms));
   EXPECT_EQ(g_syncs.load(), 2);
@@ -73,7 +91,7 @@ TEST(GpuQuiet, AWaitEndsWhenTheQueuedWorkIsDone) {
 TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
   g_active = true;
   g_gpu_done = false;
-  GpuQuiet quiet;
+  GpuQuiet quiet(kFakeDriver);
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_FALSE(quiet.Wait(20ms));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 20ms);
@@ -92,7 +110,7 @@ TEST(GpuQuiet, AnInactiveContextIsNeitherRetainedNorWaitedFor) {
   g_active = false;
   g_gpu_done = false;  // a wait would never end
   g_retains = 0;
-  GpuQuiet quiet;
+  GpuQuiet quiet(kFakeDriver);
   EXPECT_TRUE(quiet.Wait(2000ms));
   EXPECT_EQ(g_retains.load(), 0);
   g_active = true;
