@@ -88,7 +88,7 @@ bool CuptiSession::Check(CUptiResult r, const char* what) {
 
 bool CuptiSession::RegisterLocked() {
   if (callbacks_registered_) return true;
-  if (detached_) {
+  if (finalized_) {
     // CUPTI numbers calls from the start again after its finalize: this
     // session's ids go past every id written before (correlation_shift.h).
     // Seen first: the last session's callback records still in the

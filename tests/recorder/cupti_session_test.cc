@@ -215,8 +215,10 @@ struct Session {
   std::unique_ptr<CuptiBuffers> buffers;
   std::unique_ptr<ApiRecords> api_records;
   std::vector<bool> attaches_late;  // each attach's `late`, as the recorder is told it
+  bool start_paused = false;
 
-  explicit Session(bool callback_records = false, bool attach_prepare = false) {
+  explicit Session(bool callback_records = false, bool attach_prepare = false, bool start_paused = false) {
+    this->start_paused = start_paused;
     g_cupti.Reset();
     config.pause_detach = true;
     config.attach_prepare = attach_prepare;
@@ -239,7 +241,8 @@ struct Session {
     cupti->MakeDetach();
     cupti->UseBuffers(buffers.get());
     cupti->MarkStarted();
-    cupti->Start(/*attach=*/true, /*recording=*/true, api_records.get());
+    if (start_paused) phase.store(RecorderPhase::kPaused);
+    cupti->Start(/*attach=*/!start_paused, /*recording=*/!start_paused, api_records.get());
   }
   ~Session() {
     EXPECT_TRUE(writer->Close(format::Trailer{}, std::chrono::seconds(10)).ok());
@@ -342,6 +345,22 @@ TEST(CuptiSession, AnAttachAheadRegistersCuptiInsideTheGateUnlessPrepared) {
     EXPECT_EQ(s.cupti->correlations()->shift(), 22u + 23u + 1u)
         << "the prepared session's call was written shifted by 23: its buffer was lent after the shift moved";
   }
+}
+
+// A recorder started paused attaches CUPTI for the first time at its first
+// recorded range: late (no device was announced), but no finalize came
+// before, so the ids stay CUPTI's own.
+TEST(CuptiSession, TheFirstAttachOfARecorderStartedPausedKeepsCuptisIds) {
+  Session s(/*callback_records=*/false, /*attach_prepare=*/true, /*start_paused=*/true);
+  EXPECT_TRUE(g_cupti.registered_gated.empty()) << "nothing of CUPTI while paused from the start";
+  s.cupti->RecordAhead([] { return true; });
+  ASSERT_EQ(g_cupti.registered_gated.size(), 1u);
+  EXPECT_TRUE(g_cupti.registered_gated[0]) << "CUPTI's first initialisation is not prepared outside the gate";
+  EXPECT_EQ(s.attaches_late, std::vector<bool>{true});
+  EXPECT_EQ(s.cupti->correlations()->shift(), 0u);
+  auto stats = s.Stats();
+  EXPECT_EQ(stats["cupti_sessions"], 1u);
+  EXPECT_EQ(stats["cupti_attaches_prepared"], 0u);
 }
 
 // A session that never detaches keeps CUPTI's own ids.
