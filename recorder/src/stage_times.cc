@@ -1,7 +1,5 @@
 #include "stage_times.h"
 
-#include <algorithm>
-
 #include "cupti_detach.h"
 
 namespace gpucap::recorder {
@@ -27,8 +25,8 @@ void StageTimes::Add(Stage stage, uint64_t ns) {
 
 void StageTimes::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const {
   for (int s = 0; s < kStages; ++s) {
-    // Copied under the lock, sorted outside it: Add runs inside the gate's
-    // holds, which must not wait for a sort.
+    // Copied under the lock, ranked outside it (Quantile sorts its copy):
+    // Add runs inside the gate's holds, which must not wait for a sort.
     std::vector<uint64_t> samples;
     uint64_t count;
     {
@@ -39,7 +37,6 @@ void StageTimes::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) con
     }
     std::string key = std::string("cupti_stage_") + kNames[s];
     extra->emplace_back(key + "_count", count);
-    std::sort(samples.begin(), samples.end());
     extra->emplace_back(key + "_ns_p50", CuptiDetach::Quantile(samples, 0.50));
     extra->emplace_back(key + "_ns_p99", CuptiDetach::Quantile(samples, 0.99));
     extra->emplace_back(key + "_ns_max", CuptiDetach::Quantile(std::move(samples), 1.0));
