@@ -9,11 +9,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "api_record.h"
 #include "discard_sink.h"
 #include "first_seen.h"
 
@@ -91,19 +91,6 @@ TEST(CuptiBuffers, ACompletionOfABufferTakenBackIsNotGivenTwice) {
   ASSERT_NE(b, nullptr);
   EXPECT_NE(a, b);
   EXPECT_EQ(Request(buffers), nullptr) << "two buffers, each lent once";
-}
-
-// One API record with CUPTI's `correlation` at the start of `buffer`; its size.
-size_t PutApiRecord(uint8_t* buffer, uint32_t correlation) {
-  CUpti_ActivityAPI r;
-  std::memset(&r, 0, sizeof(r));
-  r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-  r.start = 1000;
-  r.end = 2000;
-  r.threadId = 7;
-  r.correlationId = correlation;
-  std::memcpy(buffer, &r, sizeof(r));
-  return sizeof(r);
 }
 
 struct Writing {

@@ -15,13 +15,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "api_record.h"
 #include "api_records.h"
 #include "cupti_buffers.h"
 #include "discard_sink.h"
@@ -192,16 +192,9 @@ uint32_t Call() {
     g_cupti.request(&g_cupti.buffer, &size, &max_records);
     if (!g_cupti.buffer) return 0;
   }
-  CUpti_ActivityAPI r;
-  std::memset(&r, 0, sizeof(r));
-  r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-  r.start = 1000;
-  r.end = 2000;
-  r.threadId = 7;
-  r.correlationId = g_cupti.next_id++;
-  std::memcpy(g_cupti.buffer + g_cupti.valid, &r, sizeof(r));
-  g_cupti.valid += sizeof(r);
-  return r.correlationId;
+  uint32_t id = g_cupti.next_id++;
+  g_cupti.valid += PutApiRecord(g_cupti.buffer + g_cupti.valid, id);
+  return id;
 }
 
 // A session that detaches at pauses, its buffers, the writer behind them.
