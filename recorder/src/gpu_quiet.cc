@@ -32,26 +32,30 @@ void SynchronizeActivePrimaryContexts(const GpuQuiet::Driver& cu) {
 }  // namespace
 
 std::optional<GpuQuiet::Driver> GpuQuiet::ThroughGate() {
-  auto get_proc = reinterpret_cast<decltype(&cuGetProcAddress)>(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2"));
+  return Find(reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2")));
+}
+
+std::optional<GpuQuiet::Driver> GpuQuiet::Find(PFN_cuGetProcAddress_v12000 get_proc) {
   if (!get_proc) return std::nullopt;
   bool all = true;
-  auto find = [&](const char* name, auto* fn) {
+  // `version`: the one in the PFN type's name (Driver).
+  auto find = [&](const char* name, int version, auto* fn) {
     void* p = nullptr;
-    if (get_proc(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) == CUDA_SUCCESS && p) {
+    if (get_proc(name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) == CUDA_SUCCESS && p) {
       *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
     } else {
       all = false;
     }
   };
   Driver d{};
-  find("cuDeviceGetCount", &d.device_count);
-  find("cuDeviceGet", &d.device_get);
-  find("cuDevicePrimaryCtxGetState", &d.primary_state);
-  find("cuDevicePrimaryCtxRetain", &d.primary_retain);
-  find("cuDevicePrimaryCtxRelease", &d.primary_release);
-  find("cuCtxPushCurrent", &d.push);
-  find("cuCtxPopCurrent", &d.pop);
-  find("cuCtxSynchronize", &d.synchronize);
+  find("cuDeviceGetCount", 2000, &d.device_count);
+  find("cuDeviceGet", 2000, &d.device_get);
+  find("cuDevicePrimaryCtxGetState", 7000, &d.primary_state);
+  find("cuDevicePrimaryCtxRetain", 7000, &d.primary_retain);
+  find("cuDevicePrimaryCtxRelease", 11000, &d.primary_release);
+  find("cuCtxPushCurrent", 4000, &d.push);
+  find("cuCtxPopCurrent", 4000, &d.pop);
+  find("cuCtxSynchronize", 2000, &d.synchronize);
   if (!all) return std::nullopt;
   return d;
 }

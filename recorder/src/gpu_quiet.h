@@ -27,6 +27,7 @@
 #define GPUCAP_RECORDER_GPU_QUIET_H_
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -40,16 +41,20 @@ namespace gpucap::recorder {
 
 class GpuQuiet {
  public:
-  // The driver functions a wait calls.
+  // The driver functions a wait calls, each with the ABI of the CUDA
+  // version in its type's name: cuGetProcAddress hands out the newest ABI
+  // at or below the version asked for, and names change meaning
+  // (cuCtxSynchronize at 13000 is cuCtxSynchronize_v2, which takes a
+  // context; called without one it crashed inside the driver).
   struct Driver {
-    decltype(&cuDeviceGetCount) device_count;
-    decltype(&cuDeviceGet) device_get;
-    decltype(&cuDevicePrimaryCtxGetState) primary_state;
-    decltype(&cuDevicePrimaryCtxRetain) primary_retain;
-    decltype(&cuDevicePrimaryCtxRelease) primary_release;
-    decltype(&cuCtxPushCurrent) push;
-    decltype(&cuCtxPopCurrent) pop;
-    decltype(&cuCtxSynchronize) synchronize;
+    PFN_cuDeviceGetCount_v2000 device_count;
+    PFN_cuDeviceGet_v2000 device_get;
+    PFN_cuDevicePrimaryCtxGetState_v7000 primary_state;
+    PFN_cuDevicePrimaryCtxRetain_v7000 primary_retain;
+    PFN_cuDevicePrimaryCtxRelease_v11000 primary_release;
+    PFN_cuCtxPushCurrent_v4000 push;
+    PFN_cuCtxPopCurrent_v4000 pop;
+    PFN_cuCtxSynchronize_v2000 synchronize;
   };
   // As the program's own calls get them: through cuGetProcAddress, which
   // the entry gate interposes, so that a wait in the driver is a call in
@@ -57,6 +62,8 @@ class GpuQuiet {
   // when any of them is not found: then no wait is made, since one made
   // past the gate could be inside CUPTI's dispatch while it is changed.
   static std::optional<Driver> ThroughGate();
+  // The same, from `get_proc` (ThroughGate's is the gate's cuGetProcAddress).
+  static std::optional<Driver> Find(PFN_cuGetProcAddress_v12000 get_proc);
 
   // `driver`: the functions to call (tests); by default ThroughGate's, found
   // at the first Wait.

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
 
 namespace {
@@ -74,6 +75,37 @@ TEST(GpuQuiet, WithoutTheDriversFunctionsFromTheGateNothingIsWaitedFor) {
   EXPECT_EQ(g_syncs.load(), 0);
   EXPECT_EQ(quiet.waits(), 0u);
   EXPECT_FALSE(quiet.busy());
+}
+
+// A driver's cuGetProcAddress as CUDA 13's answers: the newest ABI at or
+// below the version asked for. cuCtxSynchronize from 13000 on is
+// cuCtxSynchronize_v2, which takes the context to wait for.
+std::atomic<int> g_synchronize_v2_handed_out{0};
+CUresult CUDAAPI SynchronizeV2(CUcontext) { return CUDA_SUCCESS; }
+CUresult CUDAAPI VersionedGetProc(const char* name, void** fn, int version, cuuint64_t,
+                                  CUdriverProcAddressQueryResult* status) {
+  if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  std::string n = name;
+  if (n == "cuCtxSynchronize" && version >= 13000) {
+    g_synchronize_v2_handed_out.fetch_add(1);
+    *fn = reinterpret_cast<void*>(&SynchronizeV2);
+  } else if (n == "cuCtxSynchronize") {
+    *fn = reinterpret_cast<void*>(&cuCtxSynchronize);
+  } else {
+    *fn = reinterpret_cast<void*>(&cuDeviceGetCount);  // any non-null: only looked up
+  }
+  return CUDA_SUCCESS;
+}
+
+// Each function is asked for at the version of the ABI it is called with:
+// asked at CUDA_VERSION (13000), cuCtxSynchronize came back as its _v2 and
+// was called without a context, which crashed inside the driver on an H100.
+TEST(GpuQuiet, EachDriverFunctionIsAskedForWithTheAbiItIsCalledWith) {
+  g_synchronize_v2_handed_out = 0;
+  std::optional<GpuQuiet::Driver> d = GpuQuiet::Find(&VersionedGetProc);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(g_synchronize_v2_handed_out.load(), 0);
+  EXPECT_EQ(reinterpret_cast<void*>(d->synchronize), reinterpret_cast<void*>(&cuCtxSynchronize));
 }
 
 TEST(GpuQuiet, AWaitEndsWhenTheQueuedWorkIsDone) {
