@@ -1,14 +1,19 @@
 # The stall per detach across captures (issue 40: p99 <= 5 ms): reads
-# `gpucap info --json` outputs and prints each capture's detaches, give-ups
-# and hold p50/p99/max, then over all captures the median of the p50s, the
-# largest p99 and the largest hold. (A capture keeps its own quantiles, not
+# `gpucap info --json` outputs and prints each capture's detaches, give-ups,
+# hold and stall p50/p99/max, then over all captures the median of the
+# p50s, the largest p99 and the largest of each. The hold runs from the
+# gate's closing to its opening, the wait for calls in flight included; the
+# stall is how long the first call held waited (what the program felt),
+# for the detaches and for the gated switches (attaches, kinds, flushes). (A capture keeps its own quantiles, not
 # every hold; the largest per-capture p99 bounds the pooled p99 from above.)
 #
 #   python3 detach_holds.py INFO.json...
 import json, re, statistics, sys
 
 KEYS = ("cupti_detaches", "cupti_detach_give_ups", "cupti_detach_busy", "cupti_detach_hold_ns_p50",
-        "cupti_detach_hold_ns_p99", "cupti_detach_hold_ns_max", "entry_gate_stubs", "entry_gate_held_calls")
+        "cupti_detach_hold_ns_p99", "cupti_detach_hold_ns_max", "cupti_detach_stall_ns_p50",
+        "cupti_detach_stall_ns_p99", "cupti_detach_stall_ns_max", "cupti_switches_gated", "cupti_switch_stall_ns_p50",
+        "cupti_switch_stall_ns_p99", "cupti_switch_stall_ns_max", "entry_gate_stubs", "entry_gate_held_calls")
 rows = []
 for path in sys.argv[1:]:
     try:
@@ -35,3 +40,11 @@ print(f"detach holds over {len(held)} captures, {sum(r['cupti_detaches'] for r i
       f"p50 (median of captures') {ms(statistics.median(r['cupti_detach_hold_ns_p50'] for r in held))}, "
       f"p99 (largest capture's) {ms(max(r['cupti_detach_hold_ns_p99'] for r in held))}, "
       f"max {ms(max(r['cupti_detach_hold_ns_max'] for r in held))}")
+for what in ("detach", "switch"):
+    k = f"cupti_{what}_stall_ns_p99"
+    have = [r for r in held if k in r]
+    if have:
+        print(f"{what} stalls over {len(have)} captures: "
+              f"p50 (median of captures') {ms(statistics.median(r[f'cupti_{what}_stall_ns_p50'] for r in have))}, "
+              f"p99 (largest capture's) {ms(max(r[k] for r in have))}, "
+              f"max {ms(max(r[f'cupti_{what}_stall_ns_max'] for r in have))}")

@@ -47,7 +47,7 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
   }
   Finalized f = Finalized::kBusy;
   uint64_t waited = 0;
-  std::optional<uint64_t> held = Held([&] { f = finalize(); }, &waited);
+  std::optional<Hold> held = Held([&] { f = finalize(); }, &waited);
   if (!held) {
     ++give_ups_;
     return Outcome::kGaveUp;
@@ -57,7 +57,10 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
     case Finalized::kYes:
       ++detaches_;
       pending_ = false;
-      if (hold_ns_.size() < kMaxHoldSamples) hold_ns_.push_back(*held);
+      if (hold_ns_.size() < kMaxHoldSamples) {
+        hold_ns_.push_back(held->hold_ns);
+        stall_ns_.push_back(held->stall_ns);
+      }
       return Outcome::kDetached;
     case Finalized::kBusy:
       ++busy_;
@@ -73,24 +76,34 @@ CuptiDetach::Outcome CuptiDetach::Run(const std::function<Finalized()>& finalize
 CuptiDetach::Switched CuptiDetach::Switch(const std::function<void()>& change) {
   if (!Usable()) return Switched::kNoGate;
   uint64_t waited = 0;
-  std::optional<uint64_t> held = Held(change, &waited);
+  std::optional<Hold> held = Held(change, &waited);
   std::lock_guard<std::mutex> lock(switch_record_mu_);
   if (!held) {
     ++switch_give_ups_;
     return Switched::kGaveUp;
   }
   ++switches_;
-  if (switch_hold_ns_.size() < kMaxHoldSamples) switch_hold_ns_.push_back(*held);
+  if (switch_hold_ns_.size() < kMaxHoldSamples) {
+    switch_hold_ns_.push_back(held->hold_ns);
+    switch_stall_ns_.push_back(held->stall_ns);
+  }
   return Switched::kMade;
 }
 
-std::optional<uint64_t> CuptiDetach::Held(const std::function<void()>& inside, uint64_t* waited_ns) {
+std::optional<CuptiDetach::Hold> CuptiDetach::Held(const std::function<void()>& inside, uint64_t* waited_ns) {
   auto t0 = std::chrono::steady_clock::now();
   uint32_t in_flight = 0;
   if (!gate_->close(static_cast<uint64_t>(wait_.count()) * 1000, &in_flight, waited_ns)) return std::nullopt;
   inside();
-  gate_->open();
-  return NsSince(t0);
+  Hold h;
+  if (GPUCAP_GATE_HAS(gate_, open_stall)) {
+    h.stall_ns = gate_->open_stall();
+    h.hold_ns = NsSince(t0);
+  } else {
+    gate_->open();
+    h.hold_ns = h.stall_ns = NsSince(t0);
+  }
+  return h;
 }
 
 bool CuptiDetach::Usable() const { return gate_ && gate_->stubs_made() != 0 && !HooksUnwrapped(); }
@@ -137,6 +150,9 @@ void CuptiDetach::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) co
   extra->emplace_back("cupti_detach_hold_ns_p50", Quantile(hold_ns_, 0.50));
   extra->emplace_back("cupti_detach_hold_ns_p99", Quantile(hold_ns_, 0.99));
   extra->emplace_back("cupti_detach_hold_ns_max", Quantile(hold_ns_, 1.0));
+  extra->emplace_back("cupti_detach_stall_ns_p50", Quantile(stall_ns_, 0.50));
+  extra->emplace_back("cupti_detach_stall_ns_p99", Quantile(stall_ns_, 0.99));
+  extra->emplace_back("cupti_detach_stall_ns_max", Quantile(stall_ns_, 1.0));
   extra->emplace_back("cupti_detach_wait_ns_max", wait_ns_max_);
   {
     std::lock_guard<std::mutex> switches(switch_record_mu_);
@@ -145,6 +161,9 @@ void CuptiDetach::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) co
     extra->emplace_back("cupti_switch_hold_ns_p50", Quantile(switch_hold_ns_, 0.50));
     extra->emplace_back("cupti_switch_hold_ns_p99", Quantile(switch_hold_ns_, 0.99));
     extra->emplace_back("cupti_switch_hold_ns_max", Quantile(switch_hold_ns_, 1.0));
+    extra->emplace_back("cupti_switch_stall_ns_p50", Quantile(switch_stall_ns_, 0.50));
+    extra->emplace_back("cupti_switch_stall_ns_p99", Quantile(switch_stall_ns_, 0.99));
+    extra->emplace_back("cupti_switch_stall_ns_max", Quantile(switch_stall_ns_, 1.0));
   }
   if (gate_) {
     extra->emplace_back("entry_gate_stubs", gate_->stubs_made());

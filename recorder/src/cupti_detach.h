@@ -77,8 +77,9 @@ class CuptiDetach {
 
   // cupti_detaches, cupti_detach_give_ups, cupti_detach_busy,
   // cupti_detach_failures, cupti_detach_hold_ns_p50/p99/max,
-  // cupti_detach_wait_ns_max, cupti_switches_gated,
-  // cupti_switch_give_ups, cupti_switch_hold_ns_p50/p99/max,
+  // cupti_detach_stall_ns_p50/p99/max, cupti_detach_wait_ns_max,
+  // cupti_switches_gated, cupti_switch_give_ups,
+  // cupti_switch_hold_ns_p50/p99/max, cupti_switch_stall_ns_p50/p99/max,
   // entry_gate_stubs, entry_gate_held_calls, entry_gate_hook_entries,
   // entry_gate_tables_unwrapped.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
@@ -89,22 +90,31 @@ class CuptiDetach {
  private:
   bool HooksUnwrapped() const;
   bool Usable() const;  // a gate something went through, hooks wrapped
+  // A gate held: from closing to opening (the wait for calls in flight
+  // included), and the stall, how long the first call held waited: what
+  // the program felt (a thread in a synchronize when the gate closed is
+  // not held by it). The stall is the hold where the gate library cannot
+  // tell it (older than open_stall).
+  struct Hold {
+    uint64_t hold_ns = 0;
+    uint64_t stall_ns = 0;
+  };
   // Closes the gate (waiting up to the bound for the calls in flight),
-  // runs `inside`, opens it: how long it was held, close to open; nothing
-  // (and `inside` not run) when calls stayed in flight past the bound.
-  // `waited_ns`: from closing to quiescence or to giving up.
-  std::optional<uint64_t> Held(const std::function<void()>& inside, uint64_t* waited_ns);
+  // runs `inside`, opens it; nothing (and `inside` not run) when calls
+  // stayed in flight past the bound. `waited_ns`: from closing to
+  // quiescence or to giving up.
+  std::optional<Hold> Held(const std::function<void()>& inside, uint64_t* waited_ns);
 
   const GpucapEntryGateV1* gate_;
   std::chrono::microseconds wait_;
   mutable std::mutex mu_;
-  std::vector<uint64_t> hold_ns_;  // one per detach (bounded)
+  std::vector<uint64_t> hold_ns_, stall_ns_;  // one per detach (bounded)
   uint64_t detaches_ = 0, give_ups_ = 0, busy_ = 0, failures_ = 0, no_gate_ = 0;
   uint64_t wait_ns_max_ = 0;
   // Switch's record, under switch_record_mu_ (a switch may run beside an
   // attempt: the gate, not mu_, makes them take turns).
   mutable std::mutex switch_record_mu_;
-  std::vector<uint64_t> switch_hold_ns_;
+  std::vector<uint64_t> switch_hold_ns_, switch_stall_ns_;
   uint64_t switches_ = 0, switch_give_ups_ = 0;
   int attempts_ = 0;
   bool pending_ = false;  // the last attempt of this pause did not detach

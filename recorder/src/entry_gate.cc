@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <new>
 #include <thread>
 
@@ -12,6 +13,11 @@ namespace gpucap::gate {
 namespace {
 
 long Tid() { return static_cast<long>(syscall(SYS_gettid)); }
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 uint64_t SinceNs(std::chrono::steady_clock::time_point t0) {
   return static_cast<uint64_t>(
@@ -103,6 +109,8 @@ void EntryGate::WaitWhileClosed(Slot* s, const void* caller) {
     if (owner_.load(std::memory_order_acquire) == Tid() || (caller && Exempt(caller))) return;
     // Not in flight while held: the closer must not wait for us.
     held_.fetch_add(1, std::memory_order_relaxed);
+    int64_t none = 0;
+    first_held_at_ns_.compare_exchange_strong(none, NowNs(), std::memory_order_relaxed);
     // Depth 0 while held, 1 after, the entry count kept.
     uint32_t entries = s->depth.load(std::memory_order_relaxed) & ~uint32_t{GPUCAP_GATE_DEPTH_MASK};
     s->depth.store(entries, std::memory_order_seq_cst);
@@ -150,6 +158,8 @@ size_t EntryGate::CallsInFlight(CallInFlight* out, size_t max) const {
 CloseResult EntryGate::Close(std::chrono::nanoseconds bound) {
   while (closing_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
   auto t0 = std::chrono::steady_clock::now();
+  closed_at_ns_ = NowNs();
+  first_held_at_ns_.store(0, std::memory_order_relaxed);
   owner_.store(Tid(), std::memory_order_release);
   gpucap_gate_state.fetch_or(GPUCAP_GATE_CLOSED, std::memory_order_seq_cst);
   // From here every thread either shows its depth to the scan below or sees
@@ -175,11 +185,15 @@ CloseResult EntryGate::Close(std::chrono::nanoseconds bound) {
   return r;
 }
 
-void EntryGate::Open() {
+uint64_t EntryGate::Open() {
+  int64_t now = NowNs();
+  int64_t first = first_held_at_ns_.load(std::memory_order_relaxed);
+  uint64_t stall = first ? static_cast<uint64_t>(now - std::max(first, closed_at_ns_)) : 0;
   owner_.store(0, std::memory_order_release);
   gpucap_gate_state.fetch_and(~uint32_t{GPUCAP_GATE_CLOSED}, std::memory_order_seq_cst);
   gpucap_gate_state.notify_all();
   closing_.clear(std::memory_order_release);
+  return stall;
 }
 
 void EntryGate::AfterForkInChild() {

@@ -15,7 +15,11 @@
 //   stayed in flight: a thread blocked in a synchronize stalls the others for
 //   at most `bound`. The closing thread's own calls always pass.
 // - Open() lets the held calls go; only after a Close() that returned closed.
-//   One closer at a time (Close serialises closers).
+//   One closer at a time (Close serialises closers). It returns the stall:
+//   how long the first call held since that Close waited (0 when none was),
+//   which is what the program felt, where the time from closing to opening
+//   also counts the wait for calls in flight (a thread inside a synchronize
+//   is not held by it).
 // - A caller whose return address lies in an exempt range (libcupti: its own
 //   driver calls while it finalizes) passes a closed gate.
 // - After fork the child's gate is open, with only its one thread known.
@@ -83,7 +87,7 @@ class EntryGate {
   }
 
   CloseResult Close(std::chrono::nanoseconds bound);
-  void Open();
+  uint64_t Open();  // the stall, in ns
 
   // Callers in [begin, end) pass a closed gate. Up to four ranges.
   void AddExemptRange(const void* begin, const void* end);
@@ -136,6 +140,11 @@ class EntryGate {
   bool asymmetric_ = false;  // membarrier registered
   std::atomic<long> owner_{0};  // the closing thread's tid
   std::atomic<uint64_t> held_{0};
+  // steady_clock ns of the first call held since the last Close began (0:
+  // none yet), and of that Close: a late arrival of an earlier closing
+  // cannot stretch a stall past its own closing.
+  std::atomic<int64_t> first_held_at_ns_{0};
+  int64_t closed_at_ns_ = 0;  // the closer's
   std::atomic_flag closing_ = ATOMIC_FLAG_INIT;   // one closer
   std::atomic_flag registry_ = ATOMIC_FLAG_INIT;  // slot registration
   Chunk head_;

@@ -38,6 +38,9 @@ struct GpucapEntryGateV1 {
   // The threads other than the caller with a wrapped call in flight: up to
   // `max` into `out`; returns how many there are (call_watch.h).
   size_t (*calls_in_flight)(GpucapGateCall* out, size_t max);
+  // open(), returning the stall: how long the first call held since the
+  // last close waited, in ns (0: none was held). EntryGate::Open.
+  uint64_t (*open_stall)(void);
 };
 
 typedef const GpucapEntryGateV1* (*GpucapEntryGateV1Fn)(void);

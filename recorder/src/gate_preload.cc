@@ -169,6 +169,7 @@ int GateClose(uint64_t bound_ns, uint32_t* in_flight, uint64_t* waited_ns) {
   return r.closed ? 1 : 0;
 }
 void GateOpen() { EntryGate::Process().Open(); }
+uint64_t GateOpenStall() { return EntryGate::Process().Open(); }
 void GateExempt(const void* b, const void* e) { EntryGate::Process().AddExemptRange(b, e); }
 uint64_t GateStubs() { return gpucap::gate::stubs_made(); }
 uint64_t GateHeld() { return EntryGate::Process().held(); }
@@ -185,7 +186,7 @@ size_t GateCallsInFlight(GpucapGateCall* out, size_t max) { return EntryGate::Pr
 
 const GpucapEntryGateV1 kGate = {sizeof(GpucapEntryGateV1), GateClose,     GateOpen,         GateExempt,
                                  GateStubs,                 GateHeld,      GateDepth,        GateIsStub,
-                                 GateExportTables,          GateCallsInFlight};
+                                 GateExportTables,          GateCallsInFlight, GateOpenStall};
 
 }  // namespace
 

@@ -47,6 +47,7 @@ const GpucapEntryGateV1 kGate = {
       if (refused) *refused = g_tables_unwrapped.load();
     },
     [](GpucapGateCall* out, size_t max) { return EntryGate::Process().CallsInFlight(out, max); },
+    [] { return EntryGate::Process().Open(); },
 };
 
 // Another thread inside a wrapped call until destroyed.
@@ -95,6 +96,51 @@ TEST(CuptiDetach, FinalizesOnlyWithTheGateClosedAndOpensItAfter) {
   EXPECT_EQ(s["cupti_detaches"], 1u);
   EXPECT_GT(s["cupti_detach_hold_ns_max"], 0u);
   EXPECT_EQ(s["cupti_detach_hold_ns_p50"], s["cupti_detach_hold_ns_max"]) << "one sample";
+}
+
+// The stall is what the program felt: a call in flight when the gate
+// closed is waited for but not held (it is in its own synchronize), a call
+// arriving while the finalize runs is held until the gate opens.
+TEST(CuptiDetach, TheStallCountsTheCallsHeldNotTheWaitForCallsInFlight) {
+  {
+    std::atomic<bool> leave{false};
+    std::thread in_sync([&] {
+      EntryGate::Process().Enter();
+      while (!leave.load()) std::this_thread::yield();
+      std::this_thread::sleep_for(30ms);  // still inside: the synchronize ends later
+      EntryGate::Process().Leave();
+    });
+    while (EntryGate::Process().CallsInFlight(nullptr, 0) == 0) std::this_thread::yield();
+    CuptiDetach d(&kGate, 5s);
+    leave.store(true);
+    EXPECT_EQ(d.Run([] { return CuptiDetach::Finalized::kYes; }), CuptiDetach::Outcome::kDetached);
+    in_sync.join();
+    auto s = StatsOf(d);
+    EXPECT_GE(s["cupti_detach_hold_ns_max"], 30'000'000u) << "the gate waited for the call in flight";
+    EXPECT_EQ(s["cupti_detach_stall_ns_max"], 0u) << "nothing was held";
+  }
+  {
+    CuptiDetach d(&kGate, 5s);
+    std::thread late;
+    std::atomic<bool> through{false};
+    uint64_t held_before = EntryGate::Process().held();
+    EXPECT_EQ(d.Run([&] {
+      late = std::thread([&] {
+        EntryGate::Process().Enter();  // held: the gate is closed
+        through.store(true);
+        EntryGate::Process().Leave();
+      });
+      while (EntryGate::Process().held() == held_before) std::this_thread::yield();
+      std::this_thread::sleep_for(20ms);  // the finalize's work
+      EXPECT_FALSE(through.load());
+      return CuptiDetach::Finalized::kYes;
+    }),
+              CuptiDetach::Outcome::kDetached);
+    late.join();
+    auto s = StatsOf(d);
+    EXPECT_GE(s["cupti_detach_stall_ns_max"], 20'000'000u);
+    EXPECT_LE(s["cupti_detach_stall_ns_max"], s["cupti_detach_hold_ns_max"]);
+  }
 }
 
 TEST(CuptiDetach, NeverFinalizesWithoutAGateOrOneNothingWentThrough) {

@@ -165,6 +165,11 @@ const GpucapEntryGateV1* gpucap_entry_gate_v1(void) {
         if (refused) *refused = 0;
       },
       [](GpucapGateCall*, size_t) { return size_t{0}; },
+      [] {
+        std::lock_guard<std::mutex> lock(g_cupti.mu);
+        g_cupti.gate_closed = false;
+        return uint64_t{0};
+      },
   };
   return &gate;
 }
