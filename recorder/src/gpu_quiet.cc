@@ -78,22 +78,42 @@ GpuQuiet::~GpuQuiet() {
   }
 }
 
-bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
+bool GpuQuiet::Resolved() {
   if (!resolved_) {
     driver_ = ThroughGate();
     resolved_ = true;
   }
-  if (!driver_) return false;
+  return driver_.has_value();
+}
+
+bool GpuQuiet::Start(std::unique_lock<std::mutex>& lock, uint64_t* mine) {
   State& s = *state_;
-  std::unique_lock<std::mutex> lock(s.mu);
   if (s.stopping || s.done != s.asked) return false;  // the last wait is still in the driver
   if (!worker_.joinable()) worker_ = std::thread(Run, state_, *driver_);
-  uint64_t mine = ++s.asked;
-  ++s.waits;
+  *mine = ++s.asked;
   s.cv.notify_all();
+  return true;
+}
+
+bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
+  if (!Resolved()) return false;
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  uint64_t mine = 0;
+  if (!Start(lock, &mine)) return false;
+  ++s.waits;
   if (s.cv.wait_for(lock, bound, [&] { return s.done >= mine; })) return true;
   ++s.timeouts;
   return false;
+}
+
+bool GpuQuiet::Ask() {
+  if (!Resolved()) return false;
+  std::unique_lock<std::mutex> lock(state_->mu);
+  uint64_t mine = 0;
+  if (!Start(lock, &mine)) return false;
+  ++state_->asks;
+  return true;
 }
 
 void GpuQuiet::Run(const std::shared_ptr<State>& state, Driver cu) {
@@ -119,6 +139,11 @@ bool GpuQuiet::busy() const {
 uint64_t GpuQuiet::waits() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->waits;
+}
+
+uint64_t GpuQuiet::asks() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->asks;
 }
 
 uint64_t GpuQuiet::timeouts() const {

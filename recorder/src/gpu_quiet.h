@@ -77,10 +77,20 @@ class GpuQuiet {
   // false at once when no driver functions were found.
   bool Wait(std::chrono::milliseconds bound);
 
+  // A wait asked for and not waited for: the worker makes its driver calls
+  // in each active primary context, and the caller goes on. True when
+  // asked; false when a wait is still in the driver or no driver functions
+  // were found. What an attach ahead asks (GPUCAP_ATTACH_WARM), so that the
+  // contexts' first calls after it, in which CUPTI initialises its state
+  // per context (zeroing its device buffers on the host: ~20 M
+  // instructions), are the worker's rather than a launching thread's.
+  bool Ask();
+
   // A wait still in the driver (past its bound): no detach may run now.
   bool busy() const;
   uint64_t waits() const;
   uint64_t timeouts() const;
+  uint64_t asks() const;
 
  private:
   // Shared with the worker, which may outlive this object (stuck in the
@@ -89,10 +99,13 @@ class GpuQuiet {
     std::mutex mu;
     std::condition_variable cv;
     uint64_t asked = 0, done = 0;  // waits asked for and finished
-    uint64_t waits = 0, timeouts = 0;
+    uint64_t waits = 0, timeouts = 0, asks = 0;
     bool stopping = false;
   };
   static void Run(const std::shared_ptr<State>& state, Driver driver);
+  // Wait's and Ask's start: the worker asked, under s.mu; false as Ask.
+  bool Start(std::unique_lock<std::mutex>& lock, uint64_t* mine);
+  bool Resolved();
 
   std::optional<Driver> driver_;
   bool resolved_ = false;  // driver_ looked for (Wait's caller only)

@@ -138,6 +138,23 @@ TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
   EXPECT_FALSE(quiet.busy());
 }
 
+TEST(GpuQuiet, AnAskIsNotWaitedForAndNotMadeWhileAWaitIsInTheDriver) {
+  g_active = true;
+  g_gpu_done = false;
+  g_syncs = 0;
+  GpuQuiet quiet(kFakeDriver);
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(quiet.Ask());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1000ms) << "the GPU has not finished: not waited for";
+  EXPECT_FALSE(quiet.Ask()) << "the first is still in the driver";
+  EXPECT_FALSE(quiet.Wait(10ms));
+  EXPECT_EQ(quiet.asks(), 1u);
+  g_gpu_done = true;
+  for (int i = 0; i < 200 && quiet.busy(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(g_syncs.load(), 1) << "the worker made the ask's call";
+  EXPECT_TRUE(quiet.Ask());
+}
+
 TEST(GpuQuiet, AnInactiveContextIsNeitherRetainedNorWaitedFor) {
   g_active = false;
   g_gpu_done = false;  // a wait would never end
