@@ -337,12 +337,13 @@ void CuptiSession::TryDetach() {
   // an attempt given up (tried again at the next tick): a finalize now
   // would lose the range's last records.
   CuptiDetach::Outcome o = CuptiDetach::Outcome::kGaveUp;
-  // The GPU work queued so far, waited for with the gate open (a bounded
-  // wait: the gated flush and finalize then wait only for what came since).
-  // Never finalized while that wait is still in the driver (past its
-  // bound): the attempt is given up, and made again at the next tick.
-  if (!flushed_for_detach_ && config_.detach_quiet_ms) {
-    quiet_.Wait(std::chrono::milliseconds(config_.detach_quiet_ms));
+  // The GPU work queued so far, waited for with the gate open until a wait
+  // finds little queued (bounded: the gated flush and finalize then wait
+  // only for what came since), before each attempt. Never finalized while
+  // a wait is still in the driver (past its bound): the attempt is given
+  // up, and made again at the next tick.
+  if (config_.detach_quiet_ms) {
+    quiet_.WaitUntilShallow(std::chrono::milliseconds(config_.detach_quiet_ms), kShallowQueue);
   }
   if (config_.detach_quiet_ms && quiet_.busy()) {
     detach_->CountGiveUp();
@@ -460,6 +461,7 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   if (config_.attach_warm) extra->emplace_back("cupti_attach_warms", quiet_.asks());
   if (config_.detach_quiet_ms) {
     extra->emplace_back("cupti_quiet_waits", quiet_.waits());
+    extra->emplace_back("cupti_quiet_shallow", quiet_.shallow());
     extra->emplace_back("cupti_quiet_timeouts", quiet_.timeouts());
   }
   stages_.Stats(extra);

@@ -104,6 +104,10 @@ class CuptiSession {
   // an application thread one: it must not wait long).
   bool Record(int attempts = 1);
   static constexpr int kControlAttempts = 20;
+  // A quiet wait this short means the GPU had about this much queued: the
+  // detach's holds then stall the program for about that (issue 40 asks
+  // for 5 ms at p99; the finalize's own work is 1.5-2 ms).
+  static constexpr std::chrono::microseconds kShallowQueue{1000};
   // Record, on the control thread, while still paused, when the range
   // before a recorded one opens (CaptureSwitch::TakeAheadWanted): CUPTI's
   // re-attach after a detach and the kinds' switch cost the thread that

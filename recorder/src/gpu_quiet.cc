@@ -107,6 +107,22 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   return false;
 }
 
+bool GpuQuiet::WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::microseconds shallow) {
+  auto deadline = std::chrono::steady_clock::now() + bound;
+  for (;;) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (t0 >= deadline) return false;
+    if (!Wait(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - t0) + std::chrono::milliseconds(1))) {
+      return false;
+    }
+    if (std::chrono::steady_clock::now() - t0 <= shallow) {
+      std::lock_guard<std::mutex> lock(state_->mu);
+      ++state_->shallow;
+      return true;
+    }
+  }
+}
+
 bool GpuQuiet::Ask() {
   if (!Resolved()) return false;
   std::unique_lock<std::mutex> lock(state_->mu);
@@ -139,6 +155,11 @@ bool GpuQuiet::busy() const {
 uint64_t GpuQuiet::waits() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->waits;
+}
+
+uint64_t GpuQuiet::shallow() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->shallow;
 }
 
 uint64_t GpuQuiet::asks() const {

@@ -77,6 +77,15 @@ class GpuQuiet {
   // false at once when no driver functions were found.
   bool Wait(std::chrono::milliseconds bound);
 
+  // Waits again and again, within `bound` in all, until one wait takes at
+  // most `shallow`: the GPU had that little queued when it began, so a
+  // gate closed now holds the others only for about that much of the
+  // GPU's work (cuptiFinalize and the forced flush wait for the work in
+  // flight). A program that syncs each step drains its queue there; one
+  // wait would often end just as the queue refilled. True when a shallow
+  // wait was seen; false at the bound or as Wait.
+  bool WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::microseconds shallow);
+
   // A wait asked for and not waited for: the worker makes its driver calls
   // in each active primary context, and the caller goes on. True when
   // asked; false when a wait is still in the driver or no driver functions
@@ -91,6 +100,7 @@ class GpuQuiet {
   uint64_t waits() const;
   uint64_t timeouts() const;
   uint64_t asks() const;
+  uint64_t shallow() const;  // WaitUntilShallow's that saw a shallow wait
 
  private:
   // Shared with the worker, which may outlive this object (stuck in the
@@ -99,7 +109,7 @@ class GpuQuiet {
     std::mutex mu;
     std::condition_variable cv;
     uint64_t asked = 0, done = 0;  // waits asked for and finished
-    uint64_t waits = 0, timeouts = 0, asks = 0;
+    uint64_t waits = 0, timeouts = 0, asks = 0, shallow = 0;
     bool stopping = false;
   };
   static void Run(const std::shared_ptr<State>& state, Driver driver);

@@ -155,6 +155,32 @@ TEST(GpuQuiet, AnAskIsNotWaitedForAndNotMadeWhileAWaitIsInTheDriver) {
   EXPECT_TRUE(quiet.Ask());
 }
 
+// A wait that finds work queued is made again until one finds (nearly)
+// none: the fake GPU finishes the first two synchronizes after 20 ms each.
+std::atomic<int> g_slow_syncs{0};
+CUresult CUDAAPI SlowThenFastSynchronize() {
+  if (g_slow_syncs.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return CUDA_SUCCESS;
+}
+
+TEST(GpuQuiet, WaitsAgainUntilAWaitFindsTheQueueShallowOrTheBoundPasses) {
+  g_active = true;
+  GpuQuiet::Driver d = kFakeDriver;
+  d.synchronize = &SlowThenFastSynchronize;
+  GpuQuiet quiet(d);
+  g_slow_syncs = 2;
+  EXPECT_TRUE(quiet.WaitUntilShallow(2000ms, 5ms));
+  EXPECT_EQ(quiet.waits(), 3u) << "two deep, then a shallow one";
+  EXPECT_EQ(quiet.shallow(), 1u);
+  g_slow_syncs = 1000;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(quiet.WaitUntilShallow(70ms, 5ms)) << "never shallow";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1000ms);
+  EXPECT_EQ(quiet.shallow(), 1u);
+  g_slow_syncs = 0;
+  for (int i = 0; i < 200 && quiet.busy(); ++i) std::this_thread::sleep_for(10ms);
+}
+
 TEST(GpuQuiet, AnInactiveContextIsNeitherRetainedNorWaitedFor) {
   g_active = false;
   g_gpu_done = false;  // a wait would never end
