@@ -343,6 +343,11 @@ void CuptiSession::TryDetach() {
   // a wait is still in the driver (past its bound): the attempt is given
   // up, and made again at the next tick.
   if (config_.detach_quiet_ms) {
+    // The kinds left on for the finalize to switch off (PauseActivity) go
+    // off first, in a hold of their own (0.1-0.5 ms): while the waits run
+    // (up to their bound, at each attempt) the program's launches would
+    // otherwise pay CUPTI's recording price for nothing recorded.
+    if (kinds_off_pending_.exchange(false) && !KindsOff(/*unless_resumed=*/true)) kinds_off_pending_.store(true);
     quiet_.WaitUntilShallow(std::chrono::milliseconds(config_.detach_quiet_ms), kShallowQueue);
   }
   if (config_.detach_quiet_ms && quiet_.busy()) {
