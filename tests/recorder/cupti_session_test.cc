@@ -14,6 +14,7 @@
 #include <cupti.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -48,6 +49,7 @@ struct FakeCupti {
   // Whether each cuptiActivityRegisterCallbacks came with the gate closed.
   std::vector<bool> registered_gated;
   std::map<CUpti_ActivityKind, bool> kinds;
+  std::vector<std::string> calls;  // "off", "flush", "finalize", in order
 
   void Reset() {
     std::lock_guard<std::mutex> lock(mu);
@@ -60,6 +62,7 @@ struct FakeCupti {
     gate_closed = false;
     registered_gated.clear();
     kinds.clear();
+    calls.clear();
   }
 };
 FakeCupti g_cupti;
@@ -103,6 +106,7 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind) {
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
   std::lock_guard<std::mutex> lock(g_cupti.mu);
   g_cupti.kinds[kind] = false;
+  g_cupti.calls.push_back("off");
   return CUPTI_SUCCESS;
 }
 CUptiResult CUPTIAPI cuptiActivityEnableAllSyncRecords(uint8_t) { return CUPTI_SUCCESS; }
@@ -120,6 +124,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t) {
     complete = g_cupti.complete;
     g_cupti.buffer = nullptr;
     g_cupti.valid = 0;
+    g_cupti.calls.push_back("flush");
   }
   if (b && complete) complete(nullptr, 0, b, kBufferBytes, valid);
   return CUPTI_SUCCESS;
@@ -129,6 +134,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t) {
 CUptiResult CUPTIAPI cuptiFinalize(void) {
   std::lock_guard<std::mutex> lock(g_cupti.mu);
   ++g_cupti.finalizes;
+  g_cupti.calls.push_back("finalize");
   g_cupti.request = nullptr;
   g_cupti.complete = nullptr;
   g_cupti.buffer = nullptr;
@@ -215,11 +221,13 @@ struct Session {
   std::vector<bool> attaches_late;  // each attach's `late`, as the recorder is told it
   bool start_paused = false;
 
-  explicit Session(bool callback_records = false, bool attach_prepare = false, bool start_paused = false) {
+  explicit Session(bool callback_records = false, bool attach_prepare = false, bool start_paused = false,
+                   uint32_t detach_quiet_ms = 0) {
     this->start_paused = start_paused;
     g_cupti.Reset();
     config.pause_detach = true;
     config.attach_prepare = attach_prepare;
+    config.detach_quiet_ms = detach_quiet_ms;
     config.kinds = {static_cast<uint32_t>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
                     static_cast<uint32_t>(CUPTI_ACTIVITY_KIND_RUNTIME)};
     phase.store(RecorderPhase::kRecording);
@@ -372,6 +380,32 @@ TEST(CuptiSession, WithoutADetachTheIdsAreCuptis) {
   EXPECT_EQ(g_cupti.finalizes, 0);
   EXPECT_EQ(s.cupti->correlations()->shift(), 0u);
   EXPECT_EQ(s.Stats()["cupti_sessions"], 1u);
+}
+
+// Where pauses leave the kinds on for the finalize (the default), they go
+// off inside its hold, after the flush; with the quiet wait on they go off
+// before it, since its waits may last up to their bound at each attempt
+// and the launches meanwhile would pay CUPTI's recording price.
+TEST(CuptiSession, WithTheQuietWaitTheKindsGoOffBeforeTheFlushAndTheFinalize) {
+  auto first = [](const std::string& what) {
+    const auto& c = g_cupti.calls;
+    return std::find(c.begin(), c.end(), what) - c.begin();
+  };
+  {
+    Session s;
+    Call();
+    s.PauseAndDetach();
+    ASSERT_EQ(g_cupti.finalizes, 1);
+    EXPECT_LT(first("flush"), first("off")) << "late: inside the finalize's hold";
+  }
+  {
+    Session s(false, false, false, /*detach_quiet_ms=*/100);
+    Call();
+    s.PauseAndDetach();
+    ASSERT_EQ(g_cupti.finalizes, 1);
+    EXPECT_LT(first("off"), first("flush"));
+    EXPECT_LT(first("flush"), first("finalize"));
+  }
 }
 
 }  // namespace
