@@ -342,12 +342,12 @@ void CuptiSession::TryDetach() {
   // only for what came since), before each attempt. Never finalized while
   // a wait is still in the driver (past its bound): the attempt is given
   // up, and made again at the next tick.
+  // The kinds left on for the finalize (PauseActivity) stay on through the
+  // waits, though the launches meanwhile pay CUPTI's recording price: a
+  // graph launched while CUPTI is attached with its kinds off, then
+  // finalized, faults at its next launch ("the graph fault found",
+  // docs/recorder-detach.md).
   if (config_.detach_quiet_ms) {
-    // The kinds left on for the finalize to switch off (PauseActivity) go
-    // off first, in a hold of their own (0.1-0.5 ms): while the waits run
-    // (up to their bound, at each attempt) the program's launches would
-    // otherwise pay CUPTI's recording price for nothing recorded.
-    if (kinds_off_pending_.exchange(false) && !KindsOff(/*unless_resumed=*/true)) kinds_off_pending_.store(true);
     quiet_.WaitUntilShallow(std::chrono::milliseconds(config_.detach_quiet_ms), kShallowQueue);
   }
   if (config_.detach_quiet_ms && quiet_.busy()) {
