@@ -105,12 +105,17 @@ void EntryGate::AddExemptRange(const void* begin, const void* end) {
 }
 
 void EntryGate::WaitWhileClosed(Slot* s, const void* caller) {
+  // The gate word was read relaxed on the fast path: what the closer wrote
+  // before closing (first_held_at_ns_'s reset) is seen from here on.
+  std::atomic_thread_fence(std::memory_order_acquire);
   for (;;) {
     if (owner_.load(std::memory_order_acquire) == Tid() || (caller && Exempt(caller))) return;
-    // Not in flight while held: the closer must not wait for us.
-    held_.fetch_add(1, std::memory_order_relaxed);
+    // The arrival before the count, so that whoever sees the count sees
+    // the arrival.
     int64_t none = 0;
-    first_held_at_ns_.compare_exchange_strong(none, NowNs(), std::memory_order_relaxed);
+    first_held_at_ns_.compare_exchange_strong(none, NowNs(), std::memory_order_release);
+    // Not in flight while held: the closer must not wait for us.
+    held_.fetch_add(1, std::memory_order_release);
     // Depth 0 while held, 1 after, the entry count kept.
     uint32_t entries = s->depth.load(std::memory_order_relaxed) & ~uint32_t{GPUCAP_GATE_DEPTH_MASK};
     s->depth.store(entries, std::memory_order_seq_cst);
@@ -186,9 +191,13 @@ CloseResult EntryGate::Close(std::chrono::nanoseconds bound) {
 }
 
 uint64_t EntryGate::Open() {
+  // The arrival read before the clock: a call held in between counts from
+  // no later than now. A late arrival of an earlier closing counts from
+  // this closing at most.
+  int64_t first = first_held_at_ns_.load(std::memory_order_acquire);
   int64_t now = NowNs();
-  int64_t first = first_held_at_ns_.load(std::memory_order_relaxed);
-  uint64_t stall = first ? static_cast<uint64_t>(now - std::max(first, closed_at_ns_)) : 0;
+  int64_t since = std::max(first, closed_at_ns_);
+  uint64_t stall = first && now > since ? static_cast<uint64_t>(now - since) : 0;
   owner_.store(0, std::memory_order_release);
   gpucap_gate_state.fetch_and(~uint32_t{GPUCAP_GATE_CLOSED}, std::memory_order_seq_cst);
   gpucap_gate_state.notify_all();

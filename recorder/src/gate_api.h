@@ -39,7 +39,8 @@ struct GpucapEntryGateV1 {
   // `max` into `out`; returns how many there are (call_watch.h).
   size_t (*calls_in_flight)(GpucapGateCall* out, size_t max);
   // open(), returning the stall: how long the first call held since the
-  // last close waited, in ns (0: none was held). EntryGate::Open.
+  // last close waited, in ns (0: none was held). EntryGate::Open. Like
+  // open(), only by the thread whose close() returned 1.
   uint64_t (*open_stall)(void);
 };
 

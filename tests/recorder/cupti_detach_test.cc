@@ -106,8 +106,8 @@ TEST(CuptiDetach, TheStallCountsTheCallsHeldNotTheWaitForCallsInFlight) {
     std::atomic<bool> leave{false};
     std::thread in_sync([&] {
       EntryGate::Process().Enter();
-      while (!leave.load()) std::this_thread::yield();
-      std::this_thread::sleep_for(30ms);  // still inside: the synchronize ends later
+      while (!leave.load() || !EntryGate::Process().closed()) std::this_thread::yield();
+      std::this_thread::sleep_for(30ms);  // still inside, the gate closed: the synchronize ends later
       EntryGate::Process().Leave();
     });
     while (EntryGate::Process().CallsInFlight(nullptr, 0) == 0) std::this_thread::yield();
@@ -136,7 +136,7 @@ TEST(CuptiDetach, TheStallCountsTheCallsHeldNotTheWaitForCallsInFlight) {
       return CuptiDetach::Finalized::kYes;
     }),
               CuptiDetach::Outcome::kDetached);
-    late.join();
+    if (late.joinable()) late.join();
     auto s = StatsOf(d);
     EXPECT_GE(s["cupti_detach_stall_ns_max"], 20'000'000u);
     EXPECT_LE(s["cupti_detach_stall_ns_max"], s["cupti_detach_hold_ns_max"]);
