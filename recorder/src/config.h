@@ -137,16 +137,18 @@ struct Config {
   // threads only for the subscriber and the kinds (CuptiSession::Prepare):
   // the registration took 12-65 ms at p99 inside the hold on an H100.
   bool attach_prepare = false;
-  // GPUCAP_DETACH_QUIET_MS (default 0: off): before a pause's detach closes
-  // the gate, wait up to this long, the gate open and off the control
-  // thread, for the GPU work queued so far (gpu_quiet.h): the gated flush
+  // GPUCAP_DETACH_QUIET_MS (default 0: off): before each attempt of a
+  // pause's detach closes the gate, wait within this long, the gate open
+  // and off the control thread, for the GPU work queued (gpu_quiet.h),
+  // again and again until one wait finds the queue shallow: the gated flush
   // and finalize wait for the work in flight.
   uint32_t detach_quiet_ms = 0;
   // GPUCAP_ATTACH_WARM (default 0): after an attach ahead, the quiet wait's
-  // worker makes a driver call in each active primary context without
-  // being waited for (GpuQuiet::Ask), so that CUPTI's per-context
-  // initialisation after an attach (~20 M instructions zeroing its device
-  // buffers) runs there rather than in a launching thread's next call.
+  // worker makes a driver call in each active primary context
+  // (cuStreamQuery) without being waited for (GpuQuiet::Ask), so that
+  // CUPTI's per-context initialisation after an attach (~20 M instructions
+  // zeroing its device buffers), if such a call sets it off, runs there
+  // rather than in a launching thread's next call.
   bool attach_warm = false;
   // GPUCAP_DETACH_LATE_OFF (default 1): a pause that will detach leaves the
   // kinds on until the detach, which switches them off inside the gate

@@ -8,8 +8,10 @@
 namespace gpucap::recorder {
 namespace {
 
-// Every active primary context's queued work, waited for on this thread.
-void SynchronizeActivePrimaryContexts(const GpuQuiet::Driver& cu) {
+// Every active primary context's queued work, waited for on this thread;
+// or (`query_only`) each context's legacy stream asked about, not waited
+// for: a driver call in the context.
+void VisitActivePrimaryContexts(const GpuQuiet::Driver& cu, bool query_only) {
   int count = 0;
   if (cu.device_count(&count) != CUDA_SUCCESS) return;
   for (int d = 0; d < count; ++d) {
@@ -21,7 +23,11 @@ void SynchronizeActivePrimaryContexts(const GpuQuiet::Driver& cu) {
     CUcontext ctx = nullptr;
     if (cu.primary_retain(&ctx, dev) != CUDA_SUCCESS) continue;
     if (cu.push(ctx) == CUDA_SUCCESS) {
-      cu.synchronize();
+      if (query_only) {
+        cu.stream_query(nullptr);
+      } else {
+        cu.synchronize();
+      }
       CUcontext popped;
       cu.pop(&popped);
     }
@@ -56,6 +62,7 @@ std::optional<GpuQuiet::Driver> GpuQuiet::Find(PFN_cuGetProcAddress_v12000 get_p
   find("cuCtxPushCurrent", 4000, &d.push);
   find("cuCtxPopCurrent", 4000, &d.pop);
   find("cuCtxSynchronize", 2000, &d.synchronize);
+  find("cuStreamQuery", 2000, &d.stream_query);
   if (!all) return std::nullopt;
   return d;
 }
@@ -86,10 +93,11 @@ bool GpuQuiet::Resolved() {
   return driver_.has_value();
 }
 
-bool GpuQuiet::Start(std::unique_lock<std::mutex>& lock, uint64_t* mine) {
+bool GpuQuiet::Start(std::unique_lock<std::mutex>& lock, uint64_t* mine, bool query_only) {
   State& s = *state_;
   if (s.stopping || s.done != s.asked) return false;  // the last wait is still in the driver
   if (!worker_.joinable()) worker_ = std::thread(Run, state_, *driver_);
+  s.query_only = query_only;
   *mine = ++s.asked;
   s.cv.notify_all();
   return true;
@@ -100,7 +108,7 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   uint64_t mine = 0;
-  if (!Start(lock, &mine)) return false;
+  if (!Start(lock, &mine, /*query_only=*/false)) return false;
   ++s.waits;
   if (s.cv.wait_for(lock, bound, [&] { return s.done >= mine; })) return true;
   ++s.timeouts;
@@ -109,13 +117,18 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
 
 bool GpuQuiet::WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::microseconds shallow) {
   auto deadline = std::chrono::steady_clock::now() + bound;
-  for (;;) {
+  std::chrono::steady_clock::duration last{0};
+  for (bool first = true;; first = false) {
     auto t0 = std::chrono::steady_clock::now();
-    if (t0 >= deadline) return false;
+    // Another wait like the last would overrun the bound and leave the
+    // worker in the driver (then no detach may run): stop with it idle, the
+    // queue waited for as far as the last wait.
+    if (!first && deadline - t0 < last) return false;
     if (!Wait(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - t0) + std::chrono::milliseconds(1))) {
       return false;
     }
-    if (std::chrono::steady_clock::now() - t0 <= shallow) {
+    last = std::chrono::steady_clock::now() - t0;
+    if (last <= shallow) {
       std::lock_guard<std::mutex> lock(state_->mu);
       ++state_->shallow;
       return true;
@@ -127,7 +140,7 @@ bool GpuQuiet::Ask() {
   if (!Resolved()) return false;
   std::unique_lock<std::mutex> lock(state_->mu);
   uint64_t mine = 0;
-  if (!Start(lock, &mine)) return false;
+  if (!Start(lock, &mine, /*query_only=*/true)) return false;
   ++state_->asks;
   return true;
 }
@@ -139,8 +152,9 @@ void GpuQuiet::Run(const std::shared_ptr<State>& state, Driver cu) {
     s.cv.wait(lock, [&] { return s.stopping || s.done != s.asked; });
     if (s.done == s.asked) return;  // stopping, nothing asked
     uint64_t target = s.asked;
+    bool query_only = s.query_only;
     lock.unlock();
-    SynchronizeActivePrimaryContexts(cu);
+    VisitActivePrimaryContexts(cu, query_only);
     lock.lock();
     s.done = target;
     s.cv.notify_all();
