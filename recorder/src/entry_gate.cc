@@ -163,7 +163,7 @@ size_t EntryGate::CallsInFlight(CallInFlight* out, size_t max) const {
 CloseResult EntryGate::Close(std::chrono::nanoseconds bound) {
   while (closing_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
   auto t0 = std::chrono::steady_clock::now();
-  closed_at_ns_ = NowNs();
+  closed_at_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(t0.time_since_epoch()).count();
   first_held_at_ns_.store(0, std::memory_order_relaxed);
   owner_.store(Tid(), std::memory_order_release);
   gpucap_gate_state.fetch_or(GPUCAP_GATE_CLOSED, std::memory_order_seq_cst);
