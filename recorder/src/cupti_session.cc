@@ -463,11 +463,12 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("cupti_sessions", correlations_.sessions());
   extra->emplace_back("correlation_shift", correlations_.shift());
   extra->emplace_back("cupti_attaches_prepared", prepared_.load());
-  if (config_.attach_warm) extra->emplace_back("cupti_attach_warms", quiet_.asks());
+  GpuQuiet::Counts quiet = quiet_.counts();
+  if (config_.attach_warm) extra->emplace_back("cupti_attach_warms", quiet.asks);
   if (config_.detach_quiet_ms) {
-    extra->emplace_back("cupti_quiet_waits", quiet_.waits());
-    extra->emplace_back("cupti_quiet_shallow", quiet_.shallow());
-    extra->emplace_back("cupti_quiet_timeouts", quiet_.timeouts());
+    extra->emplace_back("cupti_quiet_waits", quiet.waits);
+    extra->emplace_back("cupti_quiet_shallow", quiet.shallow);
+    extra->emplace_back("cupti_quiet_timeouts", quiet.timeouts);
   }
   stages_.Stats(extra);
 }

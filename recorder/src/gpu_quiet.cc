@@ -109,9 +109,9 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   std::unique_lock<std::mutex> lock(s.mu);
   uint64_t mine = 0;
   if (!Start(lock, &mine, /*query_only=*/false)) return false;
-  ++s.waits;
+  ++s.counts.waits;
   if (s.cv.wait_for(lock, bound, [&] { return s.done >= mine; })) return true;
-  ++s.timeouts;
+  ++s.counts.timeouts;
   return false;
 }
 
@@ -130,7 +130,7 @@ bool GpuQuiet::WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::mi
     last = std::chrono::steady_clock::now() - t0;
     if (last <= shallow) {
       std::lock_guard<std::mutex> lock(state_->mu);
-      ++state_->shallow;
+      ++state_->counts.shallow;
       return true;
     }
   }
@@ -141,7 +141,7 @@ bool GpuQuiet::Ask() {
   std::unique_lock<std::mutex> lock(state_->mu);
   uint64_t mine = 0;
   if (!Start(lock, &mine, /*query_only=*/true)) return false;
-  ++state_->asks;
+  ++state_->counts.asks;
   return true;
 }
 
@@ -166,24 +166,9 @@ bool GpuQuiet::busy() const {
   return state_->done != state_->asked;
 }
 
-uint64_t GpuQuiet::waits() const {
+GpuQuiet::Counts GpuQuiet::counts() const {
   std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->waits;
-}
-
-uint64_t GpuQuiet::shallow() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->shallow;
-}
-
-uint64_t GpuQuiet::asks() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->asks;
-}
-
-uint64_t GpuQuiet::timeouts() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->timeouts;
+  return state_->counts;
 }
 
 }  // namespace gpucap::recorder

@@ -103,10 +103,13 @@ class GpuQuiet {
 
   // A wait still in the driver (past its bound): no detach may run now.
   bool busy() const;
-  uint64_t waits() const;
-  uint64_t timeouts() const;
-  uint64_t asks() const;
-  uint64_t shallow() const;  // WaitUntilShallow's that saw a shallow wait
+  struct Counts {
+    uint64_t waits = 0;     // Wait's, WaitUntilShallow's each
+    uint64_t timeouts = 0;  // waits past their bound
+    uint64_t asks = 0;      // Ask's made
+    uint64_t shallow = 0;   // WaitUntilShallow's that saw a shallow wait
+  };
+  Counts counts() const;
 
  private:
   // Shared with the worker, which may outlive this object (stuck in the
@@ -115,7 +118,7 @@ class GpuQuiet {
     std::mutex mu;
     std::condition_variable cv;
     uint64_t asked = 0, done = 0;  // waits asked for and finished
-    uint64_t waits = 0, timeouts = 0, asks = 0, shallow = 0;
+    Counts counts;
     bool query_only = false;  // the request asked: Ask's, not Wait's
     bool stopping = false;
   };

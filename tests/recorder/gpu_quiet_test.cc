@@ -77,7 +77,7 @@ TEST(GpuQuiet, WithoutTheDriversFunctionsFromTheGateNothingIsWaitedFor) {
   GpuQuiet quiet;
   EXPECT_FALSE(quiet.Wait(100ms));
   EXPECT_EQ(g_syncs.load(), 0);
-  EXPECT_EQ(quiet.waits(), 0u);
+  EXPECT_EQ(quiet.counts().waits, 0u);
   EXPECT_FALSE(quiet.busy());
 }
 
@@ -124,8 +124,8 @@ TEST(GpuQuiet, AWaitEndsWhenTheQueuedWorkIsDone) {
   EXPECT_TRUE(quiet.Wait(2000ms));
   EXPECT_TRUE(quiet.Wait(2000ms));
   EXPECT_EQ(g_syncs.load(), 2);
-  EXPECT_EQ(quiet.waits(), 2u);
-  EXPECT_EQ(quiet.timeouts(), 0u);
+  EXPECT_EQ(quiet.counts().waits, 2u);
+  EXPECT_EQ(quiet.counts().timeouts, 0u);
 }
 
 TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
@@ -139,10 +139,10 @@ TEST(GpuQuiet, AGpuThatDoesNotFinishCostsTheBoundOnceAndThenNothing) {
   auto t1 = std::chrono::steady_clock::now();
   EXPECT_FALSE(quiet.Wait(5000ms)) << "the last wait is still in the driver";
   EXPECT_LT(std::chrono::steady_clock::now() - t1, 1000ms) << "answered at once, not after its bound";
-  EXPECT_EQ(quiet.timeouts(), 1u);
+  EXPECT_EQ(quiet.counts().timeouts, 1u);
   g_gpu_done = true;
   for (int i = 0; i < 200 && !quiet.Wait(100ms); ++i) std::this_thread::sleep_for(10ms);
-  EXPECT_GE(quiet.waits(), 2u) << "waits again once the GPU finished";
+  EXPECT_GE(quiet.counts().waits, 2u) << "waits again once the GPU finished";
   EXPECT_FALSE(quiet.busy());
 }
 
@@ -163,7 +163,7 @@ TEST(GpuQuiet, AnAskQueriesWithoutWaitingAndIsNotMadeWhileAWaitIsInTheDriver) {
   EXPECT_FALSE(quiet.busy()) << "the query did not wait for the GPU";
   EXPECT_EQ(g_queries.load(), 1);
   EXPECT_EQ(g_syncs.load(), syncs) << "no synchronize for an ask";
-  EXPECT_EQ(quiet.asks(), 1u);
+  EXPECT_EQ(quiet.counts().asks, 1u);
   g_gpu_done = true;
 }
 
@@ -182,16 +182,16 @@ TEST(GpuQuiet, WaitsAgainUntilAWaitFindsTheQueueShallowOrAnotherWouldOverrun) {
   GpuQuiet quiet(d);
   g_slow_syncs = 2;
   EXPECT_TRUE(quiet.WaitUntilShallow(5000ms, 20ms));
-  EXPECT_GE(quiet.waits(), 3u) << "two deep, then a shallow one";
-  EXPECT_EQ(quiet.shallow(), 1u);
+  EXPECT_GE(quiet.counts().waits, 3u) << "two deep, then a shallow one";
+  EXPECT_EQ(quiet.counts().shallow, 1u);
   // Never shallow: two 50 ms waits, then 30 ms left, too little for a
   // third like them; the worker is left idle, so a detach may run.
   g_slow_syncs = 1000;
-  uint64_t timeouts = quiet.timeouts();
+  uint64_t timeouts = quiet.counts().timeouts;
   EXPECT_FALSE(quiet.WaitUntilShallow(130ms, 20ms));
   EXPECT_FALSE(quiet.busy()) << "no wait left in the driver";
-  EXPECT_EQ(quiet.timeouts(), timeouts);
-  EXPECT_EQ(quiet.shallow(), 1u);
+  EXPECT_EQ(quiet.counts().timeouts, timeouts);
+  EXPECT_EQ(quiet.counts().shallow, 1u);
   g_slow_syncs = 0;
 }
 
