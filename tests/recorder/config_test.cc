@@ -122,27 +122,28 @@ TEST(Config, TheDeviceBuffersAreCuptisUnlessAsked) {
   unsetenv("GPUCAP_DEVICE_BUFFERS_AHEAD");
 }
 
-// An attach ahead registers CUPTI inside the gate unless asked to prepare
-// it outside (GPUCAP_ATTACH_PREPARE=1), which no GPU run has yet shown safe.
-TEST(Config, AnAttachIsPreparedOutsideTheGateOnlyWhenAsked) {
-  unsetenv("GPUCAP_ATTACH_PREPARE");
-  EXPECT_FALSE(Config::FromEnvironment().attach_prepare);
+// The detach's knobs not yet shown to hold the acceptance on a GPU are off
+// unless asked: CUPTI registered again outside the gate
+// (GPUCAP_ATTACH_PREPARE), the GPU waited for before a detach
+// (GPUCAP_DETACH_QUIET_MS), each context called after an attach ahead
+// (GPUCAP_ATTACH_WARM).
+TEST(Config, TheDetachsUnprovenKnobsAreOffUnlessAsked) {
+  const char* vars[] = {"GPUCAP_ATTACH_PREPARE", "GPUCAP_DETACH_QUIET_MS", "GPUCAP_ATTACH_WARM"};
+  for (const char* v : vars) unsetenv(v);
+  Config off = Config::FromEnvironment();
+  EXPECT_FALSE(off.attach_prepare);
+  EXPECT_EQ(off.detach_quiet_ms, 0u);
+  EXPECT_FALSE(off.attach_warm);
   setenv("GPUCAP_ATTACH_PREPARE", "1", 1);
-  EXPECT_TRUE(Config::FromEnvironment().attach_prepare);
-  unsetenv("GPUCAP_ATTACH_PREPARE");
-}
-
-TEST(Config, ADetachWaitsForTheGpuOnlyWhenAsked) {
-  unsetenv("GPUCAP_DETACH_QUIET_MS");
-  EXPECT_EQ(Config::FromEnvironment().detach_quiet_ms, 0u);
   setenv("GPUCAP_DETACH_QUIET_MS", "20", 1);
-  EXPECT_EQ(Config::FromEnvironment().detach_quiet_ms, 20u);
-  unsetenv("GPUCAP_DETACH_QUIET_MS");
+  setenv("GPUCAP_ATTACH_WARM", "1", 1);
+  Config asked = Config::FromEnvironment();
+  EXPECT_TRUE(asked.attach_prepare);
+  EXPECT_EQ(asked.detach_quiet_ms, 20u);
+  EXPECT_TRUE(asked.attach_warm);
+  for (const char* v : vars) unsetenv(v);
 }
 
-// A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
-// capture range, a signal or an unparsable range (which records as if none
-// were given) led to it; the entry gate decides at run time whether it can.
 TEST(Config, TheFlightRecordersRingIsOffUnlessBoundedAndSecondsAloneGetTheDefaultBound) {
   const char* vars[] = {"GPUCAP_RING_MB", "GPUCAP_RING_S", "GPUCAP_RING_DUMP_AT_EXIT"};
   for (const char* v : vars) unsetenv(v);
@@ -165,6 +166,9 @@ TEST(Config, TheFlightRecordersRingIsOffUnlessBoundedAndSecondsAloneGetTheDefaul
   for (const char* v : vars) unsetenv(v);
 }
 
+// A pause detaches only when told to (GPUCAP_PAUSE_DETACH=1), whether a
+// capture range, a signal or an unparsable range (which records as if none
+// were given) led to it; the entry gate decides at run time whether it can.
 TEST(Config, APauseDetachesOnlyWhenToldToWithOrWithoutACaptureRange) {
   unsetenv("GPUCAP_PAUSE_DETACH");
   setenv("GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+", 1);
