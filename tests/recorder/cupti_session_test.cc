@@ -393,7 +393,7 @@ TEST(CuptiSession, TheKindsAPauseLeftOnGoOffOnlyInTheFinalizesHoldQuietWaitOrNot
     return std::find(c.begin(), c.end(), what) - c.begin();
   };
   for (uint32_t quiet_ms : {0u, 100u}) {
-    Session s(false, false, false, quiet_ms);
+    Session s(/*callback_records=*/false, /*attach_prepare=*/false, /*start_paused=*/false, quiet_ms);
     Call();
     s.PauseAndDetach();
     ASSERT_EQ(g_cupti.finalizes, 1) << quiet_ms;
