@@ -217,7 +217,6 @@ Config Config::FromEnvironment() {
   c.attach_ahead = EnvBool("GPUCAP_ATTACH_AHEAD", true);
   c.attach_prepare = EnvBool("GPUCAP_ATTACH_PREPARE", false);
   c.detach_quiet_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_QUIET_MS", 0));
-  c.attach_warm = EnvBool("GPUCAP_ATTACH_WARM", false);
   c.detach_late_off = EnvBool("GPUCAP_DETACH_LATE_OFF", true);
   c.reclaim_at_detach = EnvBool("GPUCAP_RECLAIM_AT_DETACH", true);
   c.per_thread_buffers = EnvBool("GPUCAP_PER_THREAD_BUFFERS", true);

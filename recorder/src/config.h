@@ -143,13 +143,6 @@ struct Config {
   // again and again until one wait finds the queue shallow: the gated flush
   // and finalize wait for the work in flight.
   uint32_t detach_quiet_ms = 0;
-  // GPUCAP_ATTACH_WARM (default 0): after an attach ahead, the quiet wait's
-  // worker makes a driver call in each active primary context
-  // (cuStreamQuery) without being waited for (GpuQuiet::Ask), so that
-  // CUPTI's per-context initialisation after an attach (~20 M instructions
-  // zeroing its device buffers), if such a call sets it off, runs there
-  // rather than in a launching thread's next call.
-  bool attach_warm = false;
   // GPUCAP_DETACH_LATE_OFF (default 1): a pause that will detach leaves the
   // kinds on until the detach, which switches them off inside the gate
   // (CuptiSession::PauseActivity); 0 switches them off at the pause.

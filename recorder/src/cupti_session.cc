@@ -239,18 +239,13 @@ void CuptiSession::RecordAhead(const std::function<bool()>& still) {
   // Under the switch lock, then the attachment's (Attach): the recorded
   // range's thread, which takes them one at a time, finds the kinds on or
   // switches them itself.
-  bool attached = false;
   Switched([&] {
     std::lock_guard<std::mutex> switching(switch_mu_);
     if (!wanted()) return;
     Attach();
     SetActivityEnabledLocked(true, false);
     recorded_ahead_.fetch_add(1, std::memory_order_relaxed);
-    attached = true;
   });
-  // After the gate opened: the worker's calls pass through it as the
-  // program's do.
-  if (attached && config_.attach_warm && detach_) quiet_.Ask();
 }
 
 void CuptiSession::Pause() {
@@ -464,7 +459,6 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("correlation_shift", correlations_.shift());
   extra->emplace_back("cupti_attaches_prepared", prepared_.load());
   GpuQuiet::Counts quiet = quiet_.counts();
-  if (config_.attach_warm) extra->emplace_back("cupti_attach_warms", quiet.asks);
   if (config_.detach_quiet_ms) {
     extra->emplace_back("cupti_quiet_waits", quiet.waits);
     extra->emplace_back("cupti_quiet_shallow", quiet.shallow);

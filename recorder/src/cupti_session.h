@@ -182,7 +182,7 @@ class CuptiSession {
   // cupti_flushes_ungated, cupti_sessions, correlation_shift,
   // cupti_attaches_prepared, cupti_quiet_waits/_timeouts/_shallow (each
   // wait, each attempt's last wait past its bound, the attempts that found
-  // the queue shallow), cupti_attach_warms and the stages' times
+  // the queue shallow) and the stages' times
   // (stage_times.h), when a detach was made.
   void Stats(std::vector<std::pair<std::string, uint64_t>>* extra) const;
 
@@ -218,7 +218,7 @@ class CuptiSession {
   ApiRecords* api_records_ = nullptr;
   CorrelationShift correlations_;
   StageTimes stages_;
-  GpuQuiet quiet_;  // GPUCAP_DETACH_QUIET_MS's waits, GPUCAP_ATTACH_WARM's asks
+  GpuQuiet quiet_;  // GPUCAP_DETACH_QUIET_MS's waits
   // The API callback ids the subscriber has on, for every part that wants some.
   CallbackSwitch callbacks_;
   std::atomic<bool> started_{false};

@@ -8,10 +8,8 @@
 namespace gpucap::recorder {
 namespace {
 
-// Every active primary context's queued work, waited for on this thread;
-// or (`query_only`) each context's legacy stream asked about, not waited
-// for: a driver call in the context.
-void VisitActivePrimaryContexts(const GpuQuiet::Driver& cu, bool query_only) {
+// Every active primary context's queued work, waited for on this thread.
+void SynchronizeActivePrimaryContexts(const GpuQuiet::Driver& cu) {
   int count = 0;
   if (cu.device_count(&count) != CUDA_SUCCESS) return;
   for (int d = 0; d < count; ++d) {
@@ -23,11 +21,7 @@ void VisitActivePrimaryContexts(const GpuQuiet::Driver& cu, bool query_only) {
     CUcontext ctx = nullptr;
     if (cu.primary_retain(&ctx, dev) != CUDA_SUCCESS) continue;
     if (cu.push(ctx) == CUDA_SUCCESS) {
-      if (query_only) {
-        cu.stream_query(nullptr);
-      } else {
-        cu.synchronize();
-      }
+      cu.synchronize();
       CUcontext popped;
       cu.pop(&popped);
     }
@@ -62,7 +56,6 @@ std::optional<GpuQuiet::Driver> GpuQuiet::Find(PFN_cuGetProcAddress_v12000 get_p
   find("cuCtxPushCurrent", 4000, &d.push);
   find("cuCtxPopCurrent", 4000, &d.pop);
   find("cuCtxSynchronize", 2000, &d.synchronize);
-  find("cuStreamQuery", 2000, &d.stream_query);
   if (!all) return std::nullopt;
   return d;
 }
@@ -93,27 +86,20 @@ bool GpuQuiet::Resolved() {
   return driver_.has_value();
 }
 
-bool GpuQuiet::Start(std::unique_lock<std::mutex>& lock, uint64_t* mine, bool query_only) {
-  State& s = *state_;
-  if (s.stopping || s.done != s.asked) return false;  // the last wait is still in the driver
-  if (!worker_.joinable()) worker_ = std::thread(Run, state_, *driver_);
-  s.query_only = query_only;
-  *mine = ++s.asked;
-  s.cv.notify_all();
-  return true;
-}
-
 bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   if (!Resolved()) return false;
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
-  uint64_t mine = 0;
-  if (!Start(lock, &mine, /*query_only=*/false)) return false;
+  if (s.stopping || s.done != s.asked) return false;  // the last wait is still in the driver
+  if (!worker_.joinable()) worker_ = std::thread(Run, state_, *driver_);
+  uint64_t mine = ++s.asked;
+  s.cv.notify_all();
   ++s.counts.waits;
   if (s.cv.wait_for(lock, bound, [&] { return s.done >= mine; })) return true;
   ++s.counts.timeouts;
   return false;
 }
+
 
 bool GpuQuiet::WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::microseconds shallow) {
   auto deadline = std::chrono::steady_clock::now() + bound;
@@ -136,15 +122,6 @@ bool GpuQuiet::WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::mi
   }
 }
 
-bool GpuQuiet::Ask() {
-  if (!Resolved()) return false;
-  std::unique_lock<std::mutex> lock(state_->mu);
-  uint64_t mine = 0;
-  if (!Start(lock, &mine, /*query_only=*/true)) return false;
-  ++state_->counts.asks;
-  return true;
-}
-
 void GpuQuiet::Run(const std::shared_ptr<State>& state, Driver cu) {
   State& s = *state;
   std::unique_lock<std::mutex> lock(s.mu);
@@ -152,9 +129,8 @@ void GpuQuiet::Run(const std::shared_ptr<State>& state, Driver cu) {
     s.cv.wait(lock, [&] { return s.stopping || s.done != s.asked; });
     if (s.done == s.asked) return;  // stopping, nothing asked
     uint64_t target = s.asked;
-    bool query_only = s.query_only;
     lock.unlock();
-    VisitActivePrimaryContexts(cu, query_only);
+    SynchronizeActivePrimaryContexts(cu);
     lock.lock();
     s.done = target;
     s.cv.notify_all();

@@ -55,7 +55,6 @@ class GpuQuiet {
     PFN_cuCtxPushCurrent_v4000 push;
     PFN_cuCtxPopCurrent_v4000 pop;
     PFN_cuCtxSynchronize_v2000 synchronize;
-    PFN_cuStreamQuery_v2000 stream_query;
   };
   // As the program's own calls get them: through cuGetProcAddress, which
   // the entry gate interposes, so that a wait in the driver is a call in
@@ -67,7 +66,7 @@ class GpuQuiet {
   static std::optional<Driver> Find(PFN_cuGetProcAddress_v12000 get_proc);
 
   // `driver`: the functions to call (tests); by default ThroughGate's, found
-  // at the first Wait or Ask.
+  // at the first Wait.
   GpuQuiet() = default;
   explicit GpuQuiet(const Driver& driver) : driver_(driver), resolved_(true) {}
   ~GpuQuiet();
@@ -89,24 +88,11 @@ class GpuQuiet {
   // still run, waiting for what was queued since).
   bool WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::microseconds shallow);
 
-  // A driver call asked for and not waited for: the worker asks each
-  // active primary context's legacy stream whether its work is done
-  // (cuStreamQuery, which does not wait), and the caller goes on. True when
-  // asked; false when a wait is still in the driver or no driver functions
-  // were found. While the call is in the driver (and in whatever CUPTI
-  // does in it), closings of the gate wait for it or give up as for a
-  // wait. What an attach ahead asks (GPUCAP_ATTACH_WARM), so that the
-  // contexts' first calls after it, in which CUPTI initialises its state
-  // per context (zeroing its device buffers on the host: ~20 M
-  // instructions), are the worker's rather than a launching thread's.
-  bool Ask();
-
   // A wait still in the driver (past its bound): no detach may run now.
   bool busy() const;
   struct Counts {
     uint64_t waits = 0;     // Wait's, WaitUntilShallow's each
     uint64_t timeouts = 0;  // waits past their bound
-    uint64_t asks = 0;      // Ask's made
     uint64_t shallow = 0;   // WaitUntilShallow's that saw a shallow wait
   };
   Counts counts() const;
@@ -119,12 +105,9 @@ class GpuQuiet {
     std::condition_variable cv;
     uint64_t asked = 0, done = 0;  // waits asked for and finished
     Counts counts;
-    bool query_only = false;  // the request asked: Ask's, not Wait's
     bool stopping = false;
   };
   static void Run(const std::shared_ptr<State>& state, Driver driver);
-  // Wait's and Ask's start: the worker asked, under s.mu; false as Ask.
-  bool Start(std::unique_lock<std::mutex>& lock, uint64_t* mine, bool query_only);
   bool Resolved();
 
   std::optional<Driver> driver_;

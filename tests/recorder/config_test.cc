@@ -125,22 +125,18 @@ TEST(Config, TheDeviceBuffersAreCuptisUnlessAsked) {
 // The detach's knobs not yet shown to hold the acceptance on a GPU are off
 // unless asked: CUPTI registered again outside the gate
 // (GPUCAP_ATTACH_PREPARE), the GPU waited for before a detach
-// (GPUCAP_DETACH_QUIET_MS), each context called after an attach ahead
-// (GPUCAP_ATTACH_WARM).
+// (GPUCAP_DETACH_QUIET_MS).
 TEST(Config, TheDetachsUnprovenKnobsAreOffUnlessAsked) {
-  const char* vars[] = {"GPUCAP_ATTACH_PREPARE", "GPUCAP_DETACH_QUIET_MS", "GPUCAP_ATTACH_WARM"};
+  const char* vars[] = {"GPUCAP_ATTACH_PREPARE", "GPUCAP_DETACH_QUIET_MS"};
   for (const char* v : vars) unsetenv(v);
   Config off = Config::FromEnvironment();
   EXPECT_FALSE(off.attach_prepare);
   EXPECT_EQ(off.detach_quiet_ms, 0u);
-  EXPECT_FALSE(off.attach_warm);
   setenv("GPUCAP_ATTACH_PREPARE", "1", 1);
   setenv("GPUCAP_DETACH_QUIET_MS", "20", 1);
-  setenv("GPUCAP_ATTACH_WARM", "1", 1);
   Config asked = Config::FromEnvironment();
   EXPECT_TRUE(asked.attach_prepare);
   EXPECT_EQ(asked.detach_quiet_ms, 20u);
-  EXPECT_TRUE(asked.attach_warm);
   for (const char* v : vars) unsetenv(v);
 }
 
