@@ -215,8 +215,8 @@ Config Config::FromEnvironment() {
   // the finalize (docs/recorder-detach.md), never without it.
   c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
   c.attach_ahead = EnvBool("GPUCAP_ATTACH_AHEAD", true);
-  c.attach_prepare = EnvBool("GPUCAP_ATTACH_PREPARE", false);
-  c.detach_quiet_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_QUIET_MS", 0));
+  c.attach_prepare = EnvBool("GPUCAP_ATTACH_PREPARE", true);
+  c.detach_quiet_ms = static_cast<uint32_t>(EnvDouble("GPUCAP_DETACH_QUIET_MS", 100));
   c.detach_late_off = EnvBool("GPUCAP_DETACH_LATE_OFF", true);
   c.reclaim_at_detach = EnvBool("GPUCAP_RECLAIM_AT_DETACH", true);
   c.per_thread_buffers = EnvBool("GPUCAP_PER_THREAD_BUFFERS", true);

@@ -120,29 +120,28 @@ struct Config {
   // activity), which takes away the work CUPTI leaves on every CUDA call once
   // its kinds were on (+45% to +88% of an empty kernel's launch
   // instructions). GPUCAP_PAUSE_DETACH=1 turns it on where the entry gate
-  // is in the process (`gpucap record --pause-detach on` preloads it:
-  // entry_gate.h); without the gate nothing finalizes. Off by default until
-  // the detach has passed its acceptance on a GPU (issue 40: crashes, hangs
-  // and the stall, measured on the H200), which it has not yet
-  // (docs/recorder-detach.md).
+  // is in the process (entry_gate.h); without the gate nothing finalizes.
+  // `gpucap record` sets it, and preloads the gate, wherever the run is set
+  // up to pause (record_command.cc); off here for a recorder injected
+  // without it.
   bool pause_detach = false;
   // Where pauses detach: attach CUPTI and switch its kinds on from the
   // control thread when the range before a recorded one opens
   // (GPUCAP_ATTACH_AHEAD, on), rather than on the application's thread as
   // the recorded range opens (CuptiSession::RecordAhead).
   bool attach_ahead = true;
-  // GPUCAP_ATTACH_PREPARE (default 0): an attach ahead first registers
+  // GPUCAP_ATTACH_PREPARE (default 1): an attach ahead first registers
   // CUPTI again (its attributes and buffer callbacks, where CUPTI starts
   // again after a finalize) without the entry gate, and holds the other
   // threads only for the subscriber and the kinds (CuptiSession::Prepare):
   // the registration took 12-65 ms at p99 inside the hold on an H100.
-  bool attach_prepare = false;
-  // GPUCAP_DETACH_QUIET_MS (default 0: off): before each attempt of a
+  bool attach_prepare = true;
+  // GPUCAP_DETACH_QUIET_MS (default 100; 0: off): before each attempt of a
   // pause's detach closes the gate, wait within this long, the gate open
   // and off the control thread, for the GPU work queued (gpu_quiet.h),
   // again and again until one wait finds the queue shallow: the gated flush
   // and finalize wait for the work in flight.
-  uint32_t detach_quiet_ms = 0;
+  uint32_t detach_quiet_ms = 100;
   // GPUCAP_DETACH_LATE_OFF (default 1): a pause that will detach leaves the
   // kinds on until the detach, which switches them off inside the gate
   // (CuptiSession::PauseActivity); 0 switches them off at the pause.

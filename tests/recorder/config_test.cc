@@ -122,21 +122,22 @@ TEST(Config, TheDeviceBuffersAreCuptisUnlessAsked) {
   unsetenv("GPUCAP_DEVICE_BUFFERS_AHEAD");
 }
 
-// The detach's knobs not yet shown to hold the acceptance on a GPU are off
-// unless asked: CUPTI registered again outside the gate
-// (GPUCAP_ATTACH_PREPARE), the GPU waited for before a detach
-// (GPUCAP_DETACH_QUIET_MS).
-TEST(Config, TheDetachsUnprovenKnobsAreOffUnlessAsked) {
+// The detach's two measures against its stall are on unless turned off:
+// CUPTI registered again outside the gate (GPUCAP_ATTACH_PREPARE) and the
+// GPU waited for, within 100 ms, before a detach (GPUCAP_DETACH_QUIET_MS).
+TEST(Config, TheDetachsRegistrationAheadAndQuietWaitAreOnUnlessTurnedOff) {
   const char* vars[] = {"GPUCAP_ATTACH_PREPARE", "GPUCAP_DETACH_QUIET_MS"};
   for (const char* v : vars) unsetenv(v);
+  Config by_default = Config::FromEnvironment();
+  EXPECT_TRUE(by_default.attach_prepare);
+  EXPECT_EQ(by_default.detach_quiet_ms, 100u);
+  setenv("GPUCAP_ATTACH_PREPARE", "0", 1);
+  setenv("GPUCAP_DETACH_QUIET_MS", "0", 1);
   Config off = Config::FromEnvironment();
   EXPECT_FALSE(off.attach_prepare);
   EXPECT_EQ(off.detach_quiet_ms, 0u);
-  setenv("GPUCAP_ATTACH_PREPARE", "1", 1);
   setenv("GPUCAP_DETACH_QUIET_MS", "20", 1);
-  Config asked = Config::FromEnvironment();
-  EXPECT_TRUE(asked.attach_prepare);
-  EXPECT_EQ(asked.detach_quiet_ms, 20u);
+  EXPECT_EQ(Config::FromEnvironment().detach_quiet_ms, 20u);
   for (const char* v : vars) unsetenv(v);
 }
 

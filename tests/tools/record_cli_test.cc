@@ -276,6 +276,44 @@ TEST_F(Record, SampleRandomSeedsAndPauseDetachOff) {
   EXPECT_FALSE(std::filesystem::exists(env_file_)) << "the program ran after a bad flag";
 }
 
+// Where a run is set up to pause after recording (ranges, sampling, a
+// trigger file, a paused start), its pauses detach CUPTI unless told not to,
+// with the entry gate preloaded; a run recording from start to end keeps
+// CUPTI attached and has no gate on its calls unless --pause-detach on.
+TEST_F(Record, PausesDetachByDefaultWhereTheRunIsSetUpToPause) {
+  struct Case {
+    std::string flags;
+    const char* detach;  // GPUCAP_PAUSE_DETACH, nullptr: unset
+  };
+  const Case cases[] = {
+      {"--capture-range nvtx:step", "1"},
+      {"--window-nvtx step --sample 10", "1"},
+      {"--window-nvtx step --trigger-file " + dir_.File("trigger"), "1"},
+      {"--window-nvtx step", nullptr},
+      {"--start-paused", "1"},
+      {"--capture-range nvtx:step --pause-detach off", "0"},
+      {"--start-paused --pause-detach=off", "0"},
+      {"", nullptr},
+      {"--pause-detach on", "1"},
+  };
+  for (const Case& c : cases) {
+    std::filesystem::remove(env_file_);
+    CliRun r = Run(c.flags + " -q");
+    ASSERT_EQ(r.code, 0) << c.flags << ": " << r.output;
+    Env env = ReadEnv();
+    ASSERT_FALSE(env.empty()) << c.flags << ": the program did not run";
+    if (c.detach) {
+      EXPECT_EQ(env["GPUCAP_PAUSE_DETACH"], c.detach) << c.flags;
+    } else {
+      EXPECT_EQ(env.count("GPUCAP_PAUSE_DETACH"), 0u) << c.flags;
+    }
+#if defined(GPUCAP_HAVE_GATE)
+    bool gate = env["LD_PRELOAD"].find("libgpucap_gate.so") != std::string::npos;
+    EXPECT_EQ(gate, c.detach && std::string(c.detach) == "1") << c.flags << ": " << env["LD_PRELOAD"];
+#endif
+  }
+}
+
 // A signal sent to gpucap (by a scheduler, kill) reaches the program.
 TEST_F(Record, ForwardsSignalsToTheProgram) {
   std::string ready = dir_.File("ready"), got = dir_.File("got");

@@ -106,11 +106,11 @@ po::options_description RecordOptions() {
        "attach to CUPTI while paused too, so that CUDA graphs built before the first recording keep their "
        "topology; costs every CUDA call ~290 instructions (+3.6% of a kernel launch) while paused")
       ("pause-detach", po::value<std::string>()->implicit_value("on"),
-       "off (the default) or on: at each pause after recording, finalize CUPTI while gpucap's entry gate holds "
-       "every other thread out of CUDA, which takes CUPTI's leftover per-call work away "
-       "(docs/recorder-detach.md). NOT YET PROVEN: the 64-thread stress has run 296 times without a crash since "
-       "CUPTI's flushes and switches wait for the gate, too few to call it safe, and a detach or re-attach can hold "
-       "the program's CUDA calls for tens of ms; off keeps CUPTI attached while paused")
+       "on or off: at each pause after recording, finalize CUPTI while gpucap's entry gate holds every other "
+       "thread out of CUDA, so that a paused program pays nothing for CUPTI (docs/recorder-detach.md). On by "
+       "default with --capture-range, --sample, --trigger-file and --start-paused; off otherwise, where SIGUSR2 "
+       "pauses then keep CUPTI attached. A detach holds the program's CUDA calls for ~2 ms (more while the GPU "
+       "has work queued); off keeps CUPTI attached while paused")
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
@@ -171,7 +171,17 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   }
   if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
   if (vm.count("paused-graphs")) set("GPUCAP_PAUSED_GRAPHS", "1");
-  if (vm.count("pause-detach")) set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
+  // Pauses detach CUPTI by default where the run is set up to pause after
+  // recording (ranges, sampling, a trigger file, a paused start toggled by
+  // SIGUSR2): kept attached, a pause would cost what recording costs. A run
+  // that records from start to end keeps CUPTI's own price, without the
+  // entry gate on every CUDA call; --pause-detach on gives its SIGUSR2
+  // pauses the detach too.
+  if (vm.count("pause-detach")) {
+    set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
+  } else if (vm.count("capture-range") || vm.count("sample") || vm.count("trigger-file") || vm.count("start-paused")) {
+    set("GPUCAP_PAUSE_DETACH", "1");
+  }
   if (vm.count("counters")) set("GPUCAP_COUNTERS", vm["counters"].as<std::string>());
   if (vm.count("counter-ms")) set("GPUCAP_COUNTER_MS", std::to_string(vm["counter-ms"].as<double>()));
   if (vm.count("pm-metrics")) set("GPUCAP_PM_METRICS", vm["pm-metrics"].as<std::string>());
