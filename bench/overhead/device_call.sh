@@ -8,9 +8,9 @@
 #
 # A PART is [VAR=value ...] [bg] NAME ARGS...: the assignments hold for that
 # part only (CPUS, BLOCKS, PER, JOBS, RUN_TIMEOUT, ...; until=S stops starting
-# runs S seconds after the call began; DETACH=off runs sampled-steps, stress
-# and compile-sample with CUPTI kept attached at pauses, the recorder's
-# default, where they otherwise pass --pause-detach on, issue 40's subject), `bg` runs it beside the parts after
+# runs S seconds after the call began; DETACH=on|off passes --pause-detach to
+# sampled-steps, stress and compile-sample, which otherwise take gpucap
+# record's default: pauses detach where ranges are given), `bg` runs it beside the parts after
 # it (e.g. instructions on CPUs 0-11 while checks run on 12-15). Parts:
 #
 #   price WORKLOAD ROUNDS VARIANT...   time per launch / step across processes, variants interleaved
@@ -123,7 +123,7 @@ tools() {
   [[ -f $TOOLS/libsegv_trace.so ]] || gcc -O1 -g -shared -fPIC "$here/segv_trace.c" -o "$TOOLS/libsegv_trace.so" -ldl
 }
 # The counters of a capture that the checks print.
-info() { "$g" info --json "$1" 2>&1 | grep -oE '"(ring_[a-z_]+|trigger|cupti_detaches|cupti_recorded_ahead|buffers_reclaimed_at_detach|buffers_completed_unlent|correlation_overlaps|cupti_sessions|cupti_stage_[a-z_]+_ns_(p50|p99|max)|cupti_attaches_prepared|cupti_quiet_waits|cupti_quiet_timeouts|cupti_quiet_shallow|cupti_attach_warms|buffers_dropped_pool_empty|cupti_dropped_records|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|cupti_(detach|switch)_stall_ns_(p50|p99|max)|cupti_switches_gated|cupti_switch_give_ups|cupti_switch_hold_ns_p50|cupti_switch_hold_ns_p99|cupti_switch_hold_ns_max|cupti_resumes_dropped|cupti_flushes_not_made|cupti_flushes_ungated|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": ("[^"]*"|[a-z0-9]+)' |
+info() { "$g" info --json "$1" 2>&1 | grep -oE '"(ring_[a-z_]+|trigger|cupti_detaches|cupti_recorded_ahead|buffers_reclaimed_at_detach|buffers_completed_unlent|correlation_overlaps|cupti_sessions|cupti_stage_[a-z_]+_ns_(p50|p99|max)|cupti_attaches_prepared|cupti_quiet_waits|cupti_quiet_timeouts|cupti_quiet_shallow|buffers_dropped_pool_empty|cupti_dropped_records|cupti_detach_give_ups|cupti_detach_busy|cupti_detach_hold_ns_p50|cupti_detach_hold_ns_p99|cupti_detach_hold_ns_max|cupti_(detach|switch)_stall_ns_(p50|p99|max)|cupti_switches_gated|cupti_switch_give_ups|cupti_switch_hold_ns_p50|cupti_switch_hold_ns_p99|cupti_switch_hold_ns_max|cupti_resumes_dropped|cupti_flushes_not_made|cupti_flushes_ungated|entry_gate_stubs|entry_gate_held_calls|entry_gate_tables_unwrapped|clean|clean_shutdown|frames_lost|CONCURRENT_KERNEL|RUNTIME)": ("[^"]*"|[a-z0-9]+)' |
   tr -d '"' | tr '\n' ' '; }
 pin() { echo taskset -c "${CPUS:-2-9}"; }
 deadline() { [[ -n ${until:-} ]] && echo $(( t0 + until )) || echo ""; }
@@ -150,7 +150,7 @@ part_sampled-steps() {  # [N]
   local d="$WORK/ss-$n" fails=0 runs=0; mkdir -p "$d"
   for ((i = 1; i <= ${1:-1}; i++)); do
     past && break
-    timeout -k 3 60 $(pin) "$g" record -q --pause-detach "${DETACH:-on}" --capture-range 'nvtx:step#\d+' --sample 100 \
+    timeout -k 3 60 $(pin) "$g" record -q ${DETACH:+--pause-detach "$DETACH"} --capture-range 'nvtx:step#\d+' --sample 100 \
       -o "$d/s$i.gpucap" -- \
       python3 "$here/sample_steps.py" >"$d/s$i.out" 2>"$d/s$i.err"
     local rc=$?; runs=$((runs + 1)); grep -q RESULT "$d/s$i.out" || rc=99
@@ -203,9 +203,13 @@ part_stress() {  # [N] [signal|range]
   elif [[ $mode == sample ]]; then  # sampled ranges and SIGUSR2 toggles at once: detaches from both
     rec=(--capture-range 'nvtx:worker0' --sample 3 --sample-random --capture-range-end repeat); args=(64 ${STRESS_S:-2} 1 exit)
   else rec=(); args=(64 ${STRESS_S:-4} 1 exit); fi
+  # The recorder's default where ranges are given; a run without any keeps
+  # CUPTI attached at SIGUSR2 pauses unless told, so signal mode asks.
+  local det=(${DETACH:+--pause-detach "$DETACH"})
+  [[ $mode == signal && -z ${DETACH:-} ]] && det=(--pause-detach on)
   for ((i = 1; i <= ${1:-6}; i++)); do
     past && break
-    LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record --pause-detach "${DETACH:-on}" "${rec[@]}" --max-mb 64 \
+    LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record "${det[@]}" "${rec[@]}" --max-mb 64 \
       -o "$d/st$i.gpucap" -- \
       "$DIST/gpu/stress" "${args[@]}" >"$d/st$i.log" 2>&1 &
     local pid=$! waited=0; runs=$((runs + 1))
@@ -228,7 +232,7 @@ part_compile-sample() {  # [N] [SAMPLE]
   local d="$WORK/cs-$n" fails=0 hangs=0 runs=0; mkdir -p "$d"
   for ((i = 1; i <= ${1:-30}; i++)); do
     past && break
-    timeout -k 5 ${RUN_TIMEOUT:-240} $(pin) "$g" record -q --pause-detach "${DETACH:-on}" \
+    timeout -k 5 ${RUN_TIMEOUT:-240} $(pin) "$g" record -q ${DETACH:+--pause-detach "$DETACH"} \
       --capture-range 'nvtx:step#\d+' --sample "${2:-10}" \
       --sample-random -o "$d/c$i.gpucap" -- python3 "$here/compile_job.py" >"$d/c$i.out" 2>"$d/c$i.err"
     local rc=$?; runs=$((runs + 1))
