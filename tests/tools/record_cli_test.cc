@@ -312,6 +312,15 @@ TEST_F(Record, PausesDetachByDefaultWhereTheRunIsSetUpToPause) {
     EXPECT_EQ(gate, c.detach && std::string(c.detach) == "1") << c.flags << ": " << env["LD_PRELOAD"];
 #endif
   }
+  // One already in gpucap's environment stands where no flag says otherwise.
+  setenv("GPUCAP_PAUSE_DETACH", "0", 1);
+  std::filesystem::remove(env_file_);
+  CliRun told = Run("--capture-range nvtx:step -q");
+  unsetenv("GPUCAP_PAUSE_DETACH");
+  ASSERT_EQ(told.code, 0) << told.output;
+  Env env = ReadEnv();
+  EXPECT_EQ(env["GPUCAP_PAUSE_DETACH"], "0");
+  EXPECT_EQ(env["LD_PRELOAD"].find("libgpucap_gate.so"), std::string::npos) << env["LD_PRELOAD"];
 }
 
 // A signal sent to gpucap (by a scheduler, kill) reaches the program.

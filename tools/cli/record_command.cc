@@ -176,10 +176,12 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   // SIGUSR2): kept attached, a pause would cost what recording costs. A run
   // that records from start to end keeps CUPTI's own price, without the
   // entry gate on every CUDA call; --pause-detach on gives its SIGUSR2
-  // pauses the detach too.
+  // pauses the detach too. A GPUCAP_PAUSE_DETACH already in the environment
+  // stands where no flag says otherwise.
   if (vm.count("pause-detach")) {
     set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
-  } else if (vm.count("capture-range") || vm.count("sample") || vm.count("trigger-file") || vm.count("start-paused")) {
+  } else if (!getenv("GPUCAP_PAUSE_DETACH") &&
+             (vm.count("capture-range") || vm.count("sample") || vm.count("trigger-file") || vm.count("start-paused"))) {
     set("GPUCAP_PAUSE_DETACH", "1");
   }
   if (vm.count("counters")) set("GPUCAP_COUNTERS", vm["counters"].as<std::string>());
