@@ -98,6 +98,10 @@ struct Config {
   // without a capture range gate on the --window-nvtx ranges.
   CaptureRangeSpec capture;
   std::string capture_error;                  // why the settings above were refused (logged)
+  // Why GPUCAP_CUDA_GRAPH_TRACE=graph was not honoured (logged; empty when
+  // it was, or was not asked): CUPTI's graph-level records need a
+  // recording from the start (config.cc, KeepGraphTraceOnlyFromTheStart).
+  std::string graph_trace_refused;
   bool quiet = false;                         // GPUCAP_QUIET=1: nothing on stderr but errors
   bool nvml_counters = false;                 // GPUCAP_COUNTERS contains "nvml"
   // CUPTI PM sampling, configured in the first context's creation callback:

@@ -214,6 +214,42 @@ TEST(Config, CudaGraphTraceGraphAddsGraphTraceToTheKinds) {
   unsetenv("GPUCAP_CUDA_GRAPH_TRACE");
 }
 
+// Graph-level records are kept only where the kinds go on before the
+// program can have made a graph and stay on: a recording from the start
+// whose pauses keep CUPTI. A paused start (itself, a capture range, a
+// trigger file through --window-nvtx), a delay or pauses that detach record
+// graphs per node instead, with the reason logged and kept in the options.
+TEST(Config, GraphTraceIsKeptOnlyForARecordingFromTheStart) {
+  constexpr uint32_t kGraphTrace = static_cast<uint32_t>(gpucap::format::ActivityKind::kGraphTrace);
+  const char* vars[] = {"GPUCAP_KINDS", "GPUCAP_START_PAUSED", "GPUCAP_CAPTURE_RANGE", "GPUCAP_DELAY_S",
+                        "GPUCAP_PAUSE_DETACH", "GPUCAP_TRIGGER_FILE", "GPUCAP_WINDOW_NVTX"};
+  for (const char* v : vars) unsetenv(v);
+  setenv("GPUCAP_CUDA_GRAPH_TRACE", "graph", 1);
+  auto kept = [&](const Config& c) {
+    bool refused_in_options = false;
+    for (const auto& [key, value] : c.raw) refused_in_options |= key == "cuda_graph_trace_refused";
+    bool kind = std::count(c.kinds.begin(), c.kinds.end(), kGraphTrace) == 1;
+    EXPECT_EQ(kind, c.graph_trace_refused.empty());
+    EXPECT_EQ(kind, !refused_in_options);
+    return kind;
+  };
+  EXPECT_TRUE(kept(Config::FromEnvironment())) << "a recording from the start";
+  const std::vector<std::pair<const char*, const char*>> paused_starts = {
+      {"GPUCAP_START_PAUSED", "1"},  {"GPUCAP_CAPTURE_RANGE", "nvtx:step#\\d+"},
+      {"GPUCAP_DELAY_S", "2"},       {"GPUCAP_PAUSE_DETACH", "1"},
+      {"GPUCAP_TRIGGER_FILE", "/tmp/x"},
+  };
+  for (const auto& [name, value] : paused_starts) {
+    setenv(name, value, 1);
+    if (std::string(name) == "GPUCAP_TRIGGER_FILE") setenv("GPUCAP_WINDOW_NVTX", "step", 1);
+    Config c = Config::FromEnvironment();
+    EXPECT_FALSE(kept(c)) << name;
+    EXPECT_NE(c.graph_trace_refused.find("per node"), std::string::npos) << c.graph_trace_refused;
+    for (const char* v : vars) unsetenv(v);
+  }
+  unsetenv("GPUCAP_CUDA_GRAPH_TRACE");
+}
+
 TEST(ApiSelection, LeanSetKeepsWhatATimelineNeeds) {
   for (const char* keep : {"cudaLaunchKernel_v7000", "cudaLaunchKernelExC_v11060",
                            "cudaLaunchCooperativeKernel_v9000", "cudaGraphLaunch_v10000",

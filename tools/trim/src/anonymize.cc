@@ -27,7 +27,7 @@ const std::set<std::string, std::less<>>& KnownOptionKeys() {
       "GPUCAP_GATE_HOOKS", "GPUCAP_GATE_HOOK_PROBE", "GPUCAP_RING_MB", "GPUCAP_RING_S", "GPUCAP_RING_DUMP_AT_EXIT",
       "GPUCAP_RING_CRASH", "GPUCAP_RING_FLUSH_MS", "GPUCAP_RING_HANG_S", "GPUCAP_RING_HANG_CALL_S",
       "GPUCAP_RING_SLOW_STEP", "GPUCAP_RING_SLOW_WINDOW", "GPUCAP_RING_DUMP_INTERVAL_S",
-      "unknown_kinds", "bad_cuda_graph_trace", "bad_api_records", "gpucap.trimmed_from", "gpucap.trim_window",
+      "unknown_kinds", "bad_cuda_graph_trace", "cuda_graph_trace_refused", "bad_api_records", "gpucap.trimmed_from", "gpucap.trim_window",
       "gpucap.trim_select", "gpucap.anonymized"};
   return keys;
 }
