@@ -105,8 +105,11 @@ void ReadCaptureRange(Config* c) {
 // 2026-12-06), where the same job recorded per node passed 44 of 44. So
 // only a recording from the start whose pauses keep CUPTI keeps the graph
 // mode (a re-attach switches the kinds on again after graphs were made);
-// any other records graphs per node, and says so. Not yet tried: a
-// recording from the start paused and resumed by SIGUSR2 with CUPTI kept.
+// any other records graphs per node, and says so. tests/gpu/graph_detach's
+// `busy` case crashed the same way with CUPTI kept attached (a graph made
+// before the first recording; docs/recorder-detach.md). Not yet tried: a
+// recording from the start paused and resumed by SIGUSR2, which switches
+// the kinds off and on; a graph made while paused may crash the same way.
 void KeepGraphTraceOnlyFromTheStart(Config* c) {
   auto graph_trace = std::find(c->kinds.begin(), c->kinds.end(), static_cast<uint32_t>(ActivityKind::kGraphTrace));
   if (graph_trace == c->kinds.end()) return;

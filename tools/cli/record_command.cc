@@ -114,7 +114,9 @@ po::options_description RecordOptions() {
       ("window-nvtx", po::value<std::string>(),
        "record a window mark for each NVTX range whose name matches this regex, e.g. 'ProfilerStep#\\d+'")
       ("cuda-graph-trace", po::value<std::string>()->default_value("node"),
-       "CUDA graph launches: node (a record per node, the default) or graph (one record per graph launch, cheaper; no node records)")
+       "CUDA graph launches: node (a record per node, the default) or graph (one record per graph launch, cheaper; no node "
+       "records; only for a recording from the start: with ranges, sampling, a paused start or a delay, graphs are "
+       "recorded per node)")
       ("capture-range", po::value<std::string>(),
        "record only inside these ranges, paused outside: nvtx:REGEX (NVTX ranges "
        "whose name matches; also their window marks) or cudaProfilerApi (cudaProfilerStart to cudaProfilerStop)")
