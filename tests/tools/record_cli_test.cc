@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <tuple>
 #include <fstream>
 #include <map>
 #include <string>
@@ -290,12 +291,16 @@ TEST_F(Record, PausesDetachByDefaultWhereTheRunIsSetUpToPause) {
       {"--window-nvtx step --sample 10", "1"},
       {"--window-nvtx step --trigger-file " + dir_.File("trigger"), "1"},
       {"--window-nvtx step", nullptr},
+      {"--window-nvtx step --capture-range-end repeat", "1"},
+      {"--capture-range nvtx:step --counters nvml", "1"},
+      {"--capture-range nvtx:step --counters pm", nullptr},
       {"--start-paused", "1"},
       {"--capture-range nvtx:step --pause-detach off", "0"},
       {"--start-paused --pause-detach=off", "0"},
       {"", nullptr},
       {"--pause-detach on", "1"},
   };
+  unsetenv("GPUCAP_PAUSE_DETACH");
   for (const Case& c : cases) {
     std::filesystem::remove(env_file_);
     CliRun r = Run(c.flags + " -q");
@@ -312,15 +317,26 @@ TEST_F(Record, PausesDetachByDefaultWhereTheRunIsSetUpToPause) {
     EXPECT_EQ(gate, c.detach && std::string(c.detach) == "1") << c.flags << ": " << env["LD_PRELOAD"];
 #endif
   }
-  // One already in gpucap's environment stands where no flag says otherwise.
-  setenv("GPUCAP_PAUSE_DETACH", "0", 1);
-  std::filesystem::remove(env_file_);
-  CliRun told = Run("--capture-range nvtx:step -q");
-  unsetenv("GPUCAP_PAUSE_DETACH");
-  ASSERT_EQ(told.code, 0) << told.output;
-  Env env = ReadEnv();
-  EXPECT_EQ(env["GPUCAP_PAUSE_DETACH"], "0");
-  EXPECT_EQ(env["LD_PRELOAD"].find("libgpucap_gate.so"), std::string::npos) << env["LD_PRELOAD"];
+  // One already in gpucap's environment stands where no flag says
+  // otherwise, read as the recorder reads it, and decides the gate too; an
+  // empty one says nothing.
+  const std::tuple<const char*, const char*, const char*> told[] = {
+      {"0", "", "0"},   {"off", "", "0"},   {"on", "", "1"},   {"yes", "", "1"},
+      {"", "", "1"},    {"1", "--pause-detach off", "0"},
+  };
+  for (const auto& [value, flag, expected] : told) {
+    setenv("GPUCAP_PAUSE_DETACH", value, 1);
+    std::filesystem::remove(env_file_);
+    CliRun r = Run(std::string("--capture-range nvtx:step ") + flag + " -q");
+    unsetenv("GPUCAP_PAUSE_DETACH");
+    ASSERT_EQ(r.code, 0) << r.output;
+    Env env = ReadEnv();
+    EXPECT_EQ(env["GPUCAP_PAUSE_DETACH"], expected) << "'" << value << "' " << flag;
+#if defined(GPUCAP_HAVE_GATE)
+    bool gate = env["LD_PRELOAD"].find("libgpucap_gate.so") != std::string::npos;
+    EXPECT_EQ(gate, std::string(expected) == "1") << "'" << value << "' " << flag << ": " << env["LD_PRELOAD"];
+#endif
+  }
 }
 
 // A signal sent to gpucap (by a scheduler, kill) reaches the program.

@@ -145,6 +145,27 @@ po::options_description RecordOptions() {
   return options;
 }
 
+// Whether pauses after a recording detach CUPTI ("1"), keep it ("0"), or
+// nothing is said (""). --pause-detach says; else a GPUCAP_PAUSE_DETACH
+// already in the environment, read as the recorder reads its switches (0,
+// false, off: no; empty: not said); else yes where the run is set up to
+// pause after recording (ranges, sampling, a trigger file, a paused start
+// toggled by SIGUSR2), where CUPTI kept attached would cost a pause what
+// recording costs, but for PM sampling, which never detaches
+// (CuptiSession::MakeDetach). A run recording from start to end keeps
+// CUPTI's own price, without the entry gate on every CUDA call.
+std::string PauseDetach(const po::variables_map& vm) {
+  if (vm.count("pause-detach")) return vm["pause-detach"].as<std::string>() == "off" ? "0" : "1";
+  if (const char* v = getenv("GPUCAP_PAUSE_DETACH"); v && *v) {
+    std::string said = v;
+    return said == "0" || said == "false" || said == "off" ? "0" : "1";
+  }
+  bool pauses = vm.count("capture-range") || vm.count("capture-range-end") || vm.count("sample") ||
+                vm.count("trigger-file") || vm.count("start-paused");
+  bool pm = vm.count("counters") && vm["counters"].as<std::string>().find("pm") != std::string::npos;
+  return pauses && !pm ? "1" : "";
+}
+
 void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib, const std::string& api) {
   auto set = [](const char* name, const std::string& value) { setenv(name, value.c_str(), 1); };
   set("CUDA_INJECTION64_PATH", lib);
@@ -173,19 +194,8 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   }
   if (vm.count("start-paused")) set("GPUCAP_START_PAUSED", "1");
   if (vm.count("paused-graphs")) set("GPUCAP_PAUSED_GRAPHS", "1");
-  // Pauses detach CUPTI by default where the run is set up to pause after
-  // recording (ranges, sampling, a trigger file, a paused start toggled by
-  // SIGUSR2): kept attached, a pause would cost what recording costs. A run
-  // that records from start to end keeps CUPTI's own price, without the
-  // entry gate on every CUDA call; --pause-detach on gives its SIGUSR2
-  // pauses the detach too. A GPUCAP_PAUSE_DETACH already in the environment
-  // stands where no flag says otherwise.
-  if (vm.count("pause-detach")) {
-    set("GPUCAP_PAUSE_DETACH", vm["pause-detach"].as<std::string>() == "off" ? "0" : "1");
-  } else if (!getenv("GPUCAP_PAUSE_DETACH") &&
-             (vm.count("capture-range") || vm.count("sample") || vm.count("trigger-file") || vm.count("start-paused"))) {
-    set("GPUCAP_PAUSE_DETACH", "1");
-  }
+  std::string detach = PauseDetach(vm);
+  if (!detach.empty()) set("GPUCAP_PAUSE_DETACH", detach);
   if (vm.count("counters")) set("GPUCAP_COUNTERS", vm["counters"].as<std::string>());
   if (vm.count("counter-ms")) set("GPUCAP_COUNTER_MS", std::to_string(vm["counter-ms"].as<double>()));
   if (vm.count("pm-metrics")) set("GPUCAP_PM_METRICS", vm["pm-metrics"].as<std::string>());
@@ -215,8 +225,7 @@ void SetRecorderEnvironment(const po::variables_map& vm, const std::string& lib,
   // The exec shim, and the entry gate (entry_gate.h) only where pauses
   // detach (--pause-detach on) or blocked calls are watched
   // (--ring-hang-call): the gate wraps every CUDA call.
-  bool gate = (getenv("GPUCAP_PAUSE_DETACH") && std::string(getenv("GPUCAP_PAUSE_DETACH")) == "1") ||
-              vm.count("ring-hang-call");
+  bool gate = detach == "1" || vm.count("ring-hang-call");
   std::string preload;
   for (const char* name : {"libgpucap_exec.so", "libgpucap_gate.so"}) {
     if (std::string(name) == "libgpucap_gate.so" && !gate) continue;
