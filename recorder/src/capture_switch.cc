@@ -34,7 +34,7 @@ CaptureSwitch::CaptureSwitch(const Config& config, RecorderPhase* phase, CuptiSe
 void CaptureSwitch::Open() {
   if (!config_.capture_error.empty()) log_->Log("gpucap: capture range off: " + config_.capture_error);
   if (!config_.graph_trace_refused.empty()) {
-    log_->Log("gpucap: --cuda-graph-trace graph off: " + config_.graph_trace_refused);
+    log_->Log("gpucap: graph-level records (--cuda-graph-trace graph) off: " + config_.graph_trace_refused);
   }
   const CaptureRangeSpec& spec = config_.capture;
   if (!spec.enabled()) return;

@@ -111,10 +111,12 @@ void ReadCaptureRange(Config* c) {
 // recording from the start paused and resumed by SIGUSR2, which switches
 // the kinds off and on; a graph made while paused may crash the same way.
 void KeepGraphTraceOnlyFromTheStart(Config* c) {
-  auto graph_trace = std::find(c->kinds.begin(), c->kinds.end(), static_cast<uint32_t>(ActivityKind::kGraphTrace));
-  if (graph_trace == c->kinds.end()) return;
-  if (!c->start_paused && c->start_delay_s <= 0 && !c->pause_detach) return;
-  c->kinds.erase(graph_trace);
+  auto graph_trace = static_cast<uint32_t>(ActivityKind::kGraphTrace);
+  if (std::find(c->kinds.begin(), c->kinds.end(), graph_trace) == c->kinds.end()) return;
+  // PM sampling never detaches (CuptiSession::MakeDetach).
+  bool detaches = c->pause_detach && !c->pm_counters;
+  if (!c->start_paused && c->start_delay_s <= 0 && !detaches) return;
+  c->kinds.erase(std::remove(c->kinds.begin(), c->kinds.end(), graph_trace), c->kinds.end());
   c->graph_trace_refused =
       "graph-level records need a recording from the start (CUPTI's GRAPH_TRACE switched on after a graph was "
       "instantiated crashed at its launch), and this one starts paused or detaches at pauses: graphs are recorded "
@@ -235,9 +237,10 @@ Config Config::FromEnvironment() {
   c.pm_interval_us = static_cast<uint64_t>(EnvDouble("GPUCAP_PM_INTERVAL_US", 10000));
   c.system_thread_ids = EnvBool("GPUCAP_SYSTEM_TIDS", true);
   if (const char* v = Env("GPUCAP_RANGE_CLOCK")) c.range_clock_direct = std::strcmp(v, "cupti") != 0;
-  // A pause after recording detaches CUPTI unless told not to; it does so
-  // only where the entry gate holds every other thread out of CUDA during
-  // the finalize (docs/recorder-detach.md), never without it.
+  // A pause after recording detaches CUPTI where told to (gpucap record
+  // says so wherever the run is set up to pause), and only where the entry
+  // gate holds every other thread out of CUDA during the finalize
+  // (docs/recorder-detach.md), never without it.
   c.pause_detach = EnvBool("GPUCAP_PAUSE_DETACH", false);
   c.attach_ahead = EnvBool("GPUCAP_ATTACH_AHEAD", true);
   c.attach_prepare = EnvBool("GPUCAP_ATTACH_PREPARE", true);

@@ -187,8 +187,11 @@ TEST(Config, APauseDetachesOnlyWhenToldToWithOrWithoutACaptureRange) {
 TEST(Config, CudaGraphTraceGraphAddsGraphTraceToTheKinds) {
   constexpr uint32_t kGraphTrace = static_cast<uint32_t>(gpucap::format::ActivityKind::kGraphTrace);
   auto count = [&](const Config& c) { return std::count(c.kinds.begin(), c.kinds.end(), kGraphTrace); };
-  unsetenv("GPUCAP_KINDS");
-  unsetenv("GPUCAP_CUDA_GRAPH_TRACE");
+  // A recording from the start (GraphTraceIsKeptOnlyForARecordingFromTheStart).
+  for (const char* v : {"GPUCAP_KINDS", "GPUCAP_CUDA_GRAPH_TRACE", "GPUCAP_START_PAUSED", "GPUCAP_CAPTURE_RANGE",
+                        "GPUCAP_DELAY_S", "GPUCAP_PAUSE_DETACH", "GPUCAP_TRIGGER_FILE", "GPUCAP_SAMPLE"}) {
+    unsetenv(v);
+  }
   EXPECT_EQ(count(Config::FromEnvironment()), 0);  // node mode is the default
   setenv("GPUCAP_CUDA_GRAPH_TRACE", "node", 1);
   EXPECT_EQ(count(Config::FromEnvironment()), 0);
@@ -228,7 +231,7 @@ TEST(Config, GraphTraceIsKeptOnlyForARecordingFromTheStart) {
   auto kept = [&](const Config& c) {
     bool refused_in_options = false;
     for (const auto& [key, value] : c.raw) refused_in_options |= key == "cuda_graph_trace_refused";
-    bool kind = std::count(c.kinds.begin(), c.kinds.end(), kGraphTrace) == 1;
+    bool kind = std::count(c.kinds.begin(), c.kinds.end(), kGraphTrace) > 0;
     EXPECT_EQ(kind, c.graph_trace_refused.empty());
     EXPECT_EQ(kind, !refused_in_options);
     return kind;
@@ -247,6 +250,17 @@ TEST(Config, GraphTraceIsKeptOnlyForARecordingFromTheStart) {
     EXPECT_NE(c.graph_trace_refused.find("per node"), std::string::npos) << c.graph_trace_refused;
     for (const char* v : vars) unsetenv(v);
   }
+  // Named twice as a kind, it goes twice.
+  setenv("GPUCAP_KINDS", "kernel,graph_trace,graph_trace", 1);
+  setenv("GPUCAP_START_PAUSED", "1", 1);
+  EXPECT_FALSE(kept(Config::FromEnvironment()));
+  // PM sampling never detaches: its pauses keep CUPTI.
+  unsetenv("GPUCAP_START_PAUSED");
+  setenv("GPUCAP_PAUSE_DETACH", "1", 1);
+  setenv("GPUCAP_COUNTERS", "pm", 1);
+  EXPECT_TRUE(kept(Config::FromEnvironment()));
+  for (const char* v : vars) unsetenv(v);
+  unsetenv("GPUCAP_COUNTERS");
   unsetenv("GPUCAP_CUDA_GRAPH_TRACE");
 }
 
