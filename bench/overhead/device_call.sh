@@ -92,6 +92,7 @@ export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 S="$OUT/summary.txt"
+[[ -z ${DETACH:-} || $DETACH == on || $DETACH == off ]] || { echo "device_call: DETACH must be on or off, not '$DETACH'" >&2; exit 2; }
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1; echo "cpus $(nproc)"; } >>"$S"
 
 # --- what the parts need ------------------------------------------------------------------------------
@@ -209,7 +210,7 @@ part_stress() {  # [N] [signal|range]
   [[ $mode == signal && -z ${DETACH:-} ]] && det=(--pause-detach on)
   for ((i = 1; i <= ${1:-6}; i++)); do
     past && break
-    LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record "${det[@]}" "${rec[@]}" --max-mb 64 \
+    LD_PRELOAD="$TOOLS/libsegv_trace.so" $(pin) "$g" record ${det[@]+"${det[@]}"} ${rec[@]+"${rec[@]}"} --max-mb 64 \
       -o "$d/st$i.gpucap" -- \
       "$DIST/gpu/stress" "${args[@]}" >"$d/st$i.log" 2>&1 &
     local pid=$! waited=0; runs=$((runs + 1))

@@ -5,9 +5,9 @@
 #   bench/overhead/paused_after.sh PAUSED_AFTER DIST OUT ROUNDS VARIANT...
 #
 # VARIANT: variants.sh's; those made for this program: base (no gpucap), paused (--start-paused: nothing
-# switches), range (--capture-range 'nvtx:rec#\d+' --capture-range-end repeat, CUPTI kept attached while paused:
-# the default), range_detach (GPUCAP_PAUSE_DETACH=1: CUPTI finalized after each range), range_attached (=0, the
-# same as range since 2026-12-04), range_nohold (detached and not attached again), range_noapi (GPUCAP_API=none),
+# switches), range (--capture-range 'nvtx:rec#\d+' --capture-range-end repeat, gpucap record's default: CUPTI
+# kept attached while paused until 7ddde47, finalized after each range since), range_detach (GPUCAP_PAUSE_DETACH=1:
+# CUPTI finalized after each range), range_attached (=0: CUPTI kept attached while paused), range_nohold (detached and not attached again), range_noapi (GPUCAP_API=none),
 # signal (TOGGLE=signal under --start-paused: SIGUSR2 records and pauses), signal_detach, signal_attached,
 # signal_nohold, base_signal (TOGGLE=signal without gpucap: the signal ignored). Environment: CPUS (default 2-9),
 # DEADLINE (epoch s after which no run starts). Prints one RUN line per run; paused_after_summary.py reads them.

@@ -10,12 +10,14 @@
 #   bench/overhead/sample.sh DIST OUT ROUNDS VARIANT...
 #
 # VARIANT: base base2 (no gpucap), sample (--sample 100, switching at the
-# range), sample_early (the same, armed at the previous step's end: GPUCAP_CAPTURE_ARM=early),
+# range; gpucap record's default: since 7ddde47 CUPTI is finalized after each
+# sampled step, as sample_detach), sample_early (the same, armed at the previous step's end: GPUCAP_CAPTURE_ARM=early),
 # sample_detach (the same with GPUCAP_PAUSE_DETACH=1: CUPTI finalized after
 # each sampled step and attached again, without activity, until the next),
-# gate_never (a capture range no step matches: the gate's checks on every
-# push/pop, CUPTI attached and never enabled), paused (--start-paused: the
-# paused price, ranges not gated), sample_detach_nohold (sample_detach without
+# gate_never (a capture range no step matches: the capture gate's checks on
+# every push/pop, CUPTI never attached; the entry gate preloaded since
+# 7ddde47), paused (--start-paused: the paused price, ranges not gated, the
+# entry gate preloaded since 7ddde47), sample_detach_nohold (sample_detach without
 # attaching CUPTI again while paused: GPUCAP_PAUSED_GRAPHS=0, so graphs made
 # between samples lose their topology), rec (`gpucap record`: every step
 # recorded), rec_cb and sample_cb (rec and sample with GPUCAP_API_RECORDS=callback),

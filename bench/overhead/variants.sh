@@ -13,8 +13,12 @@
 #                         paused from the start (p_) or recording (r_), with
 #                         one thing changed: see the case below
 #   range range_*         `gpucap record` of NEW with a capture range over the
-#                         NVTX ranges rec#K (paused_after.cu's): its defaults,
-#                         or with one thing changed
+#                         NVTX ranges rec#K (paused_after.cu's): its defaults
+#                         (since 7ddde47, pauses detach: the gate preloaded),
+#                         or with one thing changed; a variant run through
+#                         `gpucap record` with a range, a sample or a paused
+#                         start takes the same default (GPUCAP_PAUSE_DETACH=0
+#                         in a variant, as *_attached set it, keeps CUPTI)
 #   signal signal_*       `gpucap record --start-paused` of NEW, the workload
 #                         toggling it by SIGUSR2 (TOGGLE=signal); base_signal:
 #                         the same workload without gpucap
@@ -66,7 +70,7 @@ variant_prefix() {
     new_paused|paused) pre=("${rec[@]}" --start-paused --) ;;
     range) pre=("${range[@]}") ;;
     range_attached) pre=(env GPUCAP_PAUSE_DETACH=0 "${range[@]}") ;;   # CUPTI kept attached while paused (--pause-detach=off)
-    range_detach) pre=(env GPUCAP_PAUSE_DETACH=1 "${range[@]}") ;;     # CUPTI finalized after each range (the default, through the entry gate)
+    range_detach) pre=(env GPUCAP_PAUSE_DETACH=1 "${range[@]}") ;;     # CUPTI finalized after each range (as range since 7ddde47)
     # --sample 100 over steps in NVTX ranges step#N (price_step.py with RANGES=steps)
     sample100) pre=("${rec[@]}" --capture-range 'nvtx:step#\d+' --sample 100 --) ;;
     sample100_random) pre=("${rec[@]}" --capture-range 'nvtx:step#\d+' --sample 100 --sample-random=1 --) ;;
