@@ -458,8 +458,8 @@ void CuptiSession::Stats(std::vector<std::pair<std::string, uint64_t>>* extra) c
   extra->emplace_back("cupti_sessions", correlations_.sessions());
   extra->emplace_back("correlation_shift", correlations_.shift());
   extra->emplace_back("cupti_attaches_prepared", prepared_.load());
-  GpuQuiet::Counts quiet = quiet_.counts();
   if (config_.detach_quiet_ms) {
+    GpuQuiet::Counts quiet = quiet_.counts();
     extra->emplace_back("cupti_quiet_waits", quiet.waits);
     extra->emplace_back("cupti_quiet_shallow", quiet.shallow);
     extra->emplace_back("cupti_quiet_timeouts", quiet.timeouts);

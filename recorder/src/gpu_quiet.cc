@@ -78,16 +78,12 @@ GpuQuiet::~GpuQuiet() {
   }
 }
 
-bool GpuQuiet::Resolved() {
+bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   if (!resolved_) {
     driver_ = ThroughGate();
     resolved_ = true;
   }
-  return driver_.has_value();
-}
-
-bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
-  if (!Resolved()) return false;
+  if (!driver_) return false;
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   if (s.stopping || s.done != s.asked) return false;  // the last wait is still in the driver
@@ -99,7 +95,6 @@ bool GpuQuiet::Wait(std::chrono::milliseconds bound) {
   ++s.counts.timeouts;
   return false;
 }
-
 
 bool GpuQuiet::WaitUntilShallow(std::chrono::milliseconds bound, std::chrono::microseconds shallow) {
   auto deadline = std::chrono::steady_clock::now() + bound;

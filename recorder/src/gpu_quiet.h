@@ -108,7 +108,6 @@ class GpuQuiet {
     bool stopping = false;
   };
   static void Run(const std::shared_ptr<State>& state, Driver driver);
-  bool Resolved();
 
   std::optional<Driver> driver_;
   bool resolved_ = false;  // driver_ looked for (Wait's caller only)
